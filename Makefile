@@ -1,0 +1,83 @@
+# mpilens — top-level build.
+#
+#   make                      build the tool and one runtime per installed MPI
+#   make install PREFIX=DIR   install DIR/bin/mpilens and DIR/lib/mpilens/*
+#   make test                 run the test suite (tests/run)
+#   make bench                run the benchmarks (bench/run)
+#
+# The wrappers are generated here, from the mpi.h and the libraries of the
+# MPI installed on this machine (runtime/gen/genwrap.py); they go to build/.
+
+PREFIX ?= /usr/local
+B := build
+CC ?= gcc
+PYTHON ?= python3
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
+RT_CFLAGS := $(CFLAGS) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=default -std=gnu11 -D_GNU_SOURCE
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool
+
+# ---- Open MPI ----------------------------------------------------------
+OMPI_CC := $(shell command -v mpicc.openmpi 2>/dev/null)
+ifneq ($(OMPI_CC),)
+OMPI_INC := $(firstword $(shell mpicc.openmpi --showme:incdirs))
+OMPI_LIB := $(firstword $(shell mpicc.openmpi --showme:libdirs))
+OMPI_FLIBS := $(foreach l,mpi_mpifh mpi_usempif08 mpi_usempi_ignore_tkr,$(wildcard $(OMPI_LIB)/lib$(l).so))
+RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so
+endif
+
+# ---- MPICH -------------------------------------------------------------
+MPICH_CC := $(shell command -v mpicc.mpich 2>/dev/null)
+ifneq ($(MPICH_CC),)
+MPICH_INC := $(patsubst -I%,%,$(filter -I%,$(shell mpicc.mpich -show)))
+MPICH_LIB := $(patsubst -L%,%,$(filter -L%,$(shell mpicc.mpich -show)))
+MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
+RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so
+endif
+
+TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c)
+TOOL_HDR := $(wildcard tool/*.h) $(wildcard format/*.h)
+RT_DEPS := runtime/rt.c runtime/rt.h format/mlformat.h
+
+all: $(B)/bin/mpilens $(RUNTIMES)
+
+$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm
+
+$(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) runtime/gen/genwrap.py --impl openmpi --cc "mpicc.openmpi" --header $(OMPI_INC)/mpi.h \
+	  --clib $(OMPI_LIB)/libmpi.so $(addprefix --flib ,$(OMPI_FLIBS)) --out $@ --list $(B)/gen/wrapped-openmpi.txt
+
+$(B)/gen/wrap-mpich.c: runtime/gen/genwrap.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) runtime/gen/genwrap.py --impl mpich --cc "mpicc.mpich" --header $(MPICH_INC)/mpi.h \
+	  --clib $(MPICH_LIB)/libmpich.so $(addprefix --flib ,$(MPICH_FLIBS)) --out $@ --list $(B)/gen/wrapped-mpich.txt
+
+$(B)/lib/mpilens/libmpilens-openmpi.so: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc.openmpi $(RT_CFLAGS) -Iruntime -DML_IMPL='"openmpi"' -shared -o $@ \
+	  runtime/rt.c $(B)/gen/wrap-openmpi.c -Wl,-soname,libmpilens-openmpi.so -ldl -lpthread
+
+$(B)/lib/mpilens/libmpilens-mpich.so: $(B)/gen/wrap-mpich.c $(RT_DEPS)
+	@mkdir -p $(dir $@)
+	MPICH_CC=$(CC) mpicc.mpich $(RT_CFLAGS) -Iruntime -DML_IMPL='"mpich"' -shared -o $@ \
+	  runtime/rt.c $(B)/gen/wrap-mpich.c -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(B)/bin/mpilens $(DESTDIR)$(PREFIX)/bin/mpilens
+	install -m 755 $(RUNTIMES) $(DESTDIR)$(PREFIX)/lib/mpilens/
+	install -m 644 format/mlformat.h $(DESTDIR)$(PREFIX)/include/mlformat.h
+
+test: all
+	tests/run
+
+bench: all
+	bench/run
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all install test bench clean

@@ -1,0 +1,200 @@
+/*
+ * mlformat.h — the rank-file contract between the runtime (writer) and the
+ * mpilens tool (reader).  docs/FORMAT.md is the prose version of this file;
+ * the two must agree.
+ *
+ * One file per MPI process, "rank-NNNNN.mlt" in the run directory.  The
+ * runtime maps it MAP_SHARED and writes into the mapping as calls happen, so
+ * everything written survives the death of the process (even SIGKILL): the
+ * pages belong to the kernel's page cache, not to the process.
+ *
+ *   [ header          ML_HEADER_SIZE bytes     struct ml_header          ]
+ *   [ routine names   hdr.routines_off         u32 count, then NUL-separated names ]
+ *   [ module map      hdr.modules_off          ML_MAX_MODULES x struct ml_module ]
+ *   [ site table      hdr.sites_off            ML_MAX_SITES x u64 return address ]
+ *   [ live state      hdr.live_off             ML_MAX_THREADS x struct ml_live ]
+ *   [ chunk 0 ][ chunk 1 ] ...   from hdr.chunks_off, hdr.chunk_size each
+ *
+ * Writer/reader contract (single writer per chunk, any number of readers):
+ *  - A chunk belongs to one thread.  The thread writes a record completely,
+ *    then publishes it by a release store of chunk->committed (bytes of
+ *    records after the chunk header).  A reader loads committed with acquire
+ *    semantics and never reads past it, nor past the end of the file: a file
+ *    cut at any byte is readable up to its last complete record.
+ *  - hdr.nchunks is incremented (release) after a chunk's header is written.
+ *  - A live slot is a sequence lock: seq is odd while the owner writes it.
+ *  - Site table entries go from 0 to an address once and never change.
+ *
+ * All integers are little-endian, all records 8-byte aligned.  Readers treat
+ * every field as untrusted.
+ */
+#ifndef MLFORMAT_H
+#define MLFORMAT_H
+
+#include <stdint.h>
+
+#define ML_MAGIC "MPILENS\x1a"      /* 8 bytes */
+#define ML_VERSION 1
+#define ML_HEADER_SIZE 8192
+#define ML_MAX_MODULES 1024
+#define ML_MAX_SITES 65536           /* power of two: open-addressing table */
+#define ML_MAX_THREADS 256
+#define ML_CHUNK_SIZE (256 * 1024)
+#define ML_CHUNK_MAGIC 0x4b4e4843u   /* "CHNK" */
+
+/* Clock sample: a rank's monotonic clock against rank 0's, and the tick
+ * counter against the monotonic clock. */
+struct ml_clock_sync {
+    uint64_t ticks;        /* tick counter when sampled */
+    int64_t mono_ns;       /* CLOCK_MONOTONIC when sampled (ns) */
+    int64_t offset_ns;     /* rank 0 clock minus this node's clock (ns) */
+    int64_t rtt_ns;        /* round trip of the best ping-pong, 0 if local */
+    uint32_t valid;        /* 1 if this sample was taken */
+    uint32_t pad;
+};
+
+enum ml_state {                /* ml_header.state */
+    ML_STATE_RUNNING = 1,      /* between first call and MPI_Finalize */
+    ML_STATE_FINALIZED = 2,    /* MPI_Finalize returned */
+    ML_STATE_EXITED = 3,       /* process exited (status in exit_status) */
+};
+
+struct ml_header {
+    char magic[8];             /* ML_MAGIC */
+    uint32_t version;          /* ML_VERSION */
+    uint32_t header_size;      /* ML_HEADER_SIZE */
+    uint32_t endian;           /* 0x01020304 as written by the writer */
+    uint32_t chunk_size;
+    uint64_t routines_off, modules_off, sites_off, live_off, chunks_off;
+    uint32_t max_modules, max_sites, max_threads, nroutines;
+    int32_t rank;              /* MPI_COMM_WORLD rank, -1 before known */
+    int32_t size;              /* MPI_COMM_WORLD size, -1 before known */
+    int32_t pid;
+    int32_t state;             /* enum ml_state */
+    int32_t exit_status;
+    int32_t thread_level;      /* provided level from MPI_Init_thread, -1 if MPI_Init */
+    uint64_t job_id;           /* same for every rank of one job */
+    char host[64];
+    char mpi_impl[32];         /* "openmpi" or "mpich" (the runtime build) */
+    char mpi_version[256];     /* MPI_Get_library_version */
+    char exe[512];             /* /proc/self/exe */
+    char cmdline[1024];        /* argv, NUL-separated */
+    /* Tick counter: ns = (ticks - tick0) * ns_per_tick from the two anchors. */
+    uint32_t clock_kind;       /* 1 = TSC, 2 = CLOCK_MONOTONIC (1 tick = 1 ns) */
+    uint32_t pad0;
+    uint64_t anchor0_ticks; int64_t anchor0_ns;  /* taken at file creation */
+    uint64_t anchor1_ticks; int64_t anchor1_ns;  /* refreshed as the run goes */
+    struct ml_clock_sync sync_init, sync_final;
+    uint32_t nchunks;          /* chunks with a valid header */
+    uint32_t nmodules;         /* valid entries in the module map */
+    uint32_t nthreads;         /* live slots in use */
+    uint32_t ncomms, ntypes;   /* definitions handed out so far */
+    uint32_t pad1;
+};
+
+struct ml_module {             /* one mapping of /proc/self/maps, executable */
+    uint64_t start, end, file_offset;
+    char path[232];
+};
+
+/* Live state of one thread: what it is doing now (issue: live monitor). */
+struct ml_live {
+    uint32_t seq;              /* odd while being written */
+    uint16_t routine;          /* current or last routine */
+    uint8_t in_call;           /* 1 inside an MPI call, 0 computing */
+    uint8_t used;
+    uint32_t site;             /* call site of that routine */
+    int32_t peer;              /* comm rank waited for, or -1 */
+    int32_t tag;
+    uint32_t comm;             /* comm definition index */
+    uint64_t t_start, t_end;   /* ticks */
+    uint64_t calls;            /* calls completed by this thread */
+    uint64_t tid;              /* kernel thread id */
+    uint64_t pad[1];
+};
+
+struct ml_chunk {              /* 64-byte header, then records */
+    uint32_t magic;            /* ML_CHUNK_MAGIC */
+    uint32_t thread;           /* live-slot index of the owning thread */
+    uint64_t tid;
+    uint32_t seq;              /* this thread's chunk number: 0, 1, 2 ... */
+    uint32_t committed;        /* bytes of complete records after the header */
+    uint64_t base_ticks;       /* ticks the first record's dt is relative to */
+    uint64_t pad[4];
+};
+
+/* ---- records --------------------------------------------------------- */
+
+enum ml_rec_type {
+    ML_REC_CALL = 1,     /* header only: routine, site, time */
+    ML_REC_P2P = 2,      /* + struct ml_p2p */
+    ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
+    ML_REC_COLL = 4,     /* + struct ml_coll */
+    ML_REC_SENDRECV = 5, /* + struct ml_p2p (send part) + struct ml_p2p (receive part) */
+    ML_REC_COMPLETE = 6, /* + u32 n, u32 pad, then n x struct ml_done (at most ML_DONE_MAX) */
+    ML_REC_COMPLETE_MORE = 7, /* same layout: more requests of the preceding call (dt = dur = 0) */
+    ML_REC_TIME = 16,    /* no call: u64 absolute ticks; next dt is relative to it */
+    ML_REC_RESULT = 17,  /* no call: i32 error code of the preceding call */
+    ML_REC_LONGDUR = 18, /* no call: u64 duration of the preceding call in ticks */
+    ML_REC_COMM = 19,    /* definition: struct ml_comm_def + members */
+    ML_REC_TYPE = 20,    /* definition: struct ml_type_def */
+};
+
+/* Routine ids have bit 15 set when the call came in through a Fortran entry. */
+#define ML_ROUTINE_FORTRAN 0x8000u
+
+struct ml_rec {          /* 16 bytes, starts every record */
+    uint8_t type;        /* enum ml_rec_type */
+    uint8_t words;       /* record length in 8-byte words, >= 2 */
+    uint16_t routine;
+    uint32_t site;       /* index in the site table; 0 = unknown */
+    uint32_t dt;         /* start minus previous start (or chunk base / TIME record) */
+    uint32_t dur;        /* end minus start; UINT32_MAX means LONGDUR follows */
+};
+
+#define ML_DONE_MAX 80            /* requests per COMPLETE record */
+#define ML_COMM_NONE 0xffffu     /* no communicator */
+#define ML_TYPE_NONE 0xffffu
+#define ML_PEER_NONE (-32768)    /* routine has no peer */
+
+struct ml_p2p {          /* 16 bytes */
+    uint16_t comm;       /* comm definition index */
+    uint16_t dtype;      /* datatype definition index */
+    int32_t peer;        /* rank in comm (actual source for receives), or MPI_PROC_NULL / ANY_SOURCE as recorded */
+    int32_t tag;
+    uint32_t bytes;      /* count x type size, saturating */
+};
+
+struct ml_coll {         /* 16 bytes */
+    uint16_t comm;
+    uint16_t dtype;
+    int32_t root;        /* root rank in comm, or ML_PEER_NONE */
+    uint32_t bytes;      /* bytes this rank sends (count x size of the send type) */
+    uint32_t rbytes;     /* bytes this rank receives */
+};
+
+struct ml_done {         /* 24 bytes: one completed request */
+    uint64_t request;    /* handle value as returned by the starting call */
+    int32_t source;      /* from the status (comm rank), or ML_PEER_NONE */
+    int32_t tag;
+    uint32_t bytes;      /* received bytes from the status */
+    int32_t index;       /* position in the request array */
+};
+
+struct ml_comm_def {     /* followed by size + remote_size i32 world ranks */
+    uint32_t index;
+    uint32_t size;       /* local group size */
+    uint32_t remote_size;/* remote group size (inter-communicators), else 0 */
+    uint32_t flags;      /* 1 = inter-communicator */
+    uint64_t handle;     /* MPI_Comm value in this process */
+    uint64_t global_id;  /* same on every member */
+};
+
+struct ml_type_def {
+    uint32_t index;
+    int32_t size;        /* MPI_Type_size */
+    uint64_t handle;
+    char name[48];       /* MPI_Type_get_name, or "" */
+};
+
+#endif

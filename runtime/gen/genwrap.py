@@ -1,0 +1,437 @@
+#!/usr/bin/env python3
+"""Generate the MPI wrappers of one runtime build from the installed MPI.
+
+    genwrap.py --impl openmpi --cc "mpicc.openmpi" --clib /path/libmpi.so.40 \
+               --flib /path/libmpi_mpifh.so.40 ... --out build/gen/wrap-openmpi.c
+
+Inputs, all read from the MPI actually installed:
+  * the prototypes of mpi.h, preprocessed by the MPI's own compiler wrapper;
+  * the dynamic symbol tables of the C library (which MPI_* it exports) and of
+    the Fortran libraries (which Fortran entry points exist).
+
+Every C routine that the library exports gets a wrapper; how much of its
+arguments is recorded depends on its kind, which is inferred from the MPI
+standard's parameter names (dest, source, tag, comm, count, datatype, ...)
+plus the small hand-kept table below for request completion and hooks.
+A routine nothing is known about still gets an enter/exit record.
+
+Every Fortran entry point (all manglings, mpi_f08) gets a forwarding wrapper
+that records the call exactly once (see runtime/rt.h, "Fortran").
+
+The output is build output: never edit it, never commit it.
+"""
+import argparse
+import re
+import subprocess
+import sys
+
+# ---- hand-kept table ------------------------------------------------------
+# Request completion: how requests and statuses are passed.
+COMPLETION = {
+    'MPI_Wait': 'wait', 'MPI_Test': 'test',
+    'MPI_Waitall': 'waitall', 'MPI_Testall': 'testall',
+    'MPI_Waitany': 'waitany', 'MPI_Testany': 'testany',
+    'MPI_Waitsome': 'waitsome', 'MPI_Testsome': 'testsome',
+    'MPI_Start': 'start', 'MPI_Startall': 'startall',
+}
+# Calls after which the runtime must act (the hook runs outside the record).
+PRE_HOOK = {
+    'MPI_Finalize': 'ml_before_finalize()',
+    'MPI_Abort': 'ml_before_abort(&c, a0, a1)',
+    'MPI_Comm_free': 'uint64_t h_ = ML_HANDLE(*a0)',
+    'MPI_Comm_disconnect': 'uint64_t h_ = ML_HANDLE(*a0)',
+    'MPI_Type_free': 'uint64_t h_ = ML_HANDLE(*a0)',
+}
+POST_HOOK = {
+    'MPI_Init': 'ml_after_init(-1)',
+    'MPI_Init_thread': 'ml_after_init(ret == MPI_SUCCESS ? *a3 : -1)',
+    'MPI_Finalize': 'ml_after_finalize()',
+    'MPI_Comm_free': 'ml_comm_forget(h_)',
+    'MPI_Comm_disconnect': 'ml_comm_forget(h_)',
+    'MPI_Type_free': 'ml_type_forget(h_)',
+}
+COLLECTIVE_NAMES = re.compile(
+    r'^MPI_I?(Barrier|Bcast|Gather|Gatherv|Scatter|Scatterv|Allgather|Allgatherv|'
+    r'Alltoall|Alltoallv|Alltoallw|Reduce|Allreduce|Reduce_scatter|'
+    r'Reduce_scatter_block|Scan|Exscan|Neighbor_\w+)(_init)?(_c)?$')
+TYPE_WORDS = {'int', 'char', 'void', 'double', 'float', 'long', 'short', 'unsigned',
+              'signed', 'const', 'struct', 'size_t', 'int64_t', 'uint64_t'}
+
+
+def strip_attributes(src):
+    out, i = [], 0
+    while True:
+        j = src.find('__attribute__', i)
+        if j < 0:
+            out.append(src[i:])
+            return ''.join(out)
+        out.append(src[i:j])
+        k = src.index('(', j)
+        depth = 0
+        while True:
+            if src[k] == '(':
+                depth += 1
+            elif src[k] == ')':
+                depth -= 1
+                if depth == 0:
+                    break
+            k += 1
+        i = k + 1
+
+
+def parse_prototypes(src):
+    """name -> (return type, [(type text with {} for the name, original name)], variadic)"""
+    src = strip_attributes(src)
+    src = re.sub(r'\s+', ' ', src)
+    protos = {}
+    for stmt in re.split(r'[;{}]', src):
+        m = re.match(r'^\s*((?:extern )?[A-Za-z_][\w \*]*?)\b(MPI_\w+)\s*\(([^()]*)\)\s*$', stmt)
+        if not m:
+            continue
+        ret, name, params = m.group(1).strip(), m.group(2), m.group(3).strip()
+        ret = re.sub(r'^(extern|static|inline)\s+', '', ret).strip()
+        if name in protos or 'typedef' in ret:
+            continue
+        plist, variadic = [], False
+        if params not in ('', 'void'):
+            for p in [x.strip() for x in params.split(',')]:
+                if p == '...':
+                    variadic = True
+                    continue
+                am = re.match(r'^(.*?)(\s*(?:\[[^\]]*\]\s*)*)$', p)
+                core, arrays = am.group(1).strip(), am.group(2).strip()
+                toks = re.findall(r'[A-Za-z_]\w*', core)
+                last = toks[-1] if toks else ''
+                named = (len(toks) >= 2 and last not in TYPE_WORDS and
+                         not last.startswith(('MPI_', 'MPIX_', 'QMPI_')) and core.endswith(last))
+                if named:
+                    typ = core[:len(core) - len(last)].rstrip() + ' {}' + arrays
+                    pname = last
+                else:
+                    typ = core + ' {}' + arrays
+                    pname = ''
+                plist.append((typ, pname))
+        protos[name] = (ret, plist, variadic)
+    return protos
+
+
+def exported(lib):
+    out = subprocess.run(['nm', '-D', '--defined-only', lib], capture_output=True,
+                         text=True, check=True).stdout
+    syms = set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in ('T', 'W', 'i'):
+            syms.add(f[2])
+    return syms
+
+
+def preprocess(cc, extra_define_src=None):
+    src = extra_define_src if extra_define_src else '#include <mpi.h>\n'
+    return subprocess.run(cc.split() + ['-E', '-P', '-x', 'c', '-'], input=src,
+                          capture_output=True, text=True, check=True).stdout
+
+
+def is_fortran_name(s):
+    """Fortran entry points: mpi_x, mpi_x_, mpi_x__, MPI_X (all caps), *_f08*, MPI_X_f."""
+    if s.startswith('mpi_'):
+        return True
+    if s.startswith('MPI_'):
+        if s == s.upper():
+            return True
+        if re.search(r'_(f|f08|f08ts)_?$', s):
+            return True
+    return False
+
+
+def fortran_base(s):
+    b = s.lower().rstrip('_')
+    b = re.sub(r'_(f08ts_large|f08ts|f08|f)$', '', b)
+    return b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--impl', required=True)
+    ap.add_argument('--cc', required=True, help='the MPI C compiler wrapper')
+    ap.add_argument('--header', required=True, help='path of the installed mpi.h')
+    ap.add_argument('--clib', required=True)
+    ap.add_argument('--flib', action='append', default=[])
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--list', help='write the wrapped symbol names here')
+    a = ap.parse_args()
+
+    protos = parse_prototypes(preprocess(a.cc))
+    # Open MPI hides the MPI-1 routines removed in MPI-3 behind a switch, but
+    # still exports them: read their prototypes with the switch on.
+    hdr = open(a.header).read()
+    compat = re.sub(r'#define OMPI_ENABLE_MPI1_COMPAT 0', '#define OMPI_ENABLE_MPI1_COMPAT 1', hdr)
+    extra = {}
+    extra_types = []
+    if compat != hdr:
+        inc = a.header.rsplit('/', 1)[0]
+        compat_src = subprocess.run(
+            a.cc.split() + ['-E', '-P', '-x', 'c', '-I' + inc, '-'], input=compat,
+            capture_output=True, text=True, check=True).stdout
+        allp = parse_prototypes(compat_src)
+        extra = {k: v for k, v in allp.items() if k not in protos}
+        protos.update(extra)
+        # types only the switch declares (MPI_Handler_function)
+        normal = preprocess(a.cc)
+        used = set(re.findall(r'MPI_\w+', ' '.join(t for v in extra.values() for t, _ in v[1])))
+        for t in sorted(used):
+            if not re.search(r'\b%s\b' % t, normal):
+                m = re.search(r'typedef[^;]*\b%s\b[^;]*;' % t, compat_src)
+                if m:
+                    extra_types.append(m.group(0))
+
+    csyms = exported(a.clib)
+    cnames = sorted(s for s in csyms if s.startswith('MPI_') and not is_fortran_name(s) and s in protos)
+    missing = sorted(s for s in csyms if s.startswith('MPI_') and not is_fortran_name(s) and s not in protos)
+    if missing:
+        sys.exit('genwrap: exported but no prototype found: ' + ' '.join(missing))
+    fsyms = set(s for s in csyms if is_fortran_name(s))
+    for lib in a.flib:
+        fsyms |= set(s for s in exported(lib) if is_fortran_name(s))
+    fnames = sorted(fsyms)
+
+    routines = list(cnames)
+    rid = {n: i for i, n in enumerate(routines)}
+    lower = {n.lower(): n for n in cnames}
+    fmap = {}
+    for f in fnames:
+        base = fortran_base(f)
+        if base in lower:
+            fmap[f] = rid[lower[base]]
+        else:
+            canon = base.upper()
+            if canon not in rid:
+                rid[canon] = len(routines)
+                routines.append(canon)
+            fmap[f] = rid[canon]
+
+    o = []
+    w = o.append
+    w('/* Generated by runtime/gen/genwrap.py for %s from %s. Do not edit. */' % (a.impl, a.header))
+    w('#include "rt.h"\n')
+    for n in sorted(extra):
+        w('#undef %s\n#undef P%s' % (n, n))
+    for t in extra_types:
+        w(t)
+    for n in sorted(extra):
+        ret, plist, var = extra[n]
+        ps = ', '.join(t.format('') for t, _ in plist) or 'void'
+        w('%s %s(%s);\n%s P%s(%s);' % (ret, n, ps, ret, n, ps))
+    w('const char *const ml_routine_names[] = {')
+    for n in routines:
+        w('    "%s",' % n)
+    w('};\nconst unsigned ml_nroutines = %d;\n' % len(routines))
+
+    for n in cnames:
+        emit_c(w, n, rid[n], protos[n])
+    for f in fnames:
+        emit_f(w, f, fmap[f], routines[fmap[f]], protos.get(routines[fmap[f]]))
+    open(a.out, 'w').write('\n'.join(o) + '\n')
+    if a.list:
+        open(a.list, 'w').write(''.join('C %s\n' % n for n in cnames) +
+                                ''.join('F %s\n' % f for f in fnames))
+
+
+def emit_c(w, name, rid, proto):
+    ret, plist, variadic = proto
+    args = ['a%d' % i for i in range(len(plist))]
+    pnames = [p[1] for p in plist]
+    ptypes = [p[0] for p in plist]
+    decl = ', '.join(t.format(args[i]) for i, t in enumerate(ptypes)) or 'void'
+    if variadic:
+        decl += ', ...'
+    call = 'P%s(%s)' % (name, ', '.join(args))
+    isint = ret == 'int'
+
+    def idx(*names, typ=None):
+        for nm in names:
+            for i, p in enumerate(pnames):
+                t = ptypes[i].replace(' ', '')
+                if p == nm and (typ is None or any(t == x + '{}' for x in typ.split('|'))):
+                    return i
+        return None
+
+    def typ_of(i):
+        return ptypes[i].replace(' ', '').replace('{}', '')
+
+    comm = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Comm{}'), None)
+    dest = idx('dest', typ='int')
+    source = idx('source', typ='int')
+    target = idx('target_rank', typ='int')
+    root = idx('root', typ='int')
+    tag = idx('tag', 'sendtag', typ='int')
+    rtag = idx('recvtag', typ='int')
+    status = next((i for i, p in enumerate(pnames) if p == 'status' and typ_of(i) == 'MPI_Status*'), None)
+    request = next((i for i, p in enumerate(pnames) if p == 'request' and typ_of(i) == 'MPI_Request*'), None)
+    count = idx('count', 'origin_count', 'sendcount', typ='int|MPI_Count')
+    dtype = idx('datatype', 'origin_datatype', 'sendtype', typ='MPI_Datatype')
+    rcount = idx('recvcount', typ='int|MPI_Count')
+    rtype = idx('recvtype', typ='MPI_Datatype')
+    newcomms = [i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Comm*{}'
+                and pnames[i] not in ('comm',)]
+
+    w('%s %s(%s)\n{' % (ret, name, decl))
+    w('    struct ml_call c;')
+    w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) return %s;' % (rid, call))
+    if name in PRE_HOOK:
+        w('    %s;' % PRE_HOOK[name])
+    kind = 'call'
+    if name in COMPLETION and isint:
+        kind = COMPLETION[name]
+    elif comm is not None and dest is not None and source is not None:
+        kind = 'sendrecv'
+    elif comm is not None and (dest is not None or source is not None or target is not None) and isint:
+        kind = 'p2p'
+    elif comm is not None and (COLLECTIVE_NAMES.match(name) or root is not None) and isint:
+        kind = 'coll'
+    cexpr = 'ml_comm_index(a%d)' % comm if comm is not None else 'ML_COMM_NONE'
+
+    if kind in ('p2p', 'sendrecv'):
+        peer = dest if dest is not None else (source if source is not None else target)
+        w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', cexpr))
+    else:
+        w('    ml_live_wait(&c, %s, ML_PEER_NONE, %s);' % ('a%d' % root if root is not None else 'ML_PEER_NONE', cexpr))
+
+    # Substitute a status of our own where the program ignores it, so the
+    # actual source, tag and size of a receive are known.
+    st = None
+    if status is not None and isint:
+        w('    MPI_Status st_, *stp_ = a%d == MPI_STATUS_IGNORE ? &st_ : a%d;' % (status, status))
+        args2 = list(args)
+        args2[status] = 'stp_'
+        call = 'P%s(%s)' % (name, ', '.join(args2))
+        st = 'stp_'
+    if kind in COMPLETION.values():
+        emit_completion(w, kind, args, ptypes, pnames, call, name)
+    else:
+        if ret == 'void':
+            w('    %s;' % call)
+        else:
+            w('    %s ret = %s;' % (ret, call))
+        w('    ml_leave(&c);')
+        res = 'ret' if isint else 'MPI_SUCCESS'
+        if kind == 'p2p':
+            peer = dest if dest is not None else (source if source is not None else target)
+            cnt = 'a%d' % count if count is not None else '0'
+            dt = 'a%d' % dtype if dtype is not None else 'MPI_DATATYPE_NULL'
+            tg = 'a%d' % tag if tag is not None else 'ML_PEER_NONE'
+            req = 'ML_HANDLE(*a%d)' % request if request is not None else '0'
+            if st and dest is None:
+                flag = idx('flag')
+                w('    ml_rec_p2p_status(&c, %s, %s, a%d, %s, %s, %s, %s, %s, %d, %s);'
+                  % (cexpr, dt, peer, tg, cnt, st, req, res, 1 if request is not None else 0,
+                     '*a%d' % flag if flag is not None else '1'))
+            else:
+                w('    ml_rec_p2p(&c, %s, %s, a%d, %s, %s, %s, %s, %d);'
+                  % (cexpr, dt, peer, tg, cnt, req, res, 1 if request is not None else 0))
+        elif kind == 'sendrecv' and count is not None and dtype is not None:
+            rc = 'a%d' % rcount if rcount is not None else 'a%d' % count
+            rt = 'a%d' % rtype if rtype is not None else 'a%d' % dtype
+            w('    ml_rec_sendrecv(&c, %s, a%d, a%d, a%d, a%d, a%d, %s, %s, a%d, %s, %s);'
+              % (cexpr, dtype, dest, tag, count, source, rt, rc, rtag, st or 'MPI_STATUS_IGNORE', res))
+        elif kind == 'coll':
+            cnt = 'a%d' % count if count is not None else '0'
+            dt = 'a%d' % dtype if dtype is not None else 'MPI_DATATYPE_NULL'
+            rc = 'a%d' % rcount if rcount is not None else '0'
+            rt = 'a%d' % rtype if rtype is not None else 'MPI_DATATYPE_NULL'
+            rr = 'a%d' % root if root is not None else 'ML_PEER_NONE'
+            req = 'ML_HANDLE(*a%d)' % request if request is not None else '0'
+            w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
+        else:
+            kind = 'call'
+            w('    ml_rec_call(&c, %s);' % res)
+        for i in newcomms:
+            if not name.startswith('MPI_Comm_idup'):
+                w('    if (%s == MPI_SUCCESS) ml_comm_created(*a%d, %s);' % (res, i, cexpr))
+        if name in POST_HOOK:
+            w('    %s;' % POST_HOOK[name])
+        if ret != 'void':
+            w('    return ret;')
+    w('}\n')
+
+
+def emit_completion(w, kind, args, ptypes, pnames, call, name):
+    """Wait/Test family and Start: record which requests completed."""
+    if kind in ('wait', 'test', 'start'):
+        w('    uint64_t rq_ = ML_HANDLE(*a0);')
+        w('    int ret = %s;' % call)
+        w('    ml_leave(&c);')
+        if kind == 'wait':
+            w('    ml_rec_done(&c, ret, 1, &rq_, stp_, NULL, 0);')
+        elif kind == 'test':
+            w('    ml_rec_done(&c, ret, *a1 ? 1 : 0, &rq_, stp_, NULL, 0);')
+        else:
+            w('    ml_rec_done(&c, ret, 1, &rq_, NULL, NULL, 0);')
+        w('    return ret;')
+        return
+    # array forms: a0 = count, a1 = requests
+    w('    uint64_t rqb_[ML_REQ_STACK], *rq_ = ml_req_save(a0, a1, rqb_);')
+    if kind == 'startall':
+        w('    int ret = %s;' % call)
+        w('    ml_leave(&c);')
+        w('    ml_rec_done(&c, ret, a0, rq_, NULL, NULL, 0);')
+    else:
+        sti = next(i for i, p in enumerate(pnames) if p.startswith('array_of_statuses') or p == 'status')
+        arr = pnames[sti] == 'array_of_statuses'
+        if arr:
+            w('    MPI_Status stb_[ML_REQ_STACK], *stp_ = a%d;' % sti)
+            w('    if (stp_ == MPI_STATUSES_IGNORE) stp_ = ml_status_buf(%s, stb_);' % ('a0' if kind in ('waitall', 'testall', 'waitsome', 'testsome') else '1'))
+        cargs = list(args)
+        cargs[sti] = 'stp_'
+        call = 'P%s(%s)' % (name, ', '.join(cargs))
+        w('    int ret = %s;' % call)
+        w('    ml_leave(&c);')
+        if kind == 'waitall':
+            w('    ml_rec_done(&c, ret, a0, rq_, stp_, NULL, 0);')
+        elif kind == 'testall':
+            w('    ml_rec_done(&c, ret, *a2 ? a0 : 0, rq_, stp_, NULL, 0);')
+        elif kind == 'waitany':
+            w('    ml_rec_done(&c, ret, *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1);')
+        elif kind == 'testany':
+            w('    ml_rec_done(&c, ret, *a3 && *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1);')
+        elif kind in ('waitsome', 'testsome'):
+            w('    ml_rec_done(&c, ret, *a2 == MPI_UNDEFINED ? 0 : *a2, rq_, stp_, a3, 2);')
+        if arr:
+            w('    if (stp_ != a%d && stp_ != stb_) free(stp_);' % sti)
+    w('    if (rq_ != rqb_) free(rq_);')
+    w('    return ret;')
+
+
+def emit_f(w, sym, rid, routine, proto):
+    """Fortran entry point: forward all argument registers and stack slots."""
+    base = routine
+    dbl = bool(re.search(r'wtime|wtick', sym, re.I)) and 'AINT' not in sym.upper()
+    rt = 'double' if dbl else 'long'
+    # positions of decodable arguments, same as in C
+    pos = {}
+    if proto:
+        ret, plist, var = proto
+        names = [p[1] for p in plist]
+        for key, cands in (('comm', ('comm',)), ('peer', ('dest', 'source', 'target_rank', 'root')),
+                           ('tag', ('tag', 'sendtag')), ('count', ('count', 'sendcount', 'origin_count')),
+                           ('dtype', ('datatype', 'sendtype', 'origin_datatype'))):
+            for cnd in cands:
+                if cnd in names:
+                    pos[key] = names.index(cnd)
+                    break
+    def arg(k):
+        return 'a%d' % pos[k] if k in pos else 'NULL'
+    hook_pre = hook_post = ''
+    if base == 'MPI_Finalize':
+        hook_pre, hook_post = 'ml_before_finalize();', 'ml_after_finalize();'
+    elif base in ('MPI_Init', 'MPI_Init_thread'):
+        hook_post = 'ml_after_init(-2);'
+    elif base == 'MPI_Abort':
+        hook_pre = 'ml_before_abort_f(&c, a0, a1);'
+    w('#undef %s' % sym)
+    w('ML_FORTRAN(%s, %s, %d, %s, %s, %s, %s, %s, {%s}, {%s})' % (
+        rt, sym, rid, arg('comm'), arg('peer'), arg('tag'), arg('count'), arg('dtype'), hook_pre, hook_post))
+
+
+if __name__ == '__main__':
+    main()

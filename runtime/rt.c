@@ -1,0 +1,894 @@
+/*
+ * rt.c — the runtime's slow paths: creating the rank file, handing out
+ * chunks, call sites, communicator and datatype definitions, the clock
+ * samples at MPI_Init and MPI_Finalize, and the records too large or too
+ * rare for rt.h.  Nothing here runs on every call.
+ *
+ * Promise: the runtime never changes what the program sees from MPI.  It
+ * calls PMPI_ only on arguments the program passed, or on a private
+ * duplicate of MPI_COMM_WORLD for its clock samples.
+ */
+#include "rt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(sizeof(struct ml_header) <= ML_HEADER_SIZE, "header too large");
+_Static_assert(sizeof(struct ml_live) == 64, "live slot is one cache line");
+_Static_assert(sizeof(struct ml_chunk) == 64, "chunk header");
+_Static_assert(sizeof(struct ml_rec) == 16, "record header");
+_Static_assert(sizeof(struct ml_p2p) == 16, "p2p payload");
+_Static_assert(sizeof(struct ml_done) == 24, "done entry");
+
+extern const char *const ml_routine_names[];
+extern const unsigned ml_nroutines;
+
+__thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
+int ml_use_tsc = 1;
+int ml_disabled;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int fd = -1;
+static char path[PATH_MAX];
+static struct ml_header *hdr;          /* mapping of header and tables */
+static size_t tables_len;
+static uint64_t *sites;
+static struct ml_module *modules;
+static struct ml_live *lives;
+static int mpi_ready;                  /* between MPI_Init and MPI_Finalize */
+static int init_done, final_done;
+static MPI_Comm priv = MPI_COMM_NULL;  /* private duplicate of MPI_COMM_WORLD */
+static MPI_Group world_group = MPI_GROUP_NULL;
+static __thread struct ml_live own_live; /* when all live slots are taken */
+static __thread char scratch[4096];      /* where records go when recording failed */
+
+static void warn(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if (n > (int)sizeof buf - 2) n = sizeof buf - 2;
+    buf[n++] = '\n';
+    if (write(2, "mpilens: ", 9) < 0 || write(2, buf, n) < 0) return;
+}
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+uint64_t ml_ticks_slow(void)
+{
+    return (uint64_t)mono_ns();
+}
+
+static int tsc_invariant(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return 0;
+    char line[4096];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = strstr(line, " constant_tsc") && strstr(line, " nonstop_tsc");
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+static void copy_str(char *dst, size_t n, const char *src)
+{
+    size_t l = strlen(src);
+    if (l >= n) l = n - 1;
+    memcpy(dst, src, l);
+    dst[l] = 0;
+}
+
+static int env_rank(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", 0};
+    for (int i = 0; vars[i]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v) return atoi(v);
+    }
+    return -1;
+}
+
+/* Executable mappings of /proc/self/maps, for resolving call sites later. */
+static void modules_refresh(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f || !hdr) {
+        if (f) fclose(f);
+        return;
+    }
+    char line[4096 + 256];
+    unsigned n = 0;
+    while (n < ML_MAX_MODULES && fgets(line, sizeof line, f)) {
+        unsigned long start, end, off;
+        char perm[8];
+        int pos = 0;
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &start, &end, perm, &off, &pos) < 4) continue;
+        if (perm[2] != 'x' || pos == 0) continue;
+        char *p = line + pos;
+        p[strcspn(p, "\n")] = 0;
+        if (*p != '/' && *p != '[') continue;
+        struct ml_module *m = &modules[n++];
+        m->start = start;
+        m->end = end;
+        m->file_offset = off;
+        copy_str(m->path, sizeof m->path, p);
+    }
+    fclose(f);
+    __atomic_store_n(&hdr->nmodules, n, __ATOMIC_RELEASE);
+}
+
+static void anchor_refresh(void)
+{
+    if (!hdr) return;
+    hdr->anchor1_ticks = ml_now();
+    hdr->anchor1_ns = mono_ns();
+}
+
+static void run_dir(char *dir, size_t n)
+{
+    const char *d = getenv("MPILENS_DIR");
+    if (d && *d) {
+        copy_str(dir, n, d);
+        return;
+    }
+    /* Linked explicitly or preloaded by hand: one directory per job, named
+     * from what every rank of the job sees alike. */
+    char exe[PATH_MAX] = "app";
+    ssize_t l = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (l > 0) exe[l] = 0;
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    const char *job = getenv("SLURM_JOB_ID");
+    if (!job) job = getenv("OMPI_MCA_ess_base_jobid");
+    if (!job) job = getenv("PMI_JOBID");
+    char pp[32];
+    if (!job) {
+        snprintf(pp, sizeof pp, "%d", (int)getppid());
+        job = pp;
+    }
+    snprintf(dir, n, "mpilens-%s-%s", base, job);
+}
+
+static size_t routines_bytes(void)
+{
+    size_t n = 4;
+    for (unsigned i = 0; i < ml_nroutines; i++) n += strlen(ml_routine_names[i]) + 1;
+    return (n + 4095) & ~(size_t)4095;
+}
+
+static void process_init(void)
+{
+    const char *e = getenv("MPILENS_DISABLE");
+    if (e && *e && *e != '0') {
+        ml_disabled = 1;
+        return;
+    }
+    e = getenv("MPILENS_CLOCK");
+    ml_use_tsc = !(e && strcmp(e, "monotonic") == 0) && tsc_invariant();
+
+    char dir[PATH_MAX];
+    run_dir(dir, sizeof dir);
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        warn("cannot create run directory %s: %s; this process is not recorded", dir, strerror(errno));
+        ml_disabled = 1;
+        return;
+    }
+    int rank = env_rank();
+    if (rank >= 0)
+        snprintf(path, sizeof path, "%s/rank-%05d.mlt", dir, rank);
+    else
+        snprintf(path, sizeof path, "%s/pid-%d.mlt", dir, (int)getpid());
+    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        warn("cannot create %s: %s; this process is not recorded", path, strerror(errno));
+        ml_disabled = 1;
+        return;
+    }
+    size_t rb = routines_bytes();
+    uint64_t routines_off = ML_HEADER_SIZE;
+    uint64_t modules_off = routines_off + rb;
+    uint64_t sites_off = modules_off + (uint64_t)ML_MAX_MODULES * sizeof(struct ml_module);
+    uint64_t live_off = sites_off + (uint64_t)ML_MAX_SITES * 8;
+    uint64_t chunks_off = (live_off + (uint64_t)ML_MAX_THREADS * sizeof(struct ml_live) + 4095) & ~4095ull;
+    tables_len = chunks_off;
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)chunks_off) == 0)
+        m = mmap(NULL, tables_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+        warn("cannot map %s: %s; this process is not recorded", path, strerror(errno));
+        close(fd);
+        unlink(path);
+        fd = -1;
+        ml_disabled = 1;
+        return;
+    }
+    hdr = m;
+    sites = (uint64_t *)((char *)m + sites_off);
+    modules = (struct ml_module *)((char *)m + modules_off);
+    lives = (struct ml_live *)((char *)m + live_off);
+
+    char *names = (char *)m + routines_off;
+    *(uint32_t *)names = ml_nroutines;
+    char *p = names + 4;
+    for (unsigned i = 0; i < ml_nroutines; i++) {
+        size_t l = strlen(ml_routine_names[i]) + 1;
+        memcpy(p, ml_routine_names[i], l);
+        p += l;
+    }
+    hdr->version = ML_VERSION;
+    hdr->header_size = ML_HEADER_SIZE;
+    hdr->endian = 0x01020304;
+    hdr->chunk_size = ML_CHUNK_SIZE;
+    hdr->routines_off = routines_off;
+    hdr->modules_off = modules_off;
+    hdr->sites_off = sites_off;
+    hdr->live_off = live_off;
+    hdr->chunks_off = chunks_off;
+    hdr->max_modules = ML_MAX_MODULES;
+    hdr->max_sites = ML_MAX_SITES;
+    hdr->max_threads = ML_MAX_THREADS;
+    hdr->nroutines = ml_nroutines;
+    hdr->rank = rank;
+    hdr->size = -1;
+    hdr->pid = (int32_t)getpid();
+    hdr->state = ML_STATE_RUNNING;
+    hdr->thread_level = -1;
+    const char *job = getenv("MPILENS_JOBID");
+    hdr->job_id = job ? strtoull(job, NULL, 10) : 0;
+    gethostname(hdr->host, sizeof hdr->host - 1);
+    copy_str(hdr->mpi_impl, sizeof hdr->mpi_impl, ML_IMPL);
+    ssize_t l = readlink("/proc/self/exe", hdr->exe, sizeof hdr->exe - 1);
+    if (l < 0) hdr->exe[0] = 0;
+    int cfd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (cfd >= 0) {
+        if (read(cfd, hdr->cmdline, sizeof hdr->cmdline - 1) < 0) hdr->cmdline[0] = 0;
+        close(cfd);
+    }
+    hdr->clock_kind = ml_use_tsc ? 1 : 2;
+    /* Two anchors a few milliseconds apart give the tick rate even if the
+     * process dies right away; later anchors refine it. */
+    hdr->anchor0_ticks = ml_now();
+    hdr->anchor0_ns = mono_ns();
+    if (ml_use_tsc) {
+        int64_t until = hdr->anchor0_ns + 2000000;
+        while (mono_ns() < until) {
+        }
+    }
+    anchor_refresh();
+    modules_refresh();
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    memcpy(hdr->magic, ML_MAGIC, 8);
+}
+
+/* A new chunk for this thread; its records' times count from `base`. */
+static void chunk_next(struct ml_thread *th, uint64_t base)
+{
+    pthread_mutex_lock(&lock);
+    struct ml_chunk *ch = NULL;
+    if (fd >= 0 && !ml_disabled) {
+        uint32_t idx = hdr->nchunks;
+        off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
+        if (ftruncate(fd, off + ML_CHUNK_SIZE) == 0) {
+            void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                           fd, off);
+            if (m != MAP_FAILED) ch = m;
+        }
+        if (ch) {
+            ch->thread = th->index;
+            ch->tid = th->live->tid;
+            ch->seq = th->chunk_seq++;
+            ch->committed = 0;
+            ch->base_ticks = base;
+            __atomic_store_n(&ch->magic, ML_CHUNK_MAGIC, __ATOMIC_RELEASE);
+            __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
+            anchor_refresh();
+        } else {
+            warn("cannot extend %s: %s; recording stops here", path, strerror(errno));
+            ml_disabled = 1;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (th->chunk && (char *)th->chunk != scratch) munmap(th->chunk, ML_CHUNK_SIZE);
+    if (!ch) {                       /* keep the hot path branch-free: write into scratch */
+        ch = (struct ml_chunk *)scratch;
+        th->chunk = ch;
+        th->cur = (char *)(ch + 1);
+        th->end = scratch + sizeof scratch;
+        th->last = base;
+        return;
+    }
+    th->chunk = ch;
+    th->cur = (char *)(ch + 1);
+    th->end = (char *)ch + ML_CHUNK_SIZE;
+    th->last = base;
+}
+
+void ml_thread_start(struct ml_thread *th)
+{
+    pthread_once(&once, process_init);
+    if (ml_disabled) return;
+    uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+    if (i < ML_MAX_THREADS) {
+        th->live = &lives[i];
+    } else {
+        th->live = &own_live;
+        __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+    }
+    th->index = i;
+    th->live->tid = (uint64_t)syscall(SYS_gettid);
+    th->live->used = 1;
+    chunk_next(th, ml_now());
+}
+
+void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
+{
+    if (th->cur + words * 8 + 48 > th->end) {
+        chunk_next(th, t0);
+        return;
+    }
+    struct ml_rec *r = (struct ml_rec *)th->cur;
+    memset(r, 0, sizeof *r);
+    r->type = ML_REC_TIME;
+    r->words = 2;
+    r->dt = (uint32_t)t0;
+    r->dur = (uint32_t)(t0 >> 32);
+    th->cur += 16;
+    th->last = t0;
+}
+
+void ml_longdur_record(struct ml_call *c)
+{
+    struct ml_rec *r = (struct ml_rec *)c->th->cur;
+    uint64_t d = c->t1 - c->t0;
+    memset(r, 0, sizeof *r);
+    r->type = ML_REC_LONGDUR;
+    r->words = 2;
+    r->dt = (uint32_t)d;
+    r->dur = (uint32_t)(d >> 32);
+    c->th->cur += 16;
+}
+
+void ml_result_record(struct ml_call *c, int err)
+{
+    struct ml_rec *r = (struct ml_rec *)c->th->cur;
+    memset(r, 0, sizeof *r);
+    r->type = ML_REC_RESULT;
+    r->words = 2;
+    r->dt = (uint32_t)err;
+    c->th->cur += 16;
+}
+
+uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
+{
+    if (!sites) return 0;
+    uint32_t id = 0;
+    uint64_t h = ((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 48;
+    for (unsigned i = 0; i < ML_MAX_SITES; i++) {
+        unsigned slot = (unsigned)(h + i) & (ML_MAX_SITES - 1);
+        uint64_t v = __atomic_load_n(&sites[slot], __ATOMIC_ACQUIRE);
+        if (v == addr) {
+            id = slot + 1;
+            break;
+        }
+        if (v == 0) {
+            uint64_t zero = 0;
+            if (__atomic_compare_exchange_n(&sites[slot], &zero, (uint64_t)addr, 0,
+                                            __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+                id = slot + 1;
+                /* a module loaded since the last look (dlopen) */
+                unsigned n = __atomic_load_n(&hdr->nmodules, __ATOMIC_ACQUIRE), k;
+                for (k = 0; k < n; k++)
+                    if (addr >= modules[k].start && addr < modules[k].end) break;
+                if (k == n) {
+                    pthread_mutex_lock(&lock);
+                    modules_refresh();
+                    pthread_mutex_unlock(&lock);
+                }
+                break;
+            }
+            if (zero == addr) {
+                id = slot + 1;
+                break;
+            }
+        }
+    }
+    unsigned c = (unsigned)((addr >> 2) ^ (addr >> 9)) & (ML_SITE_CACHE - 1);
+    th->sites[c].addr = addr;
+    th->sites[c].id = id;
+    return id;
+}
+
+/* ---- communicators and datatypes ---------------------------------------
+ * Process-wide open-addressing tables from handle value to definition
+ * index.  Readers look up without a lock; insertion takes the lock and
+ * publishes the handle last.  A freed handle becomes a tombstone, so a
+ * handle value reused by MPI gets a fresh definition. */
+
+#define TAB_SIZE 4096
+#define TOMB (~0ull)
+
+struct tab_entry {
+    uint64_t handle;
+    uint16_t index;
+    int32_t size;        /* datatypes: MPI_Type_size */
+    uint64_t gid;        /* communicators: global id */
+    uint32_t created;    /* communicators: children created so far */
+};
+static struct tab_entry comms[TAB_SIZE], types[TAB_SIZE];
+
+static unsigned tab_hash(uint64_t h)
+{
+    return (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 52);
+}
+
+static struct tab_entry *tab_find(struct tab_entry *t, uint64_t h)
+{
+    unsigned s = tab_hash(h);
+    for (unsigned i = 0; i < TAB_SIZE; i++) {
+        struct tab_entry *e = &t[(s + i) & (TAB_SIZE - 1)];
+        uint64_t v = __atomic_load_n(&e->handle, __ATOMIC_ACQUIRE);
+        if (v == h) return e;
+        if (v == 0) return NULL;
+    }
+    return NULL;
+}
+
+static struct tab_entry *tab_slot(struct tab_entry *t, uint64_t h)
+{
+    unsigned s = tab_hash(h);
+    for (unsigned i = 0; i < TAB_SIZE; i++) {
+        struct tab_entry *e = &t[(s + i) & (TAB_SIZE - 1)];
+        if (e->handle == 0 || e->handle == TOMB || e->handle == h) return e;
+    }
+    return NULL;
+}
+
+static void tab_forget(struct tab_entry *t, uint64_t h)
+{
+    pthread_mutex_lock(&lock);
+    struct tab_entry *e = tab_find(t, h);
+    if (e) __atomic_store_n(&e->handle, TOMB, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+}
+
+void ml_comm_forget(uint64_t handle)
+{
+    tab_forget(comms, handle);
+}
+
+void ml_type_forget(uint64_t handle)
+{
+    tab_forget(types, handle);
+}
+
+/* Append a definition record (words == 0, length in bytes in dur). */
+static void *def_record(uint8_t type, size_t payload)
+{
+    struct ml_thread *th = &ml_th;
+    if (!th->chunk) return NULL;
+    size_t len = (sizeof(struct ml_rec) + payload + 7) & ~(size_t)7;
+    if (len > ML_CHUNK_SIZE - sizeof(struct ml_chunk) - 64) return NULL;
+    if (th->cur + len + 48 > th->end) chunk_next(th, th->last);
+    if (th->cur + len + 48 > th->end) return NULL;
+    struct ml_rec *r = (struct ml_rec *)th->cur;
+    memset(r, 0, len);
+    r->type = type;
+    r->words = 0;
+    r->dur = (uint32_t)len;
+    return r;
+}
+
+static void def_commit(void *rec)
+{
+    struct ml_thread *th = &ml_th;
+    th->cur = (char *)rec + ((struct ml_rec *)rec)->dur;
+    __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
+                     __ATOMIC_RELEASE);
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+/* Define a communicator (lock held).  gid == 0: derive it from the members. */
+static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
+{
+    if (!mpi_ready || !hdr) return NULL;
+    struct tab_entry *e = tab_slot(comms, ML_HANDLE(comm));
+    if (!e || hdr->ncomms >= ML_COMM_NONE) return NULL;
+    int inter = 0, size = 0, rsize = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_size(comm, &size);
+    if (inter) PMPI_Comm_remote_size(comm, &rsize);
+    int world = !inter && comm == MPI_COMM_WORLD;
+    int n = world ? 0 : size + rsize;
+    struct ml_rec *r = def_record(ML_REC_COMM, sizeof(struct ml_comm_def) + 4 * (size_t)n);
+    if (!r) return NULL;
+    struct ml_comm_def *d = (struct ml_comm_def *)(r + 1);
+    int32_t *members = (int32_t *)(d + 1);
+    if (n) {
+        int *in = malloc(sizeof(int) * (size_t)(size > rsize ? size : rsize));
+        MPI_Group g;
+        if (in && PMPI_Comm_group(comm, &g) == MPI_SUCCESS) {
+            for (int i = 0; i < size; i++) in[i] = i;
+            PMPI_Group_translate_ranks(g, size, in, world_group, members);
+            PMPI_Group_free(&g);
+        }
+        if (in && rsize && PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
+            for (int i = 0; i < rsize; i++) in[i] = i;
+            PMPI_Group_translate_ranks(g, rsize, in, world_group, members + size);
+            PMPI_Group_free(&g);
+        }
+        free(in);
+    }
+    if (gid == 0) {
+        gid = world ? 1 : mix(0x636f6d6d, (uint64_t)size);
+        for (int i = 0; i < n; i++) gid = mix(gid, (uint64_t)(uint32_t)members[i]);
+    }
+    d->index = hdr->ncomms++;
+    d->size = (uint32_t)size;
+    d->remote_size = (uint32_t)rsize;
+    d->flags = (inter ? 1u : 0u) | (world ? 2u : 0u);
+    d->handle = ML_HANDLE(comm);
+    d->global_id = gid;
+    def_commit(r);
+    e->index = (uint16_t)d->index;
+    e->gid = gid;
+    e->created = 0;
+    __atomic_store_n(&e->handle, ML_HANDLE(comm), __ATOMIC_RELEASE);
+    return e;
+}
+
+uint16_t ml_comm_index(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return ML_COMM_NONE;
+    struct tab_entry *e = tab_find(comms, ML_HANDLE(comm));
+    if (ML_LIKELY(e != NULL)) return e->index;
+    pthread_mutex_lock(&lock);
+    e = tab_find(comms, ML_HANDLE(comm));
+    if (!e) e = comm_define(comm, 0);
+    pthread_mutex_unlock(&lock);
+    return e ? e->index : ML_COMM_NONE;
+}
+
+/* A routine returned a new communicator: its global id comes from its parent
+ * and the parent's creation count, the same on every member. */
+void ml_comm_created(MPI_Comm comm, uint16_t parent)
+{
+    if (comm == MPI_COMM_NULL) return;
+    pthread_mutex_lock(&lock);
+    uint64_t gid = mix(0x6e6577, parent);
+    for (unsigned i = 0; i < TAB_SIZE; i++) {
+        if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent) {
+            gid = mix(comms[i].gid, ++comms[i].created);
+            break;
+        }
+    }
+    struct tab_entry *old = tab_find(comms, ML_HANDLE(comm));
+    if (old) __atomic_store_n(&old->handle, TOMB, __ATOMIC_RELEASE);
+    comm_define(comm, gid);
+    pthread_mutex_unlock(&lock);
+}
+
+uint16_t ml_type_index(MPI_Datatype type, int *size)
+{
+    struct tab_entry *e = tab_find(types, ML_HANDLE(type));
+    if (ML_LIKELY(e != NULL)) {
+        *size = e->size;
+        return e->index;
+    }
+    *size = 0;
+    if (!mpi_ready || !hdr) return ML_TYPE_NONE;
+    pthread_mutex_lock(&lock);
+    e = tab_find(types, ML_HANDLE(type));
+    if (!e && hdr->ntypes < ML_TYPE_NONE && (e = tab_slot(types, ML_HANDLE(type)))) {
+        int sz = 0, len = 0;
+        struct ml_rec *r = def_record(ML_REC_TYPE, sizeof(struct ml_type_def));
+        if (r && PMPI_Type_size(type, &sz) == MPI_SUCCESS) {
+            struct ml_type_def *d = (struct ml_type_def *)(r + 1);
+            char name[MPI_MAX_OBJECT_NAME] = "";
+            PMPI_Type_get_name(type, name, &len);
+            d->index = hdr->ntypes++;
+            d->size = sz;
+            d->handle = ML_HANDLE(type);
+            copy_str(d->name, sizeof d->name, name);
+            def_commit(r);
+            e->index = (uint16_t)d->index;
+            e->size = sz;
+            __atomic_store_n(&e->handle, ML_HANDLE(type), __ATOMIC_RELEASE);
+        } else {
+            e = NULL;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    if (!e) return ML_TYPE_NONE;
+    *size = e->size;
+    return e->index;
+}
+
+/* ---- records with variable parts ---------------------------------------- */
+
+uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf)
+{
+    if (n <= 0 || !reqs) return buf;
+    uint64_t *q = n <= ML_REQ_STACK ? buf : malloc(sizeof(uint64_t) * (size_t)n);
+    if (!q) return buf;
+    for (int i = 0; i < n; i++) q[i] = ML_HANDLE(reqs[i]);
+    return q;
+}
+
+MPI_Status *ml_status_buf(int n, MPI_Status *buf)
+{
+    if (n <= ML_REQ_STACK) return buf;
+    MPI_Status *s = malloc(sizeof(MPI_Status) * (size_t)n);
+    return s ? s : MPI_STATUSES_IGNORE;
+}
+
+/* idx_kind: 0 = requests 0..n-1 completed; 1 = *idx is the one index;
+ * 2 = idx[0..n-1] are the indices. */
+void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const MPI_Status *st,
+                 const int *idx, int idx_kind)
+{
+    if (n < 0) n = 0;
+    uint8_t type = ML_REC_COMPLETE;
+    int k = 0;
+    do {
+        int m = n - k > ML_DONE_MAX ? ML_DONE_MAX : n - k;
+        struct ml_rec *r = ml_rec_begin(c, type, 3 + 3 * (unsigned)m);
+        if (type == ML_REC_COMPLETE_MORE) r->dt = r->dur = 0;
+        uint32_t *cnt = (uint32_t *)(r + 1);
+        cnt[0] = (uint32_t)m;
+        cnt[1] = 0;
+        struct ml_done *d = (struct ml_done *)(cnt + 2);
+        for (int j = 0; j < m; j++, k++) {
+            int i = idx_kind == 0 ? k : idx_kind == 1 ? idx[0] : idx[k];
+            d[j].index = i;
+            d[j].request = reqs[i];
+            d[j].source = ML_PEER_NONE;
+            d[j].tag = ML_PEER_NONE;
+            d[j].bytes = 0;
+            if (st && st != MPI_STATUSES_IGNORE && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
+                const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
+                int b = 0;
+                d[j].source = s->MPI_SOURCE;
+                d[j].tag = s->MPI_TAG;
+                if (PMPI_Get_count(s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED && b > 0)
+                    d[j].bytes = (uint32_t)b;
+            }
+        }
+        ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
+        type = ML_REC_COMPLETE_MORE;
+    } while (k < n);
+}
+
+void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest, int stag,
+                     int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
+                     MPI_Status *status, int ret)
+{
+    int ssize = 0, rsize = 0;
+    uint16_t sti = ml_type_index(st, &ssize);
+    uint16_t rti = ml_type_index(rt, &rsize);
+    uint32_t rbytes = ml_bytes(rcount, rsize);
+    if (ret == MPI_SUCCESS && source != MPI_PROC_NULL && status != MPI_STATUS_IGNORE) {
+        int n = 0;
+        source = status->MPI_SOURCE;
+        rtag = status->MPI_TAG;
+        if (PMPI_Get_count(status, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED)
+            rbytes = (uint32_t)n;
+    }
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_SENDRECV, 6);
+    struct ml_p2p *p = (struct ml_p2p *)(r + 1);
+    p[0] = (struct ml_p2p){comm, sti, dest, stag, ml_bytes(scount, ssize)};
+    p[1] = (struct ml_p2p){comm, rti, source, rtag, rbytes};
+    ml_rec_end(c, r, ret);
+}
+
+void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
+                 MPI_Datatype rt, int64_t rcount, uint64_t req, int ret)
+{
+    (void)req;
+    int ssize = 0, rsize = 0;
+    uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
+    if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 4);
+    struct ml_coll *p = (struct ml_coll *)(r + 1);
+    p->comm = comm;
+    p->dtype = sti;
+    p->root = root;
+    p->bytes = ml_bytes(scount, ssize);
+    p->rbytes = ml_bytes(rcount, rsize);
+    ml_rec_end(c, r, ret);
+}
+
+/* ---- Fortran ------------------------------------------------------------ */
+
+void *ml_real(const char *sym)
+{
+    void *p = dlsym(RTLD_NEXT, sym);
+    if (!p) {
+        warn("%s: no definition after the mpilens runtime (%s)", sym, dlerror());
+        abort();
+    }
+    return p;
+}
+
+/* The Fortran binding called PMPI_ itself: record from the Fortran arguments
+ * (handles are MPI_Fint, or mpi_f08 derived types whose first member is). */
+void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
+                       void *dtype)
+{
+    uint16_t ci = ML_COMM_NONE;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    if (mpi_ready) {
+        if (comm) ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+        if (dtype) dt = PMPI_Type_f2c(*(MPI_Fint *)dtype);
+    }
+    int n = count ? *(MPI_Fint *)count : 0;
+    int pr = peer ? *(MPI_Fint *)peer : ML_PEER_NONE;
+    if (tag && peer && comm) {
+        ml_rec_p2p(c, ci, dt, pr, *(MPI_Fint *)tag, n, 0, MPI_SUCCESS, 0);
+    } else if (comm) {
+        ml_rec_coll(c, ci, pr, dt, n, MPI_DATATYPE_NULL, 0, 0, MPI_SUCCESS);
+    } else {
+        ml_rec_call(c, MPI_SUCCESS);
+    }
+}
+
+/* ---- MPI_Init, MPI_Finalize, MPI_Abort ----------------------------------- */
+
+/* This node's clock against rank 0's: rank 0 ping-pongs with the first rank
+ * of every other node on the private communicator and keeps the exchange
+ * with the smallest round trip. */
+static void clock_sync(struct ml_clock_sync *out)
+{
+    enum { ROUNDS = 16, TAG = 4242 };
+    int wrank = 0, nrank = 0, lrank = -1, nleaders = 0;
+    int64_t res[2] = {0, 0};                   /* offset, rtt */
+    MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+    PMPI_Comm_rank(priv, &wrank);
+    if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return;
+    PMPI_Comm_rank(node, &nrank);
+    PMPI_Comm_split(priv, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders);
+    if (leaders != MPI_COMM_NULL) {
+        PMPI_Comm_rank(leaders, &lrank);
+        PMPI_Comm_size(leaders, &nleaders);
+        if (lrank == 0) {
+            for (int peer = 1; peer < nleaders; peer++) {
+                int64_t best = INT64_MAX, off = 0;
+                for (int k = 0; k < ROUNDS; k++) {
+                    int64_t t0 = mono_ns(), t1 = 0;
+                    PMPI_Send(&t0, 1, MPI_INT64_T, peer, TAG, leaders);
+                    PMPI_Recv(&t1, 1, MPI_INT64_T, peer, TAG, leaders, MPI_STATUS_IGNORE);
+                    int64_t t2 = mono_ns();
+                    if (t2 - t0 < best) {
+                        best = t2 - t0;
+                        off = t0 + (t2 - t0) / 2 - t1;
+                    }
+                }
+                int64_t r[2] = {off, best};
+                PMPI_Send(r, 2, MPI_INT64_T, peer, TAG, leaders);
+            }
+        } else {
+            for (int k = 0; k < ROUNDS; k++) {
+                int64_t t;
+                PMPI_Recv(&t, 1, MPI_INT64_T, 0, TAG, leaders, MPI_STATUS_IGNORE);
+                t = mono_ns();
+                PMPI_Send(&t, 1, MPI_INT64_T, 0, TAG, leaders);
+            }
+            PMPI_Recv(res, 2, MPI_INT64_T, 0, TAG, leaders, MPI_STATUS_IGNORE);
+        }
+        PMPI_Comm_free(&leaders);
+    }
+    PMPI_Bcast(res, 2, MPI_INT64_T, 0, node);
+    PMPI_Comm_free(&node);
+    out->ticks = ml_now();
+    out->mono_ns = mono_ns();
+    out->offset_ns = res[0];
+    out->rtt_ns = res[1];
+    out->valid = 1;
+}
+
+void ml_after_init(int provided)
+{
+    int flag = 0;
+    if (init_done || !hdr || PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return;
+    init_done = 1;
+    int rank = 0, size = 0, len = 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (hdr->rank != rank) {             /* file was named before the rank was known */
+        char np[PATH_MAX];
+        char *slash = strrchr(path, '/');
+        snprintf(np, sizeof np, "%.*s/rank-%05d.mlt", (int)(slash - path), path, rank);
+        if (rename(path, np) == 0) copy_str(path, sizeof path, np);
+    }
+    hdr->rank = rank;
+    hdr->size = size;
+    if (provided >= 0) hdr->thread_level = provided;
+    else if (provided == -2) PMPI_Query_thread(&hdr->thread_level);
+    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    PMPI_Get_library_version(v, &len);
+    copy_str(hdr->mpi_version, sizeof hdr->mpi_version, v);
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    mpi_ready = 1;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
+        clock_sync(&hdr->sync_init);
+    }
+    pthread_mutex_lock(&lock);
+    modules_refresh();
+    pthread_mutex_unlock(&lock);
+    anchor_refresh();
+}
+
+void ml_before_finalize(void)
+{
+    if (!init_done || final_done) return;
+    final_done = 1;
+    if (priv != MPI_COMM_NULL) {
+        clock_sync(&hdr->sync_final);
+        PMPI_Comm_free(&priv);
+    }
+    if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);
+    mpi_ready = 0;
+}
+
+void ml_after_finalize(void)
+{
+    if (!hdr) return;
+    hdr->state = ML_STATE_FINALIZED;
+    anchor_refresh();
+}
+
+void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code)
+{
+    (void)comm;
+    /* MPI_Abort does not return: record the call now, code as its result. */
+    c->t1 = ml_now();
+    c->th->depth--;
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
+    ml_rec_end(c, r, code == MPI_SUCCESS ? -1 : code);
+    c->th->depth++;
+    anchor_refresh();
+}
+
+void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
+{
+    ml_before_abort(c, MPI_COMM_NULL, code ? *(MPI_Fint *)code : -1);
+    (void)comm;
+    c->th->fort_pending = 0;
+    c->th->fort_taken = 1;
+}
+
+__attribute__((destructor)) static void ml_exit(void)
+{
+    if (!hdr) return;
+    if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;
+    anchor_refresh();
+}

@@ -1,0 +1,314 @@
+/*
+ * rt.h — what the generated wrappers call: the hot path of every MPI call.
+ *
+ * A wrapper does, in this order:
+ *   ml_enter()    nesting guard, start time, live slot "in call"      (inline)
+ *   ml_live_wait  publish what the call waits for (peer, tag, comm)  (inline)
+ *   PMPI_X(...)   the real routine, arguments untouched
+ *   ml_leave()    end time, nesting guard                            (inline)
+ *   ml_rec_*()    one fixed-size record appended to the thread's chunk
+ *                 of the rank file, then published                   (inline)
+ *
+ * The hot path takes no lock, makes no system call and allocates nothing:
+ * thread state is initial-exec TLS, time is the TSC, the call site is the
+ * return address looked up in a small per-thread cache.  Everything rare
+ * (first call of a thread, chunk full, new call site, new communicator or
+ * datatype, 32-bit time overflow) is a call into rt.c's slow paths.
+ *
+ * Fortran: a Fortran entry point's wrapper sets the nesting depth and
+ * offers its call site to an inner C wrapper (MPICH's Fortran bindings call
+ * the C MPI_ symbols).  If the inner C wrapper runs, it records the call with
+ * full detail and the Fortran call site; if not (Open MPI's bindings call
+ * PMPI_ directly), the Fortran wrapper records the call itself.  Either way
+ * a Fortran call is recorded exactly once.
+ */
+#ifndef ML_RT_H
+#define ML_RT_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <x86intrin.h>
+
+#include "../format/mlformat.h"
+
+#define ML_LIKELY(x) __builtin_expect(!!(x), 1)
+#define ML_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ML_SITE_CACHE 64
+#define ML_REQ_STACK 64
+
+/* An MPI handle of any implementation as a 64-bit number. */
+#define ML_HANDLE(h) ((uint64_t)(uintptr_t)(h))
+
+struct ml_thread {
+    char *cur, *end;           /* free space in the current chunk */
+    struct ml_chunk *chunk;    /* current chunk, NULL before the first call */
+    struct ml_live *live;      /* this thread's live slot */
+    uint64_t last;             /* start ticks of the previous record */
+    int depth;                 /* MPI wrapper nesting depth */
+    int fort_pending;          /* a Fortran wrapper offers its site */
+    int fort_taken;            /* an inner C wrapper recorded the call */
+    uint32_t fort_site;
+    uint32_t index;            /* live-slot / thread index */
+    uint32_t chunk_seq;
+    struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
+};
+
+struct ml_call {
+    struct ml_thread *th;
+    uint64_t t0, t1;
+    uint32_t site;
+    uint16_t routine;
+};
+
+extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
+extern int ml_use_tsc;
+extern int ml_disabled;
+
+/* slow paths (rt.c) */
+void ml_thread_start(struct ml_thread *th);
+char *ml_chunk_next(struct ml_thread *th, unsigned bytes);
+uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr);
+uint64_t ml_ticks_slow(void);
+void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words);
+void ml_longdur_record(struct ml_call *c);
+void ml_result_record(struct ml_call *c, int err);
+uint16_t ml_comm_index(MPI_Comm comm);
+uint16_t ml_type_index(MPI_Datatype type, int *size);
+void ml_comm_created(MPI_Comm comm, uint16_t parent);
+void ml_comm_forget(uint64_t handle);
+void ml_type_forget(uint64_t handle);
+void ml_after_init(int provided);
+void ml_before_finalize(void);
+void ml_after_finalize(void);
+void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code);
+void ml_before_abort_f(struct ml_call *c, void *comm, void *code);
+void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs,
+                 const MPI_Status *st, const int *idx, int idx_kind);
+void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest, int stag,
+                     int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
+                     MPI_Status *status, int ret);
+void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
+                 MPI_Datatype rt, int64_t rcount, uint64_t req, int ret);
+uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);
+MPI_Status *ml_status_buf(int n, MPI_Status *buf);
+void *ml_real(const char *sym);
+void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
+                       void *dtype);
+
+static inline uint64_t ml_now(void)
+{
+    if (ML_LIKELY(ml_use_tsc)) return __rdtsc();
+    return ml_ticks_slow();
+}
+
+static inline uint32_t ml_site(struct ml_thread *th, void *ret_addr)
+{
+    uintptr_t a = (uintptr_t)ret_addr;
+    unsigned h = (unsigned)((a >> 2) ^ (a >> 9)) & (ML_SITE_CACHE - 1);
+    if (ML_LIKELY(th->sites[h].addr == a)) return th->sites[h].id;
+    return ml_site_slow(th, a);
+}
+
+/* Returns 0 when the call must not be recorded (nested inside another
+ * wrapper): the wrapper then just calls PMPI. */
+static inline int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (ML_UNLIKELY(th->depth != 0 || th->chunk == NULL)) {
+        if (th->chunk == NULL && th->depth == 0) {
+            if (ml_disabled) return 0;
+            ml_thread_start(th);
+            if (th->chunk == NULL) return 0;
+        } else if (th->fort_pending) {          /* C call inside a Fortran wrapper */
+            th->fort_pending = 0;
+            th->fort_taken = 1;
+            c->th = th;
+            c->routine = routine | ML_ROUTINE_FORTRAN;
+            c->site = th->fort_site;
+            th->depth++;
+            goto timed;
+        } else {
+            return 0;
+        }
+    }
+    c->th = th;
+    c->routine = routine;
+    c->site = ml_site(th, ret_addr);
+    th->depth++;
+timed:
+    c->t0 = ml_now();
+    struct ml_live *l = th->live;
+    l->seq++;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->routine = c->routine;
+    l->site = c->site;
+    l->t_start = c->t0;
+    l->in_call = 1;
+    l->peer = ML_PEER_NONE;
+    l->comm = ML_COMM_NONE;
+    return 1;
+}
+
+/* What a blocking call waits for, for the live view's deadlock analysis. */
+static inline void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
+{
+    struct ml_live *l = c->th->live;
+    l->peer = peer;
+    l->tag = tag;
+    l->comm = comm;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->seq++;
+}
+
+static inline void ml_leave(struct ml_call *c)
+{
+    c->t1 = ml_now();
+    c->th->depth--;
+}
+
+/* Reserve a record of `words` 8-byte words and fill its common header. */
+static inline struct ml_rec *ml_rec_begin(struct ml_call *c, uint8_t type, unsigned words)
+{
+    struct ml_thread *th = c->th;
+    if (ML_UNLIKELY(c->t0 - th->last > UINT32_MAX || th->cur + words * 8 + 48 > th->end))
+        ml_time_record(th, c->t0, words);
+    struct ml_rec *r = (struct ml_rec *)th->cur;
+    r->type = type;
+    r->words = (uint8_t)words;
+    r->routine = c->routine;
+    r->site = c->site;
+    r->dt = (uint32_t)(c->t0 - th->last);
+    uint64_t d = c->t1 - c->t0;
+    r->dur = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    th->last = c->t0;
+    return r;
+}
+
+/* Publish the record (and its follow-ups) to readers; update the live slot. */
+static inline void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
+{
+    struct ml_thread *th = c->th;
+    th->cur = (char *)r + r->words * 8;
+    if (ML_UNLIKELY(r->dur == UINT32_MAX)) ml_longdur_record(c);
+    if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
+    __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
+                     __ATOMIC_RELEASE);
+    struct ml_live *l = th->live;
+    l->seq++;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->in_call = 0;
+    l->t_end = c->t1;
+    l->calls++;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->seq++;
+}
+
+static inline void ml_rec_call(struct ml_call *c, int ret)
+{
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
+    ml_rec_end(c, r, ret);
+}
+
+static inline uint32_t ml_bytes(int64_t count, int size)
+{
+    int64_t b = (int64_t)count * size;
+    return b < 0 ? 0 : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
+static inline void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
+                              int tag, int64_t count, uint64_t req, int ret, int has_req)
+{
+    int size = 0;
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    struct ml_rec *r = ml_rec_begin(c, has_req ? ML_REC_P2P_REQ : ML_REC_P2P, has_req ? 5 : 4);
+    struct ml_p2p *p = (struct ml_p2p *)(r + 1);
+    p->comm = comm;
+    p->dtype = t;
+    p->peer = peer;
+    p->tag = tag;
+    p->bytes = ml_bytes(count, size);
+    if (has_req) *(uint64_t *)(p + 1) = req;
+    ml_rec_end(c, r, ret);
+}
+
+/* Receives and probes: the actual source, tag and size come from the status. */
+static inline void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
+                                     int tag, int64_t count, MPI_Status *st, uint64_t req, int ret,
+                                     int has_req, int valid)
+{
+    if (ret == MPI_SUCCESS && valid && !has_req && peer != MPI_PROC_NULL) {
+        int n = 0;
+        peer = st->MPI_SOURCE;
+        tag = st->MPI_TAG;
+        if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) {
+            count = n;
+            dt = MPI_BYTE;
+        }
+    }
+    ml_rec_p2p(c, comm, dt, peer, tag, count, req, ret, has_req);
+}
+
+/* ---- Fortran entry points ---------------------------------------------- */
+
+#define ML_FARGS void *a0, void *a1, void *a2, void *a3, void *a4, void *a5, void *a6, \
+    void *a7, void *a8, void *a9, void *a10, void *a11, void *a12, void *a13, void *a14, \
+    void *a15, void *a16, void *a17, void *a18, void *a19
+#define ML_FPASS a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, \
+    a17, a18, a19
+
+static inline int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->depth != 0) return 0;
+    if (ML_UNLIKELY(th->chunk == NULL)) {
+        if (ml_disabled) return 0;
+        ml_thread_start(th);
+        if (th->chunk == NULL) return 0;
+    }
+    c->th = th;
+    c->routine = routine | ML_ROUTINE_FORTRAN;
+    c->site = ml_site(th, ret_addr);
+    th->fort_site = c->site;
+    th->fort_pending = 1;
+    th->fort_taken = 0;
+    th->depth++;
+    c->t0 = ml_now();
+    struct ml_live *l = th->live;
+    l->seq++;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->routine = c->routine;
+    l->site = c->site;
+    l->t_start = c->t0;
+    l->in_call = 1;
+    l->peer = ML_PEER_NONE;
+    l->comm = ML_COMM_NONE;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->seq++;
+    return 1;
+}
+
+/* Wrapper of one Fortran symbol: forwards every argument register and stack
+ * slot untouched (Fortran passes everything by reference, plus hidden
+ * string lengths), so one shape fits every routine. */
+#define ML_FORTRAN(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, POST)          \
+    RT SYM(ML_FARGS)                                                                 \
+    {                                                                                \
+        static RT (*real)(ML_FARGS);                                                 \
+        if (ML_UNLIKELY(!real)) real = (RT(*)(ML_FARGS))ml_real(#SYM);               \
+        struct ml_call c;                                                            \
+        if (!ml_fenter(&c, RID, __builtin_return_address(0))) return real(ML_FPASS); \
+        PRE;                                                                         \
+        RT ret = real(ML_FPASS);                                                     \
+        c.t1 = ml_now();                                                             \
+        c.th->depth--;                                                               \
+        c.th->fort_pending = 0;                                                      \
+        if (!c.th->fort_taken) ml_fortran_record(&c, COMM, PEER, TAG, COUNT, DTYPE); \
+        c.th->fort_taken = 0;                                                        \
+        POST;                                                                        \
+        return ret;                                                                  \
+    }
+
+#endif
