@@ -218,37 +218,44 @@ static inline uint32_t ml_bytes(int64_t count, int size)
     return b < 0 ? 0 : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }
 
-static inline void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
-                              int tag, int64_t count, uint64_t req, int ret, int has_req)
+static inline void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int peer,
+                                  int tag, uint32_t bytes, uint64_t req, int ret, int has_req)
 {
-    int size = 0;
-    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
     struct ml_rec *r = ml_rec_begin(c, has_req ? ML_REC_P2P_REQ : ML_REC_P2P, has_req ? 5 : 4);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);
     p->comm = comm;
     p->dtype = t;
     p->peer = peer;
     p->tag = tag;
-    p->bytes = ml_bytes(count, size);
+    p->bytes = bytes;
     if (has_req) *(uint64_t *)(p + 1) = req;
     ml_rec_end(c, r, ret);
 }
 
-/* Receives and probes: the actual source, tag and size come from the status. */
+static inline void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
+                              int tag, int64_t count, uint64_t req, int ret, int has_req)
+{
+    int size = 0;
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    ml_rec_p2p_raw(c, comm, t, peer, tag, ml_bytes(count, size), req, ret, has_req);
+}
+
+/* Receives and probes: the actual source, tag and size come from the status
+ * (valid: the call completed a message, e.g. Iprobe's flag). */
 static inline void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
                                      int tag, int64_t count, MPI_Status *st, uint64_t req, int ret,
                                      int has_req, int valid)
 {
+    int size = 0;
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    uint32_t bytes = ml_bytes(count, size);
     if (ret == MPI_SUCCESS && valid && !has_req && peer != MPI_PROC_NULL) {
         int n = 0;
         peer = st->MPI_SOURCE;
         tag = st->MPI_TAG;
-        if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) {
-            count = n;
-            dt = MPI_BYTE;
-        }
+        if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = (uint32_t)n;
     }
-    ml_rec_p2p(c, comm, dt, peer, tag, count, req, ret, has_req);
+    ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req);
 }
 
 /* ---- Fortran entry points ---------------------------------------------- */

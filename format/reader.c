@@ -1,0 +1,685 @@
+/*
+ * reader.c — see reader.h.  Every offset and length read from a file is
+ * checked against the mapping before use.
+ */
+#include "reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct chunk_ref {
+    uint32_t thread, seq;
+    uint64_t tid, base;
+    const uint8_t *data;
+    uint32_t bytes;
+};
+
+struct mlr_file {
+    char *path;
+    const uint8_t *base;
+    size_t len;
+    struct ml_header h;          /* copy: fields used for decisions */
+    char host[65], mpi_version[257], exe[513];
+    const char **routines;
+    unsigned nroutines;
+    const uint64_t *sites;
+    unsigned nsites;
+    unsigned nmodules;
+    struct ml_module *modules;
+    struct mlr_comm *comms;
+    unsigned ncomms;
+    struct mlr_type *types;
+    unsigned ntypes;
+    struct chunk_ref *chunks;    /* sorted by (thread, seq) */
+    unsigned nchunks;
+    double ns_per_tick;
+    char *warn;
+    size_t warn_len;
+};
+
+static void warnf(struct mlr_file *f, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+    char *w = realloc(f->warn, f->warn_len + (size_t)n + 2);
+    if (!w) return;
+    f->warn = w;
+    memcpy(w + f->warn_len, buf, (size_t)n + 1);
+    f->warn_len += (size_t)n + 1;
+    w[f->warn_len] = 0;
+}
+
+const char *mlr_warnings(const struct mlr_file *f)
+{
+    return f->warn_len ? f->warn : NULL;
+}
+
+const char *mlr_strerror(int err)
+{
+    switch (err) {
+    case MLR_OK: return "success";
+    case MLR_EIO: return "cannot be opened or mapped";
+    case MLR_EMAGIC: return "is not an mpilens rank file (wrong magic)";
+    case MLR_EVERSION: return "has a format version this mpilens does not read";
+    case MLR_ETRUNC: return "is cut before the end of its header";
+    case MLR_EENDIAN: return "was written on a machine of the other byte order";
+    case MLR_EDIR: return "is not a readable directory";
+    case MLR_ENOFILES: return "holds no rank files (rank-NNNNN.mlt)";
+    }
+    return "unknown error";
+}
+
+static void cstr(char *dst, size_t n, const char *src, size_t srcmax)
+{
+    size_t l = strnlen(src, srcmax);
+    if (l >= n) l = n - 1;
+    for (size_t i = 0; i < l; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = (c < 32 || c == 127) ? '?' : (char)c;
+    }
+    dst[l] = 0;
+}
+
+/* Is [off, off+n) inside the mapping? */
+static int in_file(const struct mlr_file *f, uint64_t off, uint64_t n)
+{
+    return off <= f->len && n <= f->len - off;
+}
+
+static int chunk_cmp(const void *a, const void *b)
+{
+    const struct chunk_ref *x = a, *y = b;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+    return 0;
+}
+
+/* Length in bytes of the record at p with `avail` bytes left; 0 if invalid. */
+static uint32_t rec_len(const struct ml_rec *r, uint32_t avail)
+{
+    if (avail < sizeof *r) return 0;
+    uint32_t len = r->words ? (uint32_t)r->words * 8 : r->dur;
+    if (len < sizeof *r || len % 8 || len > avail) return 0;
+    if (r->words == 1) return 0;
+    return len;
+}
+
+static void add_comm(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
+{
+    if (len < sizeof *r + sizeof(struct ml_comm_def)) return;
+    const struct ml_comm_def *d = (const void *)(r + 1);
+    if (d->index >= ML_COMM_NONE) return;
+    uint64_t nm = (d->flags & 2) ? 0 : (uint64_t)d->size + d->remote_size;
+    if (sizeof *r + sizeof *d + nm * 4 > len) return;
+    if (d->index >= f->ncomms) {
+        unsigned n = d->index + 1;
+        struct mlr_comm *c = realloc(f->comms, n * sizeof *c);
+        if (!c) return;
+        memset(c + f->ncomms, 0, (n - f->ncomms) * sizeof *c);
+        f->comms = c;
+        f->ncomms = n;
+    }
+    struct mlr_comm *c = &f->comms[d->index];
+    c->valid = 1;
+    c->size = d->size;
+    c->remote_size = d->remote_size;
+    c->flags = d->flags;
+    c->handle = d->handle;
+    c->global_id = d->global_id;
+    c->members = nm ? (const int32_t *)(d + 1) : NULL;
+}
+
+static void add_type(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
+{
+    if (len < sizeof *r + sizeof(struct ml_type_def)) return;
+    const struct ml_type_def *d = (const void *)(r + 1);
+    if (d->index >= ML_TYPE_NONE) return;
+    if (d->index >= f->ntypes) {
+        unsigned n = d->index + 1;
+        struct mlr_type *t = realloc(f->types, n * sizeof *t);
+        if (!t) return;
+        memset(t + f->ntypes, 0, (n - f->ntypes) * sizeof *t);
+        f->types = t;
+        f->ntypes = n;
+    }
+    struct mlr_type *t = &f->types[d->index];
+    t->valid = 1;
+    t->size = d->size;
+    cstr(t->name, sizeof t->name, d->name, sizeof d->name);
+}
+
+static int load(struct mlr_file *f)
+{
+    if (f->len < sizeof(struct ml_header)) {
+        if (f->len >= 8 && memcmp(f->base, ML_MAGIC, 8) != 0) return MLR_EMAGIC;
+        return MLR_ETRUNC;
+    }
+    memcpy(&f->h, f->base, sizeof f->h);
+    struct ml_header *h = &f->h;
+    if (memcmp(h->magic, ML_MAGIC, 8) != 0) return MLR_EMAGIC;
+    if (h->endian != 0x01020304) return MLR_EENDIAN;
+    if (h->version != ML_VERSION) return MLR_EVERSION;
+    cstr(f->host, sizeof f->host, h->host, sizeof h->host);
+    cstr(f->mpi_version, sizeof f->mpi_version, h->mpi_version, sizeof h->mpi_version);
+    cstr(f->exe, sizeof f->exe, h->exe, sizeof h->exe);
+
+    /* routine names */
+    if (in_file(f, h->routines_off, 4)) {
+        const char *p = (const char *)f->base + h->routines_off;
+        uint32_t n = *(const uint32_t *)p;
+        const char *end = (const char *)f->base + f->len;
+        p += 4;
+        if (n > 65536) n = 0;
+        f->routines = calloc(n ? n : 1, sizeof *f->routines);
+        for (uint32_t i = 0; f->routines && i < n && p < end; i++) {
+            const char *z = memchr(p, 0, (size_t)(end - p));
+            if (!z) break;
+            f->routines[i] = p;
+            f->nroutines = i + 1;
+            p = z + 1;
+        }
+    }
+    if (f->nroutines == 0) warnf(f, "%s: routine-name table missing", f->path);
+
+    /* sites and modules */
+    uint64_t ns = h->max_sites;
+    if (ns > (1u << 24)) ns = 0;
+    while (ns && !in_file(f, h->sites_off, ns * 8)) ns /= 2;
+    f->sites = ns ? (const uint64_t *)(f->base + h->sites_off) : NULL;
+    f->nsites = (unsigned)ns;
+    uint64_t nm = h->nmodules;
+    if (nm > h->max_modules || nm > 65536) nm = 0;
+    if (!in_file(f, h->modules_off, nm * sizeof(struct ml_module))) nm = 0;
+    f->modules = calloc(nm ? nm : 1, sizeof *f->modules);
+    if (f->modules && nm) {
+        memcpy(f->modules, f->base + h->modules_off, nm * sizeof *f->modules);
+        for (unsigned i = 0; i < nm; i++) f->modules[i].path[sizeof f->modules[i].path - 1] = 0;
+        f->nmodules = (unsigned)nm;
+    }
+
+    /* clock */
+    f->ns_per_tick = 1.0;
+    if (h->clock_kind == 1) {
+        if (h->anchor1_ticks > h->anchor0_ticks && h->anchor1_ns > h->anchor0_ns)
+            f->ns_per_tick = (double)(h->anchor1_ns - h->anchor0_ns) /
+                             (double)(h->anchor1_ticks - h->anchor0_ticks);
+        else
+            warnf(f, "%s: no clock calibration; times assume 1 ns per tick", f->path);
+    }
+
+    /* chunks */
+    uint64_t cs = h->chunk_size;
+    if (cs < 4096 || cs > (64u << 20) || cs % 8) {
+        warnf(f, "%s: invalid chunk size %llu; no events read", f->path, (unsigned long long)cs);
+        return MLR_OK;
+    }
+    uint64_t nc = h->nchunks;
+    if (h->chunks_off > f->len) nc = 0;
+    else if (nc > (f->len - h->chunks_off + cs - 1) / cs) {
+        uint64_t have = (f->len - h->chunks_off + cs - 1) / cs;
+        warnf(f, "%s: file is cut: %llu of %llu chunks present; read up to the last complete record",
+              f->path, (unsigned long long)have, (unsigned long long)nc);
+        nc = have;
+    }
+    f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
+    if (!f->chunks) return MLR_EIO;
+    for (uint64_t i = 0; i < nc; i++) {
+        uint64_t off = h->chunks_off + i * cs;
+        if (!in_file(f, off, sizeof(struct ml_chunk))) {
+            warnf(f, "%s: file is cut inside chunk %llu's header", f->path, (unsigned long long)i);
+            break;
+        }
+        const struct ml_chunk *c = (const void *)(f->base + off);
+        if (c->magic != ML_CHUNK_MAGIC) {
+            warnf(f, "%s: chunk %llu has no valid header; skipped", f->path, (unsigned long long)i);
+            continue;
+        }
+        uint64_t bytes = c->committed;
+        if (bytes > cs - sizeof *c) {
+            warnf(f, "%s: chunk %llu claims %llu bytes; capped", f->path, (unsigned long long)i,
+                  (unsigned long long)bytes);
+            bytes = cs - sizeof *c;
+        }
+        if (!in_file(f, off + sizeof *c, bytes)) {
+            uint64_t have = f->len - off - sizeof *c;
+            warnf(f, "%s: file is cut in chunk %llu (%llu of %llu bytes); read up to the last complete record",
+                  f->path, (unsigned long long)i, (unsigned long long)have, (unsigned long long)bytes);
+            bytes = have;
+        }
+        struct chunk_ref *r = &f->chunks[f->nchunks++];
+        r->thread = c->thread;
+        r->seq = c->seq;
+        r->tid = c->tid;
+        r->base = c->base_ticks;
+        r->data = (const uint8_t *)(c + 1);
+        r->bytes = (uint32_t)bytes;
+    }
+    qsort(f->chunks, f->nchunks, sizeof *f->chunks, chunk_cmp);
+
+    /* definitions: one pass over all records */
+    for (unsigned i = 0; i < f->nchunks; i++) {
+        const struct chunk_ref *c = &f->chunks[i];
+        uint32_t pos = 0;
+        while (pos < c->bytes) {
+            const struct ml_rec *r = (const void *)(c->data + pos);
+            uint32_t len = rec_len(r, c->bytes - pos);
+            if (!len) {
+                if (c->bytes - pos >= sizeof *r)
+                    warnf(f, "%s: corrupt record in chunk of thread %u at byte %u; rest of chunk skipped",
+                          f->path, c->thread, pos);
+                break;
+            }
+            if (r->type == ML_REC_COMM) add_comm(f, r, len);
+            else if (r->type == ML_REC_TYPE) add_type(f, r, len);
+            pos += len;
+        }
+    }
+    return MLR_OK;
+}
+
+int mlr_open(const char *path, struct mlr_file **out)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return MLR_EIO;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return MLR_EIO;
+    }
+    struct mlr_file *f = calloc(1, sizeof *f);
+    if (!f) {
+        close(fd);
+        return MLR_EIO;
+    }
+    f->path = strdup(path);
+    f->len = (size_t)st.st_size;
+    if (f->len) {
+        void *m = mmap(NULL, f->len, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
+            close(fd);
+            mlr_close(f);
+            return MLR_EIO;
+        }
+        f->base = m;
+    }
+    close(fd);
+    int err = load(f);
+    if (err) {
+        mlr_close(f);
+        return err;
+    }
+    *out = f;
+    return MLR_OK;
+}
+
+void mlr_close(struct mlr_file *f)
+{
+    if (!f) return;
+    if (f->base) munmap((void *)f->base, f->len);
+    free(f->path);
+    free(f->routines);
+    free(f->modules);
+    free(f->comms);
+    free(f->types);
+    free(f->chunks);
+    free(f->warn);
+    free(f);
+}
+
+const char *mlr_path(const struct mlr_file *f) { return f->path; }
+const struct ml_header *mlr_header(const struct mlr_file *f) { return &f->h; }
+const char *mlr_host(const struct mlr_file *f) { return f->host; }
+const char *mlr_mpi_version(const struct mlr_file *f) { return f->mpi_version; }
+const char *mlr_exe(const struct mlr_file *f) { return f->exe; }
+int mlr_rank(const struct mlr_file *f) { return f->h.rank; }
+unsigned mlr_nmodules(const struct mlr_file *f) { return f->nmodules; }
+
+const struct ml_module *mlr_module(const struct mlr_file *f, unsigned i)
+{
+    return i < f->nmodules ? &f->modules[i] : NULL;
+}
+
+const char *mlr_routine_name(const struct mlr_file *f, uint16_t routine)
+{
+    routine &= (uint16_t)~ML_ROUTINE_FORTRAN;
+    if (routine < f->nroutines && f->routines[routine]) return f->routines[routine];
+    return "MPI_(unknown)";
+}
+
+int mlr_routine_id(const struct mlr_file *f, const char *name)
+{
+    for (unsigned i = 0; i < f->nroutines; i++)
+        if (f->routines[i] && strcmp(f->routines[i], name) == 0) return (int)i;
+    return -1;
+}
+
+uint64_t mlr_site_addr(const struct mlr_file *f, uint32_t site)
+{
+    if (site == 0 || site > f->nsites) return 0;
+    return f->sites[site - 1];
+}
+
+const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index)
+{
+    return index < f->ncomms && f->comms[index].valid ? &f->comms[index] : NULL;
+}
+
+const struct mlr_type *mlr_type(const struct mlr_file *f, uint16_t index)
+{
+    return index < f->ntypes && f->types[index].valid ? &f->types[index] : NULL;
+}
+
+int mlr_world_rank(const struct mlr_file *f, uint16_t comm, int rank, int remote)
+{
+    const struct mlr_comm *c = mlr_comm(f, comm);
+    if (!c || rank < 0) return -1;
+    if (c->flags & 2) return (uint32_t)rank < c->size ? rank : -1;
+    if (!c->members) return -1;
+    if (remote && (c->flags & 1)) {
+        if ((uint32_t)rank >= c->remote_size) return -1;
+        return c->members[c->size + (uint32_t)rank];
+    }
+    if ((uint32_t)rank >= c->size) return -1;
+    return c->members[rank];
+}
+
+int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks)
+{
+    if (f->h.clock_kind != 1) return (int64_t)ticks;
+    return f->h.anchor0_ns + (int64_t)((double)(int64_t)(ticks - f->h.anchor0_ticks) * f->ns_per_tick);
+}
+
+unsigned mlr_nthreads(const struct mlr_file *f)
+{
+    unsigned n = f->h.nthreads;
+    return n > f->h.max_threads ? f->h.max_threads : n;
+}
+
+int mlr_live(const struct mlr_file *f, unsigned i, struct ml_live *out)
+{
+    uint64_t off = f->h.live_off + (uint64_t)i * sizeof(struct ml_live);
+    if (i >= f->h.max_threads || !in_file(f, off, sizeof *out)) return -1;
+    const volatile struct ml_live *l = (const volatile void *)(f->base + off);
+    for (int tries = 0; tries < 1000; tries++) {
+        uint32_t s1 = l->seq;
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        memcpy(out, (const void *)l, sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        uint32_t s2 = l->seq;
+        if (s1 == s2 && !(s1 & 1)) return 0;
+    }
+    return -1;
+}
+
+/* ---- iteration ------------------------------------------------------------ */
+
+struct cursor {
+    unsigned first, last;        /* chunk range of this thread */
+    unsigned ci;                 /* current chunk */
+    uint32_t pos;
+    uint64_t ticks;              /* start of the previous record */
+    int have;                    /* ev is a pending event */
+    struct mlr_event ev;
+    struct ml_done *done;
+    uint32_t done_cap;
+};
+
+struct mlr_iter {
+    struct mlr_file *f;
+    unsigned n;
+    struct cursor *c;
+    struct ml_done *out;
+    uint32_t out_cap;
+};
+
+/* The next record of a thread's stream, crossing chunks; NULL at the end. */
+static const struct ml_rec *peek(struct mlr_file *f, struct cursor *c, uint32_t *len)
+{
+    while (c->ci <= c->last && c->ci < f->nchunks) {
+        const struct chunk_ref *ch = &f->chunks[c->ci];
+        if (c->pos < ch->bytes) {
+            const struct ml_rec *r = (const void *)(ch->data + c->pos);
+            *len = rec_len(r, ch->bytes - c->pos);
+            if (*len) return r;
+        }
+        c->ci++;
+        c->pos = 0;
+        if (c->ci <= c->last && c->ci < f->nchunks) c->ticks = f->chunks[c->ci].base;
+    }
+    return NULL;
+}
+
+static int push_done(struct cursor *c, uint32_t *n, const struct ml_done *d, uint32_t m)
+{
+    if (*n + m > c->done_cap) {
+        uint32_t cap = (*n + m) * 2 + 16;
+        struct ml_done *p = realloc(c->done, cap * sizeof *p);
+        if (!p) return -1;
+        c->done = p;
+        c->done_cap = cap;
+    }
+    memcpy(c->done + *n, d, m * sizeof *d);
+    *n += m;
+    return 0;
+}
+
+static void done_part(struct cursor *c, uint32_t *n, const struct ml_rec *r, uint32_t len)
+{
+    if (len < 24) return;
+    uint32_t m = *(const uint32_t *)(r + 1);
+    if (m > (len - 24) / sizeof(struct ml_done)) m = (len - 24) / sizeof(struct ml_done);
+    push_done(c, n, (const struct ml_done *)((const uint8_t *)r + 24), m);
+}
+
+static int advance(struct mlr_file *f, struct cursor *c)
+{
+    uint32_t len;
+    const struct ml_rec *r;
+    c->have = 0;
+    while ((r = peek(f, c, &len))) {
+        c->pos += len;
+        if (r->type == ML_REC_TIME) {
+            c->ticks = (uint64_t)r->dt | (uint64_t)r->dur << 32;
+            continue;
+        }
+        if (r->type < ML_REC_CALL || r->type > ML_REC_COMPLETE) continue; /* defs, strays */
+        struct mlr_event *e = &c->ev;
+        memset(e, 0, sizeof *e);
+        const struct chunk_ref *ch = &f->chunks[c->ci];
+        uint64_t start = c->ticks + r->dt;
+        c->ticks = start;
+        uint64_t dur = r->dur;
+        e->thread = ch->thread;
+        e->tid = ch->tid;
+        e->routine = r->routine & (uint16_t)~ML_ROUTINE_FORTRAN;
+        e->fortran = !!(r->routine & ML_ROUTINE_FORTRAN);
+        e->site = r->site;
+        e->type = r->type;
+        const uint8_t *p = (const uint8_t *)(r + 1);
+        uint32_t body = len - 16;
+        switch (r->type) {
+        case ML_REC_P2P:
+        case ML_REC_P2P_REQ:
+            if (body >= 16) memcpy(&e->p2p[0], p, 16);
+            if (r->type == ML_REC_P2P_REQ && body >= 24) memcpy(&e->request, p + 16, 8);
+            break;
+        case ML_REC_SENDRECV:
+            if (body >= 32) memcpy(e->p2p, p, 32);
+            break;
+        case ML_REC_COLL:
+            if (body >= 16) memcpy(&e->coll, p, 16);
+            break;
+        }
+        uint32_t nd = 0;
+        if (r->type == ML_REC_COMPLETE) done_part(c, &nd, r, len);
+        /* follow-ups */
+        const struct ml_rec *q;
+        uint32_t qlen;
+        while ((q = peek(f, c, &qlen))) {
+            if (q->type == ML_REC_RESULT) {
+                e->has_result = 1;
+                e->result = (int32_t)q->dt;
+            } else if (q->type == ML_REC_LONGDUR) {
+                dur = (uint64_t)q->dt | (uint64_t)q->dur << 32;
+            } else if (q->type == ML_REC_COMPLETE_MORE && r->type == ML_REC_COMPLETE) {
+                done_part(c, &nd, q, qlen);
+            } else {
+                break;
+            }
+            c->pos += qlen;
+        }
+        e->ndone = nd;
+        e->done = c->done;
+        e->start_ns = mlr_ticks_to_ns(f, start);
+        e->end_ns = mlr_ticks_to_ns(f, start + dur);
+        c->have = 1;
+        return 1;
+    }
+    return 0;
+}
+
+struct mlr_iter *mlr_iter_new(struct mlr_file *f)
+{
+    struct mlr_iter *it = calloc(1, sizeof *it);
+    if (!it) return NULL;
+    it->f = f;
+    unsigned nt = 0;
+    for (unsigned i = 0; i < f->nchunks; i++)
+        if (i == 0 || f->chunks[i].thread != f->chunks[i - 1].thread) nt++;
+    it->c = calloc(nt ? nt : 1, sizeof *it->c);
+    if (!it->c) {
+        free(it);
+        return NULL;
+    }
+    for (unsigned i = 0; i < f->nchunks; i++) {
+        if (i == 0 || f->chunks[i].thread != f->chunks[i - 1].thread) {
+            struct cursor *c = &it->c[it->n++];
+            c->first = c->ci = i;
+            c->ticks = f->chunks[i].base;
+        }
+        it->c[it->n - 1].last = i;
+    }
+    for (unsigned k = 0; k < it->n; k++) advance(f, &it->c[k]);
+    return it;
+}
+
+int mlr_next(struct mlr_iter *it, struct mlr_event *ev)
+{
+    struct cursor *best = NULL;
+    for (unsigned k = 0; k < it->n; k++) {
+        struct cursor *c = &it->c[k];
+        if (c->have && (!best || c->ev.start_ns < best->ev.start_ns)) best = c;
+    }
+    if (!best) return 0;
+    *ev = best->ev;
+    if (ev->ndone) {
+        if (ev->ndone > it->out_cap) {
+            struct ml_done *p = realloc(it->out, ev->ndone * sizeof *p);
+            if (!p) {
+                ev->ndone = 0;
+            } else {
+                it->out = p;
+                it->out_cap = ev->ndone;
+            }
+        }
+        if (ev->ndone) memcpy(it->out, best->done, ev->ndone * sizeof *it->out);
+        ev->done = it->out;
+    } else {
+        ev->done = NULL;
+    }
+    advance(it->f, best);
+    return 1;
+}
+
+void mlr_iter_free(struct mlr_iter *it)
+{
+    if (!it) return;
+    for (unsigned k = 0; k < it->n; k++) free(it->c[k].done);
+    free(it->c);
+    free(it->out);
+    free(it);
+}
+
+uint64_t mlr_event_count(struct mlr_file *f)
+{
+    struct mlr_iter *it = mlr_iter_new(f);
+    struct mlr_event e;
+    uint64_t n = 0;
+    while (it && mlr_next(it, &e)) n++;
+    mlr_iter_free(it);
+    return n;
+}
+
+/* ---- run directories ---------------------------------------------------- */
+
+static long file_rank(const char *name)
+{
+    const char *p = NULL;
+    if (strncmp(name, "rank-", 5) == 0) p = name + 5;
+    else if (strncmp(name, "pid-", 4) == 0) p = name + 4;
+    if (!p) return -1;
+    char *end;
+    long r = strtol(p, &end, 10);
+    if (end == p || strcmp(end, ".mlt") != 0 || r < 0) return -1;
+    return name[0] == 'p' ? r + (1L << 40) : r;   /* unnamed processes sort last */
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    const char *x = strrchr(*(char *const *)a, '/') + 1, *y = strrchr(*(char *const *)b, '/') + 1;
+    long rx = file_rank(x), ry = file_rank(y);
+    return rx < ry ? -1 : rx > ry;
+}
+
+int mlr_dir_scan(const char *dir, struct mlr_dir *out)
+{
+    memset(out, 0, sizeof *out);
+    DIR *d = opendir(dir);
+    if (!d) return MLR_EDIR;
+    struct dirent *e;
+    unsigned cap = 0;
+    while ((e = readdir(d))) {
+        if (file_rank(e->d_name) < 0) continue;
+        if (out->n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **p = realloc(out->files, cap * sizeof *p);
+            if (!p) break;
+            out->files = p;
+        }
+        size_t l = strlen(dir) + strlen(e->d_name) + 2;
+        char *s = malloc(l);
+        if (!s) break;
+        snprintf(s, l, "%s/%s", dir, e->d_name);
+        out->files[out->n++] = s;
+    }
+    closedir(d);
+    out->path = strdup(dir);
+    if (out->n == 0) {
+        mlr_dir_free(out);
+        return MLR_ENOFILES;
+    }
+    qsort(out->files, out->n, sizeof *out->files, name_cmp);
+    return MLR_OK;
+}
+
+void mlr_dir_free(struct mlr_dir *d)
+{
+    for (unsigned i = 0; i < d->n; i++) free(d->files[i]);
+    free(d->files);
+    free(d->path);
+    memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,116 @@
+/*
+ * reader.h — reading rank files (format/mlformat.h) and run directories.
+ *
+ * Every rank file is untrusted input: it may be cut at any byte (the rank
+ * died, the disk filled), still being written (a live job), corrupted or
+ * hostile.  The reader maps it read-only, bounds-checks every offset and
+ * length, reads each chunk up to its last complete record, and reports what
+ * it skipped as warnings; it never crashes on bad input.
+ *
+ * Events come out per rank in start-time order (threads merged), with their
+ * follow-up records (result code, long duration, more completed requests)
+ * attached.
+ */
+#ifndef ML_READER_H
+#define ML_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlformat.h"
+
+enum {
+    MLR_OK = 0,
+    MLR_EIO = -1,        /* cannot open or map */
+    MLR_EMAGIC = -2,     /* not an mpilens rank file */
+    MLR_EVERSION = -3,   /* unknown format version */
+    MLR_ETRUNC = -4,     /* too short to hold a header */
+    MLR_EENDIAN = -5,    /* other byte order */
+    MLR_EDIR = -6,       /* run directory missing or unreadable */
+    MLR_ENOFILES = -7,   /* run directory holds no rank files */
+};
+
+struct mlr_comm {        /* a communicator definition */
+    int valid;
+    uint32_t size, remote_size, flags;
+    uint64_t handle, global_id;
+    const int32_t *members;  /* size + remote_size world ranks, NULL if world */
+};
+
+struct mlr_type {
+    int valid;
+    int32_t size;
+    char name[49];
+};
+
+struct mlr_file;
+
+/* One event: a completed MPI call of one thread. */
+struct mlr_event {
+    uint32_t thread;         /* thread index within the rank (0 = first to call MPI) */
+    uint64_t tid;            /* kernel thread id */
+    int64_t start_ns, end_ns;/* local CLOCK_MONOTONIC, ns */
+    uint16_t routine;        /* routine id without the Fortran bit */
+    int fortran;             /* 1 if called through a Fortran entry point */
+    uint32_t site;           /* call-site id (mlr_site_addr) */
+    uint8_t type;            /* ML_REC_CALL ... ML_REC_COMPLETE */
+    struct ml_p2p p2p[2];    /* P2P, P2P_REQ: [0]; SENDRECV: [0] send, [1] receive */
+    struct ml_coll coll;     /* COLL */
+    uint64_t request;        /* P2P_REQ */
+    int has_result;
+    int32_t result;          /* MPI error code when has_result */
+    uint32_t ndone;          /* COMPLETE: completed requests */
+    const struct ml_done *done;
+};
+
+int mlr_open(const char *path, struct mlr_file **out);
+void mlr_close(struct mlr_file *f);
+const char *mlr_strerror(int err);
+const char *mlr_path(const struct mlr_file *f);
+
+/* Warnings collected while reading (file cut, bad chunk, ...), NUL-separated
+ * lines; mlr_warnings returns NULL if none. */
+const char *mlr_warnings(const struct mlr_file *f);
+
+const struct ml_header *mlr_header(const struct mlr_file *f);
+/* Host, MPI version etc. as NUL-terminated strings (copied, safe to print). */
+const char *mlr_host(const struct mlr_file *f);
+const char *mlr_mpi_version(const struct mlr_file *f);
+const char *mlr_exe(const struct mlr_file *f);
+int mlr_rank(const struct mlr_file *f);
+
+const char *mlr_routine_name(const struct mlr_file *f, uint16_t routine);
+int mlr_routine_id(const struct mlr_file *f, const char *name); /* -1 if unknown */
+uint64_t mlr_site_addr(const struct mlr_file *f, uint32_t site);
+unsigned mlr_nmodules(const struct mlr_file *f);
+const struct ml_module *mlr_module(const struct mlr_file *f, unsigned i);
+const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index);
+const struct mlr_type *mlr_type(const struct mlr_file *f, uint16_t index);
+/* World rank of `rank` in communicator `comm` (remote group for
+ * inter-communicators when remote != 0); -1 if unknown. */
+int mlr_world_rank(const struct mlr_file *f, uint16_t comm, int rank, int remote);
+int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks);
+
+/* Events of the file in start-time order.  mlr_next returns 1 and fills ev,
+ * or 0 at the end.  ev->done stays valid until the next call. */
+struct mlr_iter;
+struct mlr_iter *mlr_iter_new(struct mlr_file *f);
+int mlr_next(struct mlr_iter *it, struct mlr_event *ev);
+void mlr_iter_free(struct mlr_iter *it);
+uint64_t mlr_event_count(struct mlr_file *f);  /* counts by iterating */
+
+/* Live state of thread slot i (0 <= i < nthreads), consistent copy; returns
+ * 0 on success, -1 if the slot is absent or could not be read consistently. */
+int mlr_live(const struct mlr_file *f, unsigned i, struct ml_live *out);
+unsigned mlr_nthreads(const struct mlr_file *f);
+
+/* Run directory: the rank files in it, sorted by rank. */
+struct mlr_dir {
+    char *path;
+    unsigned n;
+    char **files;            /* full paths */
+};
+int mlr_dir_scan(const char *dir, struct mlr_dir *out);
+void mlr_dir_free(struct mlr_dir *d);
+
+#endif

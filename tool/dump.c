@@ -1,0 +1,271 @@
+/*
+ * dump.c — `mpilens dump DIR [--rank R]`: every recorded event, one line
+ * each, in start-time order per rank:
+ *
+ *   <rank> <thread> <start_s> <end_s> <routine> <call site> [key=value ...]
+ *
+ * keys: comm (definition index in the rank's file), peer (world rank, or
+ * ANY_SOURCE / PROC_NULL), tag, bytes, type, root, rbytes, req (request
+ * handle), done (completed requests: req/peer/tag/bytes), result (error code
+ * when not MPI_SUCCESS), lang=fortran.  Times are seconds on the run's common
+ * time line.  Lines starting with '#' describe each rank file.
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols.h"
+#include "tool.h"
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens dump DIR [--rank R] [--no-header]\n\n"
+            "Prints every event recorded in run directory DIR (or in one rank file),\n"
+            "one line each: rank, thread, start and end time (s), routine, call site,\n"
+            "then comm=, peer= (world rank), tag=, bytes=, type=, root=, req=, done=,\n"
+            "result= (when not MPI_SUCCESS) and lang=fortran where they apply.\n\n"
+            "  -r, --rank R     only rank R\n"
+            "      --no-header  omit the '#' lines describing each rank file\n"
+            "  -h, --help       this text\n");
+}
+
+/* Requests started by the rank: handle -> communicator, to name the peer of
+ * a completion in world ranks. */
+#define REQ_SLOTS 65536
+static struct req_slot {
+    uint64_t handle;
+    uint16_t comm;
+} reqs[REQ_SLOTS];
+
+static struct req_slot *req_slot(uint64_t h)
+{
+    unsigned s = (unsigned)((h * 0x9E3779B97F4A7C15ull) >> 48);
+    for (unsigned i = 0; i < 64; i++) {
+        struct req_slot *r = &reqs[(s + i) & (REQ_SLOTS - 1)];
+        if (r->handle == h || r->handle == 0) return r;
+    }
+    return &reqs[s];
+}
+
+static void put_peer(FILE *o, const struct mlr_file *f, const char *key, uint16_t comm, int32_t peer)
+{
+    if (peer == ML_PEER_NONE) return;
+    const char *n = tool_peer_name(f, peer);
+    if (n) {
+        fprintf(o, " %s=%s", key, n);
+        return;
+    }
+    int w = mlr_world_rank(f, comm, peer, 1);
+    if (w >= 0) fprintf(o, " %s=%d", key, w);
+    else fprintf(o, " %s=%d@comm", key, peer);
+}
+
+static void put_type(FILE *o, const struct mlr_file *f, uint16_t t)
+{
+    if (t == ML_TYPE_NONE) return;
+    const struct mlr_type *ty = mlr_type(f, t);
+    if (!ty) fprintf(o, " type=#%u", t);
+    else if (ty->name[0]) fprintf(o, " type=%s", ty->name);
+    else fprintf(o, " type=derived#%u(%d)", t, ty->size);
+}
+
+static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx)
+{
+    char k[32];
+    if (p->comm != ML_COMM_NONE) {
+        snprintf(k, sizeof k, " %scomm=%u", pfx, p->comm);
+        fputs(k, o);
+    }
+    snprintf(k, sizeof k, "%speer", pfx);
+    put_peer(o, f, k, p->comm, p->peer);
+    if (p->tag != ML_PEER_NONE) fprintf(o, " %stag=%d", pfx, p->tag);
+    fprintf(o, " %sbytes=%" PRIu32, pfx, p->bytes);
+    put_type(o, f, p->dtype);
+}
+
+static const char *state_name(int32_t s)
+{
+    switch (s) {
+    case ML_STATE_RUNNING: return "running-or-died";
+    case ML_STATE_FINALIZED: return "finalized";
+    case ML_STATE_EXITED: return "exited-without-finalize";
+    }
+    return "unknown";
+}
+
+static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
+{
+    const struct ml_header *h = mlr_header(f);
+    int rank = mlr_rank(f);
+    if (header)
+        fprintf(o, "# rank %d of %d: pid %d on %s, %s, %s, state %s, %u threads, exe %s\n", rank,
+                h->size, h->pid, mlr_host(f), h->mpi_impl, mlr_mpi_version(f), state_name(h->state),
+                mlr_nthreads(f), mlr_exe(f));
+    memset(reqs, 0, sizeof reqs);
+    struct mlr_iter *it = mlr_iter_new(f);
+    if (!it) return -1;
+    struct mlr_event e;
+    char site[600];
+    while (mlr_next(it, &e)) {
+        int64_t s = tool_aligned_ns(f, e.start_ns) - origin, t = tool_aligned_ns(f, e.end_ns) - origin;
+        fprintf(o, "%d %u %.9f %.9f %s %s", rank, e.thread, s / 1e9, t / 1e9,
+                mlr_routine_name(f, e.routine), sym_site(f, e.site, site, sizeof site));
+        switch (e.type) {
+        case ML_REC_P2P:
+        case ML_REC_P2P_REQ:
+            put_p2p(o, f, &e.p2p[0], "");
+            if (e.type == ML_REC_P2P_REQ) {
+                fprintf(o, " req=0x%" PRIx64, e.request);
+                struct req_slot *r = req_slot(e.request);
+                r->handle = e.request;
+                r->comm = e.p2p[0].comm;
+            }
+            break;
+        case ML_REC_SENDRECV:
+            put_p2p(o, f, &e.p2p[0], "");
+            put_p2p(o, f, &e.p2p[1], "recv_");
+            break;
+        case ML_REC_COLL:
+            if (e.coll.comm != ML_COMM_NONE) fprintf(o, " comm=%u", e.coll.comm);
+            put_peer(o, f, "root", e.coll.comm, e.coll.root);
+            fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
+            put_type(o, f, e.coll.dtype);
+            break;
+        case ML_REC_COMPLETE:
+            if (e.ndone) {
+                fputs(" done=", o);
+                for (uint32_t i = 0; i < e.ndone; i++) {
+                    const struct ml_done *d = &e.done[i];
+                    struct req_slot *r = req_slot(d->request);
+                    uint16_t comm = r->handle == d->request ? r->comm : ML_COMM_NONE;
+                    fprintf(o, "%s0x%" PRIx64, i ? "," : "", d->request);
+                    if (d->source != ML_PEER_NONE) {
+                        const char *n = tool_peer_name(f, d->source);
+                        int w = n ? -1 : mlr_world_rank(f, comm, d->source, 1);
+                        if (n) fprintf(o, "/%s", n);
+                        else if (w >= 0) fprintf(o, "/%d", w);
+                        else fprintf(o, "/?");
+                        fprintf(o, "/%d/%" PRIu32, d->tag, d->bytes);
+                    }
+                }
+                if (e.ndone == 1 && e.done[0].source != ML_PEER_NONE) {
+                    struct req_slot *r = req_slot(e.done[0].request);
+                    uint16_t comm = r->handle == e.done[0].request ? r->comm : ML_COMM_NONE;
+                    put_peer(o, f, "peer", comm, e.done[0].source);
+                    fprintf(o, " tag=%d bytes=%" PRIu32, e.done[0].tag, e.done[0].bytes);
+                }
+            }
+            break;
+        }
+        if (e.has_result) fprintf(o, " result=%d", e.result);
+        if (e.fortran) fputs(" lang=fortran", o);
+        fputc('\n', o);
+    }
+    mlr_iter_free(it);
+    return 0;
+}
+
+static void print_warnings(const struct mlr_file *f)
+{
+    for (const char *w = mlr_warnings(f); w && *w; w += strlen(w) + 1)
+        fprintf(stderr, "mpilens dump: warning: %s\n", w);
+}
+
+int cmd_dump(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"rank", required_argument, 0, 'r'},
+        {"no-header", no_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    long only = -1;
+    int header = 1, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': {
+            char *end;
+            only = strtol(optarg, &end, 10);
+            if (*end || only < 0) {
+                fprintf(stderr, "mpilens dump: --rank wants a rank number (0, 1, ...), not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'H': header = 0; break;
+        case 'h': help(stdout); return 0;
+        default: help(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mpilens dump: give one run directory, e.g. 'mpilens dump mpilens-app-1234/'\n");
+        return 2;
+    }
+    const char *dir = argv[optind];
+    struct mlr_dir d;
+    int err = mlr_dir_scan(dir, &d);
+    if (err == MLR_EDIR) {
+        /* a single rank file is fine too */
+        struct mlr_file *f;
+        int ferr = mlr_open(dir, &f);
+        if (ferr == MLR_EIO) {
+            fprintf(stderr, "mpilens dump: %s does not exist or is not a run directory; "
+                            "give the directory 'mpilens run' wrote (mpilens-<app>-<id>/)\n", dir);
+            return 1;
+        }
+        if (ferr) {
+            fprintf(stderr, "mpilens dump: %s %s\n", dir, mlr_strerror(ferr));
+            return 1;
+        }
+        print_warnings(f);
+        int64_t origin = tool_aligned_ns(f, mlr_header(f)->anchor0_ns);
+        dump_file(stdout, f, origin, header);
+        mlr_close(f);
+        sym_cleanup();
+        return 0;
+    }
+    if (err) {
+        fprintf(stderr, "mpilens dump: %s %s; is it the directory 'mpilens run' wrote?\n", dir,
+                mlr_strerror(err));
+        return 1;
+    }
+    /* open all (to find the common origin), dump one at a time */
+    struct mlr_file **fs = calloc(d.n, sizeof *fs);
+    int64_t origin = INT64_MAX;
+    unsigned ok = 0, bad = 0, shown = 0;
+    for (unsigned i = 0; fs && i < d.n; i++) {
+        int e = mlr_open(d.files[i], &fs[i]);
+        if (e) {
+            fprintf(stderr, "mpilens dump: %s %s; skipped\n", d.files[i], mlr_strerror(e));
+            fs[i] = NULL;
+            bad++;
+            continue;
+        }
+        print_warnings(fs[i]);
+        ok++;
+        int64_t o = tool_aligned_ns(fs[i], mlr_header(fs[i])->anchor0_ns);
+        if (o < origin) origin = o;
+    }
+    for (unsigned i = 0; fs && i < d.n; i++) {
+        if (!fs[i]) continue;
+        if (only < 0 || mlr_rank(fs[i]) == only) {
+            dump_file(stdout, fs[i], origin, header);
+            shown++;
+        }
+        mlr_close(fs[i]);
+    }
+    free(fs);
+    mlr_dir_free(&d);
+    sym_cleanup();
+    if (only >= 0 && shown == 0) {
+        fprintf(stderr, "mpilens dump: no rank %ld in %s\n", only, dir);
+        return 1;
+    }
+    if (ok == 0) return 1;
+    (void)bad;
+    return 0;
+}

@@ -1,0 +1,196 @@
+/*
+ * symbols.c — see symbols.h.
+ */
+#include "symbols.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct module {                /* one ELF file, reported at its link-time addresses */
+    char *path;
+    Dwfl *dwfl;
+    Dwfl_Module *mod;
+    int is_dyn;
+    GElf_Phdr *ph;
+    size_t nph;
+    struct module *next;
+};
+
+struct cached {
+    const struct module *m;
+    uint64_t rel;
+    char *text;
+    struct cached *next;
+};
+
+#define CACHE_BUCKETS 4096
+static struct module *modules;
+static struct cached *cache[CACHE_BUCKETS];
+
+static const Dwfl_Callbacks callbacks = {
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static struct module *module_get(const char *path)
+{
+    for (struct module *m = modules; m; m = m->next)
+        if (strcmp(m->path, path) == 0) return m;
+    struct module *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->path = strdup(path);
+    m->next = modules;
+    modules = m;
+    if (path[0] != '/') return m;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return m;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    if (e && gelf_getehdr(e, &eh)) {
+        m->is_dyn = eh.e_type == ET_DYN;
+        size_t n = 0;
+        if (elf_getphdrnum(e, &n) == 0 && n < 4096) {
+            m->ph = calloc(n ? n : 1, sizeof *m->ph);
+            for (size_t i = 0; m->ph && i < n; i++)
+                if (gelf_getphdr(e, (int)i, &m->ph[m->nph])) m->nph++;
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    m->dwfl = dwfl_begin(&callbacks);
+    if (m->dwfl) {
+        dwfl_report_begin(m->dwfl);
+        m->mod = dwfl_report_elf(m->dwfl, path, path, -1, 0, false);
+        dwfl_report_end(m->dwfl, NULL, NULL);
+    }
+    return m;
+}
+
+/* Link-time address of a runtime address inside mapping mm of module m. */
+static int to_rel(const struct module *m, const struct ml_module *mm, uint64_t addr, uint64_t *rel)
+{
+    if (!m->is_dyn) {
+        *rel = addr;
+        return 0;
+    }
+    for (size_t i = 0; i < m->nph; i++) {
+        const GElf_Phdr *p = &m->ph[i];
+        if (p->p_type != PT_LOAD) continue;
+        uint64_t pg_off = p->p_offset & ~0xfffull;
+        if (pg_off != mm->file_offset) continue;
+        uint64_t bias = mm->start - (p->p_vaddr & ~0xfffull);
+        *rel = addr - bias;
+        return 0;
+    }
+    *rel = addr - (mm->start - mm->file_offset);
+    return 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static char *describe(const struct module *m, uint64_t rel)
+{
+    char buf[512];
+    /* the return address follows the call: look up the call instruction */
+    uint64_t q = rel ? rel - 1 : rel;
+    if (m->mod) {
+        Dwfl_Line *l = dwfl_module_getsrc(m->mod, q);
+        int line = 0;
+        const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+        if (file && line > 0) {
+            snprintf(buf, sizeof buf, "%s:%d", base_name(file), line);
+            return strdup(buf);
+        }
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        const char *name = dwfl_module_addrinfo(m->mod, q, &off, &sym, NULL, NULL, NULL);
+        if (name) {
+            snprintf(buf, sizeof buf, "%s+0x%" PRIx64 "(%s)", name, (uint64_t)off + 1, base_name(m->path));
+            return strdup(buf);
+        }
+    }
+    snprintf(buf, sizeof buf, "%s+0x%" PRIx64, base_name(m->path), rel);
+    return strdup(buf);
+}
+
+const char *sym_addr(const struct mlr_file *f, uint64_t addr, char *buf, size_t n)
+{
+    const struct ml_module *mm = NULL;
+    for (unsigned i = 0; i < mlr_nmodules(f); i++) {
+        const struct ml_module *x = mlr_module(f, i);
+        if (addr >= x->start && addr < x->end) {
+            mm = x;
+            break;
+        }
+    }
+    if (!mm) {
+        snprintf(buf, n, "0x%" PRIx64, addr);
+        return buf;
+    }
+    struct module *m = module_get(mm->path);
+    if (!m) {
+        snprintf(buf, n, "0x%" PRIx64, addr);
+        return buf;
+    }
+    uint64_t rel = 0;
+    to_rel(m, mm, addr, &rel);
+    unsigned h = (unsigned)((rel * 0x9E3779B97F4A7C15ull) >> 52) ^ (unsigned)((uintptr_t)m >> 4);
+    h &= CACHE_BUCKETS - 1;
+    for (struct cached *c = cache[h]; c; c = c->next)
+        if (c->m == m && c->rel == rel) {
+            snprintf(buf, n, "%s", c->text);
+            return buf;
+        }
+    struct cached *c = calloc(1, sizeof *c);
+    char *t = describe(m, rel);
+    if (c && t) {
+        c->m = m;
+        c->rel = rel;
+        c->text = t;
+        c->next = cache[h];
+        cache[h] = c;
+    }
+    snprintf(buf, n, "%s", t ? t : "?");
+    if (!c) free(t);
+    return buf;
+}
+
+const char *sym_site(const struct mlr_file *f, uint32_t site, char *buf, size_t n)
+{
+    uint64_t a = mlr_site_addr(f, site);
+    if (!a) {
+        snprintf(buf, n, "?");
+        return buf;
+    }
+    return sym_addr(f, a, buf, n);
+}
+
+void sym_cleanup(void)
+{
+    for (unsigned i = 0; i < CACHE_BUCKETS; i++)
+        while (cache[i]) {
+            struct cached *c = cache[i];
+            cache[i] = c->next;
+            free(c->text);
+            free(c);
+        }
+    while (modules) {
+        struct module *m = modules;
+        modules = m->next;
+        if (m->dwfl) dwfl_end(m->dwfl);
+        free(m->ph);
+        free(m->path);
+        free(m);
+    }
+}
