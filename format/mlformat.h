@@ -59,6 +59,33 @@ enum ml_state {                /* ml_header.state */
     ML_STATE_EXITED = 3,       /* process exited (status in exit_status) */
 };
 
+enum ml_failure_kind {         /* ml_failure.kind */
+    ML_FAIL_NONE = 0,
+    ML_FAIL_SIGNAL = 1,        /* fatal signal: signo, code, addr, backtrace */
+    ML_FAIL_EXIT = 2,          /* exit() or return from main without MPI_Finalize */
+    ML_FAIL_MPI_ERROR = 3,     /* MPI error: code = error code, routine/site of the call */
+    ML_FAIL_ABORT = 4,         /* MPI_Abort: code = errorcode */
+    ML_FAIL_DEADLOCK = 5,      /* stopped by the deadlock detector */
+};
+
+/* How this process failed, written once by the runtime's failure capture
+ * (signal handler, atexit, MPI error handler, MPI_Abort wrapper). */
+struct ml_failure {
+    uint32_t kind;             /* enum ml_failure_kind; written last */
+    int32_t signo;             /* signal number */
+    int32_t code;              /* si_code, exit status, MPI error code or abort code */
+    int32_t errclass;          /* MPI error class */
+    uint64_t addr;             /* faulting address (si_addr) */
+    uint64_t ticks;            /* when */
+    uint16_t routine;          /* MPI routine in progress (or 0xffff) */
+    uint16_t pad;
+    uint32_t site;             /* its call site */
+    uint32_t nframes;          /* backtrace entries valid */
+    uint32_t tid;              /* thread that failed */
+    uint64_t frames[32];       /* return addresses, innermost first */
+    char message[256];         /* MPI error string, or free text */
+};
+
 struct ml_header {
     char magic[8];             /* ML_MAGIC */
     uint32_t version;          /* ML_VERSION */
@@ -90,6 +117,7 @@ struct ml_header {
     uint32_t nthreads;         /* live slots in use */
     uint32_t ncomms, ntypes;   /* definitions handed out so far */
     uint32_t pad1;
+    struct ml_failure failure; /* kind == ML_FAIL_NONE unless this process failed */
 };
 
 struct ml_module {             /* one mapping of /proc/self/maps, executable */

@@ -409,9 +409,10 @@ def emit_f(w, sym, rid, routine, proto):
     rt = 'double' if dbl else 'long'
     # positions of decodable arguments, same as in C
     pos = {}
-    if proto:
-        ret, plist, var = proto
-        names = [p[1] for p in plist]
+    names = [p[1] for p in proto[1]] if proto else []
+    is_p2p = any(n in names for n in ('dest', 'source', 'target_rank')) and 'comm' in names
+    is_coll = 'comm' in names and (bool(COLLECTIVE_NAMES.match(base)) or 'root' in names)
+    if is_p2p or is_coll:
         for key, cands in (('comm', ('comm',)), ('peer', ('dest', 'source', 'target_rank', 'root')),
                            ('tag', ('tag', 'sendtag')), ('count', ('count', 'sendcount', 'origin_count')),
                            ('dtype', ('datatype', 'sendtype', 'origin_datatype'))):
