@@ -35,6 +35,7 @@ extern const unsigned ml_nroutines;
 
 __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
+uint32_t ml_comm_gen;
 int ml_disabled;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -477,6 +478,7 @@ static void tab_forget(struct tab_entry *t, uint64_t h)
 void ml_comm_forget(uint64_t handle)
 {
     tab_forget(comms, handle);
+    __atomic_fetch_add(&ml_comm_gen, 1, __ATOMIC_RELEASE);
 }
 
 void ml_type_forget(uint64_t handle)
@@ -564,16 +566,25 @@ static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
     return e;
 }
 
-uint16_t ml_comm_index(MPI_Comm comm)
+/* Slow path of ml_comm_index: the table, then a definition; fills the
+ * calling thread's one-entry cache. */
+uint16_t ml_comm_lookup(MPI_Comm comm)
 {
     if (comm == MPI_COMM_NULL) return ML_COMM_NONE;
+    uint32_t gen = __atomic_load_n(&ml_comm_gen, __ATOMIC_ACQUIRE);
     struct tab_entry *e = tab_find(comms, ML_HANDLE(comm));
-    if (ML_LIKELY(e != NULL)) return e->index;
-    pthread_mutex_lock(&lock);
-    e = tab_find(comms, ML_HANDLE(comm));
-    if (!e) e = comm_define(comm, 0);
-    pthread_mutex_unlock(&lock);
-    return e ? e->index : ML_COMM_NONE;
+    if (!e) {
+        pthread_mutex_lock(&lock);
+        e = tab_find(comms, ML_HANDLE(comm));
+        if (!e) e = comm_define(comm, 0);
+        pthread_mutex_unlock(&lock);
+    }
+    if (!e) return ML_COMM_NONE;
+    struct ml_thread *th = &ml_th;
+    th->comm_handle = ML_HANDLE(comm);
+    th->comm_index = e->index;
+    th->comm_gen = gen;
+    return e->index;
 }
 
 /* A routine returned a new communicator: its global id comes from its parent
@@ -590,7 +601,10 @@ void ml_comm_created(MPI_Comm comm, uint16_t parent)
         }
     }
     struct tab_entry *old = tab_find(comms, ML_HANDLE(comm));
-    if (old) __atomic_store_n(&old->handle, TOMB, __ATOMIC_RELEASE);
+    if (old) {
+        __atomic_store_n(&old->handle, TOMB, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&ml_comm_gen, 1, __ATOMIC_RELEASE);
+    }
     comm_define(comm, gid);
     pthread_mutex_unlock(&lock);
 }

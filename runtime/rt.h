@@ -34,6 +34,12 @@
 
 #include "../format/mlformat.h"
 
+/* Everything declared here is internal to the runtime: hidden symbols are
+ * reached without the PLT or GOT.  Only the generated MPI_* wrappers are
+ * exported. */
+#pragma GCC visibility push(hidden)
+
+#define ML_INLINE static inline __attribute__((always_inline))
 #define ML_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ML_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define ML_SITE_CACHE 64
@@ -53,6 +59,11 @@ struct ml_thread {
     uint32_t fort_site;
     uint32_t index;            /* live-slot / thread index */
     uint32_t chunk_seq;
+    uint32_t seq;              /* copy of live->seq */
+    uint64_t calls;            /* copy of live->calls */
+    uint64_t comm_handle;      /* one-entry cache of ml_comm_index */
+    uint32_t comm_gen;
+    uint16_t comm_index;
     struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
 };
 
@@ -65,6 +76,7 @@ struct ml_call {
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 extern int ml_use_tsc;
+extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed */
 extern int ml_disabled;
 
 /* slow paths (rt.c) */
@@ -75,7 +87,7 @@ uint64_t ml_ticks_slow(void);
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words);
 void ml_longdur_record(struct ml_call *c);
 void ml_result_record(struct ml_call *c, int err);
-uint16_t ml_comm_index(MPI_Comm comm);
+uint16_t ml_comm_lookup(MPI_Comm comm);
 uint16_t ml_type_index(MPI_Datatype type, int *size);
 void ml_comm_created(MPI_Comm comm, uint16_t parent);
 void ml_comm_forget(uint64_t handle);
@@ -98,13 +110,13 @@ void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
 
-static inline uint64_t ml_now(void)
+ML_INLINE uint64_t ml_now(void)
 {
     if (ML_LIKELY(ml_use_tsc)) return __rdtsc();
     return ml_ticks_slow();
 }
 
-static inline uint32_t ml_site(struct ml_thread *th, void *ret_addr)
+ML_INLINE uint32_t ml_site(struct ml_thread *th, void *ret_addr)
 {
     uintptr_t a = (uintptr_t)ret_addr;
     unsigned h = (unsigned)((a >> 2) ^ (a >> 9)) & (ML_SITE_CACHE - 1);
@@ -114,7 +126,7 @@ static inline uint32_t ml_site(struct ml_thread *th, void *ret_addr)
 
 /* Returns 0 when the call must not be recorded (nested inside another
  * wrapper): the wrapper then just calls PMPI. */
-static inline int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
+ML_INLINE int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
     if (ML_UNLIKELY(th->depth != 0 || th->chunk == NULL)) {
@@ -129,7 +141,8 @@ static inline int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
             c->routine = routine | ML_ROUTINE_FORTRAN;
             c->site = th->fort_site;
             th->depth++;
-            goto timed;
+            c->t0 = ml_now();
+            return 1;
         } else {
             return 0;
         }
@@ -138,87 +151,90 @@ static inline int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
     c->routine = routine;
     c->site = ml_site(th, ret_addr);
     th->depth++;
-timed:
     c->t0 = ml_now();
-    struct ml_live *l = th->live;
-    l->seq++;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->routine = c->routine;
-    l->site = c->site;
-    l->t_start = c->t0;
-    l->in_call = 1;
-    l->peer = ML_PEER_NONE;
-    l->comm = ML_COMM_NONE;
     return 1;
 }
 
-/* What a blocking call waits for, for the live view's deadlock analysis. */
-static inline void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
+ML_INLINE uint16_t ml_comm_index(MPI_Comm comm)
 {
-    struct ml_live *l = c->th->live;
+    struct ml_thread *th = &ml_th;
+    if (ML_LIKELY(th->comm_handle == ML_HANDLE(comm) && th->comm_gen == ml_comm_gen))
+        return th->comm_index;
+    return ml_comm_lookup(comm);
+}
+
+/* What a blocking call waits for, for the live view's deadlock analysis. */
+ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
+{
+    struct ml_thread *th = c->th;
+    struct ml_live *l = th->live;
+    l->seq = ++th->seq;                       /* odd: being written */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->routine = c->routine;
+    l->in_call = 1;
+    l->site = c->site;
     l->peer = peer;
     l->tag = tag;
     l->comm = comm;
+    l->t_start = c->t0;
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq++;
+    l->seq = ++th->seq;
 }
 
-static inline void ml_leave(struct ml_call *c)
+ML_INLINE void ml_leave(struct ml_call *c)
 {
     c->t1 = ml_now();
     c->th->depth--;
 }
 
 /* Reserve a record of `words` 8-byte words and fill its common header. */
-static inline struct ml_rec *ml_rec_begin(struct ml_call *c, uint8_t type, unsigned words)
+ML_INLINE struct ml_rec *ml_rec_begin(struct ml_call *c, uint8_t type, unsigned words)
 {
     struct ml_thread *th = c->th;
     if (ML_UNLIKELY(c->t0 - th->last > UINT32_MAX || th->cur + words * 8 + 48 > th->end))
         ml_time_record(th, c->t0, words);
     struct ml_rec *r = (struct ml_rec *)th->cur;
-    r->type = type;
-    r->words = (uint8_t)words;
-    r->routine = c->routine;
-    r->site = c->site;
-    r->dt = (uint32_t)(c->t0 - th->last);
     uint64_t d = c->t1 - c->t0;
-    r->dur = d >= UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+    uint64_t w0 = type | (uint64_t)words << 8 | (uint64_t)c->routine << 16 | (uint64_t)c->site << 32;
+    uint64_t w1 = (c->t0 - th->last) | (d >= UINT32_MAX ? (uint64_t)UINT32_MAX : d) << 32;
+    memcpy(r, &w0, 8);
+    memcpy((char *)r + 8, &w1, 8);
     th->last = c->t0;
+    th->cur += words * 8;
     return r;
 }
 
 /* Publish the record (and its follow-ups) to readers; update the live slot. */
-static inline void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
+ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
 {
     struct ml_thread *th = c->th;
-    th->cur = (char *)r + r->words * 8;
     if (ML_UNLIKELY(r->dur == UINT32_MAX)) ml_longdur_record(c);
     if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
     __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
                      __ATOMIC_RELEASE);
     struct ml_live *l = th->live;
-    l->seq++;
+    l->seq = ++th->seq;
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->in_call = 0;
     l->t_end = c->t1;
-    l->calls++;
+    l->calls = ++th->calls;
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq++;
+    l->seq = ++th->seq;
 }
 
-static inline void ml_rec_call(struct ml_call *c, int ret)
+ML_INLINE void ml_rec_call(struct ml_call *c, int ret)
 {
     struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
     ml_rec_end(c, r, ret);
 }
 
-static inline uint32_t ml_bytes(int64_t count, int size)
+ML_INLINE uint32_t ml_bytes(int64_t count, int size)
 {
     int64_t b = (int64_t)count * size;
     return b < 0 ? 0 : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }
 
-static inline void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int peer,
+ML_INLINE void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int peer,
                                   int tag, uint32_t bytes, uint64_t req, int ret, int has_req)
 {
     struct ml_rec *r = ml_rec_begin(c, has_req ? ML_REC_P2P_REQ : ML_REC_P2P, has_req ? 5 : 4);
@@ -232,7 +248,7 @@ static inline void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, 
     ml_rec_end(c, r, ret);
 }
 
-static inline void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
+ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
                               int tag, int64_t count, uint64_t req, int ret, int has_req)
 {
     int size = 0;
@@ -242,7 +258,7 @@ static inline void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt,
 
 /* Receives and probes: the actual source, tag and size come from the status
  * (valid: the call completed a message, e.g. Iprobe's flag). */
-static inline void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
+ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
                                      int tag, int64_t count, MPI_Status *st, uint64_t req, int ret,
                                      int has_req, int valid)
 {
@@ -266,7 +282,7 @@ static inline void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datat
 #define ML_FPASS a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, \
     a17, a18, a19
 
-static inline int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
+ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
     if (th->depth != 0) return 0;
@@ -283,17 +299,7 @@ static inline int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
     th->fort_taken = 0;
     th->depth++;
     c->t0 = ml_now();
-    struct ml_live *l = th->live;
-    l->seq++;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->routine = c->routine;
-    l->site = c->site;
-    l->t_start = c->t0;
-    l->in_call = 1;
-    l->peer = ML_PEER_NONE;
-    l->comm = ML_COMM_NONE;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq++;
+    ml_live_wait(c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE);
     return 1;
 }
 
@@ -317,5 +323,7 @@ static inline int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         POST;                                                                        \
         return ret;                                                                  \
     }
+
+#pragma GCC visibility pop
 
 #endif

@@ -289,13 +289,18 @@ def emit_c(w, name, rid, proto):
         kind = 'p2p'
     elif comm is not None and (COLLECTIVE_NAMES.match(name) or root is not None) and isint:
         kind = 'coll'
-    cexpr = 'ml_comm_index(a%d)' % comm if comm is not None else 'ML_COMM_NONE'
+    cexpr = 'ML_COMM_NONE'
+    if comm is not None and (kind in ('p2p', 'sendrecv', 'coll') or
+                             any(not name.startswith('MPI_Comm_idup') for _ in newcomms)):
+        w('    uint16_t ci_ = ml_comm_index(a%d);' % comm)
+        cexpr = 'ci_'
+    live_comm = cexpr if kind in ('p2p', 'sendrecv', 'coll') else 'ML_COMM_NONE'
 
     if kind in ('p2p', 'sendrecv'):
         peer = dest if dest is not None else (source if source is not None else target)
-        w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', cexpr))
+        w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', live_comm))
     else:
-        w('    ml_live_wait(&c, %s, ML_PEER_NONE, %s);' % ('a%d' % root if root is not None else 'ML_PEER_NONE', cexpr))
+        w('    ml_live_wait(&c, %s, ML_PEER_NONE, %s);' % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm))
 
     # Substitute a status of our own where the program ignores it, so the
     # actual source, tag and size of a receive are known.
