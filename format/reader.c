@@ -243,6 +243,7 @@ static int load(struct mlr_file *f)
             break;
         }
         const struct ml_chunk *c = (const void *)(f->base + off);
+        if (c->magic == 0 && c->committed == 0) continue;   /* prepared, never used */
         if (c->magic != ML_CHUNK_MAGIC) {
             warnf(f, "%s: chunk %llu has no valid header; skipped", f->path, (unsigned long long)i);
             continue;

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -284,18 +285,87 @@ static void process_init(void)
     memcpy(hdr->magic, ML_MAGIC, 8);
 }
 
+/* ---- chunks ----------------------------------------------------------------
+ * A chunk costs page-cache pages, and the first store to a page of a shared
+ * file mapping costs a fault: about 2 us per 4 KiB page, i.e. several ns per
+ * record if paid on the hot path.  A pager thread therefore keeps a few
+ * chunks ready (file extended, mapped, every page mapped writable) and a
+ * thread whose chunk is full takes a ready one.  Ready chunks have a zero
+ * magic until taken, which readers skip silently; unused ones at the end of
+ * the file are cut off when the process exits. */
+
+#define POOL 3
+static struct ml_chunk *pool[POOL];
+static uint32_t pool_idx[POOL];
+static int npool, pager_started, pager_stop;
+static pthread_cond_t pager_cv = PTHREAD_COND_INITIALIZER;
+
+/* Extend the file by one chunk and map it (lock held for the extension). */
+static struct ml_chunk *chunk_make(uint32_t *idx_out)
+{
+    uint32_t idx = hdr->nchunks;
+    off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
+    if (ftruncate(fd, off + ML_CHUNK_SIZE) != 0) return NULL;
+    void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    if (m == MAP_FAILED) return NULL;
+    /* every page writable now, in one system call (MAP_POPULATE maps shared
+     * pages read-only, so stores would still fault) */
+    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) madvise(m, ML_CHUNK_SIZE, MADV_WILLNEED);
+    __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
+    *idx_out = idx;
+    return m;
+}
+
+static void *pager(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    while (!pager_stop && !ml_disabled) {
+        if (npool < POOL) {
+            uint32_t idx;
+            struct ml_chunk *c = chunk_make(&idx);
+            if (!c) break;
+            pool_idx[npool] = idx;
+            pool[npool++] = c;
+            continue;
+        }
+        pthread_cond_wait(&pager_cv, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+static void pager_start(void)
+{
+    const char *e = getenv("MPILENS_PAGER");
+    if (e && *e == '0') return;
+    pthread_attr_t a;
+    pthread_t t;
+    sigset_t all, old;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
+    if (pthread_create(&t, &a, pager, NULL) == 0) pager_started = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+}
+
 /* A new chunk for this thread; its records' times count from `base`. */
 static void chunk_next(struct ml_thread *th, uint64_t base)
 {
     pthread_mutex_lock(&lock);
     struct ml_chunk *ch = NULL;
     if (fd >= 0 && !ml_disabled) {
-        uint32_t idx = hdr->nchunks;
-        off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
-        if (ftruncate(fd, off + ML_CHUNK_SIZE) == 0) {
-            void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                           fd, off);
-            if (m != MAP_FAILED) ch = m;
+        uint32_t idx;
+        if (npool > 0) {
+            ch = pool[0];
+            memmove(pool, pool + 1, sizeof *pool * (size_t)(npool - 1));
+            memmove(pool_idx, pool_idx + 1, sizeof *pool_idx * (size_t)(npool - 1));
+            npool--;
+        } else {
+            ch = chunk_make(&idx);
         }
         if (ch) {
             ch->thread = th->index;
@@ -304,8 +374,9 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
             ch->committed = 0;
             ch->base_ticks = base;
             __atomic_store_n(&ch->magic, ML_CHUNK_MAGIC, __ATOMIC_RELEASE);
-            __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
             anchor_refresh();
+            if (!pager_started) pager_start();
+            pthread_cond_signal(&pager_cv);
         } else {
             warn("cannot extend %s: %s; recording stops here", path, strerror(errno));
             ml_disabled = 1;
@@ -325,6 +396,22 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
     th->cur = (char *)(ch + 1);
     th->end = (char *)ch + ML_CHUNK_SIZE;
     th->last = base;
+}
+
+/* Give back ready chunks that nobody took, if they are the last ones. */
+static void pool_trim(void)
+{
+    pthread_mutex_lock(&lock);
+    pager_stop = 1;
+    pthread_cond_signal(&pager_cv);
+    while (npool > 0 && pool_idx[npool - 1] + 1 == hdr->nchunks) {
+        npool--;
+        munmap(pool[npool], ML_CHUNK_SIZE);
+        hdr->nchunks--;
+    }
+    if (fd >= 0 && ftruncate(fd, (off_t)(hdr->chunks_off + (uint64_t)hdr->nchunks * ML_CHUNK_SIZE)) != 0) {
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 void ml_thread_start(struct ml_thread *th)
@@ -903,6 +990,7 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
 __attribute__((destructor)) static void ml_exit(void)
 {
     if (!hdr) return;
+    pool_trim();
     if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;
     anchor_refresh();
 }

@@ -171,7 +171,6 @@ ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
     l->seq = ++th->seq;                       /* odd: being written */
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->routine = c->routine;
-    l->in_call = 1;
     l->site = c->site;
     l->peer = peer;
     l->tag = tag;
@@ -212,14 +211,9 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
     if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
     __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
                      __ATOMIC_RELEASE);
-    struct ml_live *l = th->live;
-    l->seq = ++th->seq;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->in_call = 0;
-    l->t_end = c->t1;
-    l->calls = ++th->calls;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq = ++th->seq;
+    /* One atomic store ends the call for the live view: the thread is in a
+     * call exactly while t_start > t_end. */
+    __atomic_store_n(&th->live->t_end, c->t1, __ATOMIC_RELEASE);
 }
 
 ML_INLINE void ml_rec_call(struct ml_call *c, int ret)
