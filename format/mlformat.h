@@ -68,22 +68,50 @@ enum ml_failure_kind {         /* ml_failure.kind */
     ML_FAIL_DEADLOCK = 5,      /* stopped by the deadlock detector */
 };
 
-/* How this process failed, written once by the runtime's failure capture
- * (signal handler, atexit, MPI error handler, MPI_Abort wrapper). */
+/* ml_failure.flags */
+enum ml_failure_flag {
+    ML_FAILF_SOFT = 1,         /* the process went on after it (the program's signal
+                                * handler returned, an MPI error was returned to the
+                                * program) or was still exiting: a later failure
+                                * replaces it */
+    ML_FAILF_SENDER = 2,       /* SIGNAL: addr is the pid of the sending process
+                                * (si_code <= 0: kill, raise, sigqueue) */
+    ML_FAILF_OTHER_THREAD = 4, /* SIGNAL: arrived in a thread that never called MPI;
+                                * routine/site are those of the first MPI thread */
+    ML_FAILF_STACK = 8,        /* SIGNAL: SIGSEGV next to the stack pointer: stack overflow */
+    ML_FAILF_HANDLER = 16,     /* SIGNAL: a handler of the program (or of its
+                                * libraries) was called for it */
+    ML_FAILF_FATAL = 32,       /* MPI_ERROR: raised under MPI_ERRORS_ARE_FATAL */
+    ML_FAILF_MAIN = 64,        /* EXIT: main returned (no call of exit() was seen) */
+    ML_FAILF_NOSTATUS = 128,   /* EXIT: the exit status is unknown */
+    ML_FAILF_NESTED = 256,     /* ABORT: MPI_Abort called inside another MPI call
+                                * (an error handler or callback); see the live slot */
+    ML_FAILF_UNDER_EXIT = 512, /* EXIT: _exit/_Exit/quick_exit (no exit handlers ran) */
+};
+
+/* How this process failed, written by the runtime's failure capture (signal
+ * handler, exit hooks, MPI error paths, MPI_Abort wrapper).  The writer
+ * clears kind, writes the other fields, then stores kind last (release): a
+ * reader that sees kind != ML_FAIL_NONE sees the rest.  A record without
+ * ML_FAILF_SOFT is final; a soft one may be replaced by a later failure.
+ *
+ * frames[] are return addresses, innermost first (look up address - 1).
+ * For SIGNAL, frames[0] is the interrupted instruction plus one, so it reads
+ * like a return address too.  The runtime's own frames are dropped. */
 struct ml_failure {
     uint32_t kind;             /* enum ml_failure_kind; written last */
     int32_t signo;             /* signal number */
     int32_t code;              /* si_code, exit status, MPI error code or abort code */
-    int32_t errclass;          /* MPI error class */
-    uint64_t addr;             /* faulting address (si_addr) */
+    int32_t errclass;          /* MPI error class (this implementation's number) */
+    uint64_t addr;             /* faulting address (si_addr), or sender pid (ML_FAILF_SENDER) */
     uint64_t ticks;            /* when */
     uint16_t routine;          /* MPI routine in progress (or 0xffff) */
-    uint16_t pad;
+    uint16_t flags;            /* enum ml_failure_flag */
     uint32_t site;             /* its call site */
     uint32_t nframes;          /* backtrace entries valid */
     uint32_t tid;              /* thread that failed */
     uint64_t frames[32];       /* return addresses, innermost first */
-    char message[256];         /* MPI error string, or free text */
+    char message[256];         /* MPI_ERROR: "MPI_ERR_CLASS: error string"; else free text */
 };
 
 struct ml_header {
