@@ -37,7 +37,8 @@ endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c)
 TOOL_HDR := $(wildcard tool/*.h) $(wildcard format/*.h)
-RT_DEPS := runtime/rt.c runtime/rt.h format/mlformat.h
+RT_SRC := runtime/rt.c runtime/failsafe.c
+RT_DEPS := $(RT_SRC) runtime/rt.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES)
 
@@ -58,12 +59,12 @@ $(B)/gen/wrap-mpich.c: runtime/gen/genwrap.py
 $(B)/lib/mpilens/libmpilens-openmpi.so: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
 	@mkdir -p $(dir $@)
 	OMPI_CC=$(CC) mpicc.openmpi $(RT_CFLAGS) -Iruntime -DML_IMPL='"openmpi"' -shared -o $@ \
-	  runtime/rt.c $(B)/gen/wrap-openmpi.c -Wl,-soname,libmpilens-openmpi.so -ldl -lpthread
+	  $(RT_SRC) $(B)/gen/wrap-openmpi.c -Wl,-soname,libmpilens-openmpi.so -ldl -lpthread
 
 $(B)/lib/mpilens/libmpilens-mpich.so: $(B)/gen/wrap-mpich.c $(RT_DEPS)
 	@mkdir -p $(dir $@)
 	MPICH_CC=$(CC) mpicc.mpich $(RT_CFLAGS) -Iruntime -DML_IMPL='"mpich"' -shared -o $@ \
-	  runtime/rt.c $(B)/gen/wrap-mpich.c -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
+	  $(RT_SRC) $(B)/gen/wrap-mpich.c -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include

@@ -283,6 +283,7 @@ static void process_init(void)
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);
+    ml_fs_process_init(hdr, lives, fd);
 }
 
 /* ---- chunks ----------------------------------------------------------------
@@ -429,6 +430,7 @@ void ml_thread_start(struct ml_thread *th)
     th->live->tid = (uint64_t)syscall(SYS_gettid);
     th->live->used = 1;
     chunk_next(th, ml_now());
+    ml_fs_thread_start();
 }
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
@@ -467,6 +469,7 @@ void ml_result_record(struct ml_call *c, int err)
     r->words = 2;
     r->dt = (uint32_t)err;
     c->th->cur += 16;
+    ml_fs_mpi_error(c, err);
 }
 
 uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
@@ -946,12 +949,14 @@ void ml_after_init(int provided)
     modules_refresh();
     pthread_mutex_unlock(&lock);
     anchor_refresh();
+    ml_fs_after_init();
 }
 
 void ml_before_finalize(void)
 {
     if (!init_done || final_done) return;
     final_done = 1;
+    ml_fs_before_finalize();
     if (priv != MPI_COMM_NULL) {
         clock_sync(&hdr->sync_final);
         PMPI_Comm_free(&priv);
@@ -970,6 +975,7 @@ void ml_after_finalize(void)
 void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code)
 {
     (void)comm;
+    ml_fs_abort(c, code);
     /* MPI_Abort does not return: record the call now, code as its result. */
     c->t1 = ml_now();
     c->th->depth--;
@@ -989,7 +995,8 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
 
 __attribute__((destructor)) static void ml_exit(void)
 {
-    if (!hdr) return;
+    if (!hdr || getpid() != hdr->pid) return;   /* a fork()ed child shares the file */
+    ml_fs_at_exit();
     pool_trim();
     if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;
     anchor_refresh();

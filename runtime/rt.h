@@ -110,6 +110,22 @@ void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
 
+/* failure capture (failsafe.c) */
+void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd);
+void ml_fs_thread_start(void);
+void ml_fs_after_init(void);
+void ml_fs_before_finalize(void);
+void ml_fs_at_exit(void);
+void ml_fs_mpi_error(struct ml_call *c, int err);
+void ml_fs_abort(struct ml_call *c, int code);
+void ml_fs_abort_nested(int code, void *ret_addr, uint16_t routine);
+MPI_Errhandler ml_fs_eh_in(MPI_Errhandler e, int kind);
+void ml_fs_eh_out(MPI_Errhandler *e);
+void *ml_fs_eh_in_f(void *eh, int kind);
+void ml_fs_eh_out_f(void *eh);
+void ml_fs_win_created(MPI_Win w);
+void ml_fs_win_created_f(void *w);
+
 ML_INLINE uint64_t ml_now(void)
 {
     if (ML_LIKELY(ml_use_tsc)) return __rdtsc();

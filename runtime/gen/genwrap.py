@@ -50,6 +50,16 @@ POST_HOOK = {
     'MPI_Comm_disconnect': 'ml_comm_forget(h_)',
     'MPI_Type_free': 'ml_type_forget(h_)',
 }
+# Error handlers (runtime/failsafe.c): the program never sees the runtime's
+# stand-in for MPI_ERRORS_ARE_FATAL.  set: the handler argument goes through
+# ml_fs_eh_in (kind 0 communicator, 1 window, 2 file); get: the result goes
+# through ml_fs_eh_out.  Both also when the call is nested in another wrapper.
+ERRH_SET = {'MPI_Comm_set_errhandler': 0, 'MPI_Errhandler_set': 0,
+            'MPI_Win_set_errhandler': 1, 'MPI_File_set_errhandler': 2}
+ERRH_GET = {'MPI_Comm_get_errhandler', 'MPI_Errhandler_get',
+            'MPI_Win_get_errhandler', 'MPI_File_get_errhandler'}
+# New windows get the stand-in where their default handler is ERRORS_ARE_FATAL.
+WIN_CREATE = re.compile(r'^MPI_Win_(create|allocate|allocate_shared|create_dynamic)(_c)?$')
 COLLECTIVE_NAMES = re.compile(
     r'^MPI_I?(Barrier|Bcast|Gather|Gatherv|Scatter|Scatterv|Allgather|Allgatherv|'
     r'Alltoall|Alltoallv|Alltoallw|Reduce|Allreduce|Reduce_scatter|'
@@ -275,9 +285,27 @@ def emit_c(w, name, rid, proto):
     newcomms = [i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Comm*{}'
                 and pnames[i] not in ('comm',)]
 
+    eh = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') in ('MPI_Errhandler{}', 'MPI_Errhandler*{}')), None)
+    if name in ERRH_SET and eh is not None:
+        args_eh = list(args)
+        args_eh[eh] = 'ml_fs_eh_in(a%d, %d)' % (eh, ERRH_SET[name])
+        call = 'P%s(%s)' % (name, ', '.join(args_eh))
+        args = args_eh
     w('%s %s(%s)\n{' % (ret, name, decl))
     w('    struct ml_call c;')
-    w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) return %s;' % (rid, call))
+    if name in ERRH_GET and eh is not None:
+        w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
+        w('        int r_ = %s;' % call)
+        w('        if (r_ == MPI_SUCCESS) ml_fs_eh_out(a%d);' % eh)
+        w('        return r_;')
+        w('    }')
+    elif name == 'MPI_Abort':
+        w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
+        w('        ml_fs_abort_nested(a1, __builtin_return_address(0), %d);' % rid)
+        w('        return %s;' % call)
+        w('    }')
+    else:
+        w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) return %s;' % (rid, call))
     if name in PRE_HOOK:
         w('    %s;' % PRE_HOOK[name])
     kind = 'call'
@@ -355,6 +383,11 @@ def emit_c(w, name, rid, proto):
                 w('    if (%s == MPI_SUCCESS) ml_comm_created(*a%d, %s);' % (res, i, cexpr))
         if name in POST_HOOK:
             w('    %s;' % POST_HOOK[name])
+        if name in ERRH_GET and eh is not None:
+            w('    if (ret == MPI_SUCCESS) ml_fs_eh_out(a%d);' % eh)
+        if WIN_CREATE.match(name):
+            win = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Win*{}')
+            w('    if (ret == MPI_SUCCESS) ml_fs_win_created(*a%d);' % win)
         if ret != 'void':
             w('    return ret;')
     w('}\n')
@@ -434,6 +467,14 @@ def emit_f(w, sym, rid, routine, proto):
         hook_post = 'ml_after_init(-2);'
     elif base == 'MPI_Abort':
         hook_pre = 'ml_before_abort_f(&c, a0, a1);'
+    elif base in ERRH_SET and 'errhandler' in names:
+        i = names.index('errhandler')
+        hook_pre = 'a%d = ml_fs_eh_in_f(a%d, %d);' % (i, i, ERRH_SET[base])
+    elif base in ERRH_GET and 'errhandler' in names:
+        hook_post = 'ml_fs_eh_out_f(a%d);' % names.index('errhandler')
+    elif WIN_CREATE.match(base) and 'win' in names and len(names) < 20:
+        i, e = names.index('win'), len(names)  # ierror follows the C arguments
+        hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) ml_fs_win_created_f(a%d);' % (e, e, i)
     w('#undef %s' % sym)
     w('ML_FORTRAN(%s, %s, %d, %s, %s, %s, %s, %s, {%s}, {%s})' % (
         rt, sym, rid, arg('comm'), arg('peer'), arg('tag'), arg('count'), arg('dtype'), hook_pre, hook_post))
