@@ -14,6 +14,7 @@ static const struct verb {
     const char *help;
 } verbs[] = {
     {"run", cmd_run, "run an MPI program with every MPI call recorded"},
+    {"report", cmd_report, "diagnose a run: which rank failed, how, where, when"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
 };
 

@@ -7,11 +7,20 @@
 #define ML_TOOL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "reader.h"
 
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+/* Failure diagnosis of run directory `dir` (or one rank file), to `out`
+ * (tool/diag.c): each failed rank with how, where and when; what the other
+ * ranks were doing; ranks that vanished without a record.  Returns 0 when no
+ * rank failed or vanished, 1 when some did, -1 when dir cannot be read.
+ * Resolves call sites through symbols.h: call sym_cleanup() when done. */
+int diag_print(const char *dir, FILE *out);
 
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);

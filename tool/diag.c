@@ -1,0 +1,568 @@
+/*
+ * diag.c — the failure diagnosis of a run directory (diag_print): for every
+ * rank that failed, how (signal and its code, exit status, MPI error class
+ * and message, abort code, deadlock), where (file:line from the backtrace;
+ * the MPI call and its call site), and when (seconds since the start of the
+ * run); for every other rank, what it was doing (which MPI call since when,
+ * or computing) from its live slots; ranks whose process vanished without a
+ * record (SIGKILL, the OOM killer, a lost node) are flagged as such.
+ *
+ * Reads only the rank files (header field `failure`, live slots); never the
+ * events, so it costs the same on any size of trace.
+ */
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbols.h"
+#include "tool.h"
+
+struct rk {
+    struct mlr_file *f;
+    const struct ml_header *h;
+    struct ml_failure fl;     /* copy; kind NONE when there is none */
+    int rank;
+    int failed;               /* 1: counts as a failure of the job */
+    int collateral;           /* killed from outside after another rank failed */
+    int vanished;             /* state RUNNING, no record, process gone */
+    int alive;                /* process still there */
+    int64_t t_fail;           /* ns since origin, INT64_MAX if unknown */
+};
+
+static int64_t origin;
+
+static double secs(const struct rk *r, uint64_t ticks)
+{
+    return (double)(tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, ticks)) - origin) / 1e9;
+}
+
+static const char *sig_name(int s)
+{
+    static const char *n[] = {"0", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS",
+                              "SIGFPE", "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM",
+                              "SIGTERM", "SIGSTKFLT", "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN",
+                              "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+                              "SIGIO", "SIGPWR", "SIGSYS"};
+    static char buf[32];
+    if (s > 0 && s < (int)(sizeof n / sizeof *n)) return n[s];
+    snprintf(buf, sizeof buf, "signal %d", s);
+    return buf;
+}
+
+/* si_code: name and meaning (Linux values). */
+static const char *code_name(int sig, int code, const char **what)
+{
+    *what = "";
+    switch (code) {
+    case 0: *what = "sent by kill()"; return "SI_USER";
+    case 0x80: *what = "sent by the kernel"; return "SI_KERNEL";
+    case -1: *what = "sent by sigqueue()"; return "SI_QUEUE";
+    case -2: return "SI_TIMER";
+    case -3: return "SI_MESGQ";
+    case -4: return "SI_ASYNCIO";
+    case -5: return "SI_SIGIO";
+    case -6: *what = "sent by tkill()/raise()"; return "SI_TKILL";
+    }
+    if (sig == SIGSEGV) switch (code) {
+        case 1: *what = "address not mapped to object"; return "SEGV_MAPERR";
+        case 2: *what = "invalid permissions for mapped object"; return "SEGV_ACCERR";
+        case 3: *what = "failed address bound checks"; return "SEGV_BNDERR";
+        case 4: *what = "access denied by memory protection keys"; return "SEGV_PKUERR";
+        }
+    if (sig == SIGBUS) switch (code) {
+        case 1: *what = "invalid address alignment"; return "BUS_ADRALN";
+        case 2: *what = "nonexistent physical address"; return "BUS_ADRERR";
+        case 3: *what = "object-specific hardware error"; return "BUS_OBJERR";
+        case 4: *what = "hardware memory error, action required"; return "BUS_MCEERR_AR";
+        case 5: *what = "hardware memory error, action optional"; return "BUS_MCEERR_AO";
+        }
+    if (sig == SIGFPE) switch (code) {
+        case 1: *what = "integer divide by zero"; return "FPE_INTDIV";
+        case 2: *what = "integer overflow"; return "FPE_INTOVF";
+        case 3: *what = "floating-point divide by zero"; return "FPE_FLTDIV";
+        case 4: *what = "floating-point overflow"; return "FPE_FLTOVF";
+        case 5: *what = "floating-point underflow"; return "FPE_FLTUND";
+        case 6: *what = "floating-point inexact result"; return "FPE_FLTRES";
+        case 7: *what = "floating-point invalid operation"; return "FPE_FLTINV";
+        case 8: *what = "subscript out of range"; return "FPE_FLTSUB";
+        }
+    if (sig == SIGILL) switch (code) {
+        case 1: *what = "illegal opcode"; return "ILL_ILLOPC";
+        case 2: *what = "illegal operand"; return "ILL_ILLOPN";
+        case 3: *what = "illegal addressing mode"; return "ILL_ILLADR";
+        case 4: *what = "illegal trap"; return "ILL_ILLTRP";
+        case 5: *what = "privileged opcode"; return "ILL_PRVOPC";
+        case 6: *what = "privileged register"; return "ILL_PRVREG";
+        case 7: *what = "coprocessor error"; return "ILL_COPROC";
+        case 8: *what = "internal stack error"; return "ILL_BADSTK";
+        }
+    static char buf[32];
+    snprintf(buf, sizeof buf, "code %d", code);
+    return buf;
+}
+
+static const struct ml_module *module_of(const struct mlr_file *f, uint64_t a)
+{
+    for (unsigned i = 0; i < mlr_nmodules(f); i++) {
+        const struct ml_module *m = mlr_module(f, i);
+        if (a >= m->start && a < m->end) return m;
+    }
+    return NULL;
+}
+
+static int runtime_frame(const struct mlr_file *f, uint64_t a)
+{
+    const struct ml_module *m = module_of(f, a);
+    return m && strstr(m->path, "/libmpilens-") != NULL;
+}
+
+/* "file.c:42" (line information), not "func+0x1a(lib.so)" or "lib.so+0x..." */
+static int has_line(const char *s)
+{
+    const char *c = strrchr(s, ':');
+    if (!c || !c[1] || strstr(s, "+0x") || strchr(s, '(')) return 0;
+    for (const char *p = c + 1; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
+/* Installed by the system (libc, the MPI library, ...), not the program's. */
+static int system_frame(const struct mlr_file *f, uint64_t a)
+{
+    const struct ml_module *m = module_of(f, a);
+    if (!m) return 0;
+    static const char *dirs[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/", 0};
+    for (int i = 0; dirs[i]; i++)
+        if (!strncmp(m->path, dirs[i], strlen(dirs[i]))) return 1;
+    return 0;
+}
+
+/* The innermost frame with file:line in the program's own code, else the
+ * innermost with file:line anywhere, or NULL. */
+static const char *where_frame(const struct rk *r, char *buf, size_t n)
+{
+    unsigned nf = r->fl.nframes > 32 ? 32 : r->fl.nframes;
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < nf; i++) {
+            uint64_t a = r->fl.frames[i];
+            if (!a || runtime_frame(r->f, a) || (pass == 0 && system_frame(r->f, a))) continue;
+            sym_addr(r->f, a, buf, n);
+            if (has_line(buf)) return buf;
+        }
+    return NULL;
+}
+
+static void print_backtrace(FILE *o, const struct rk *r)
+{
+    unsigned nf = r->fl.nframes > 32 ? 32 : r->fl.nframes, k = 0, rep = 0;
+    char b[600], prev[600] = "";
+    for (unsigned i = 0; i <= nf; i++) {
+        if (i < nf) {
+            uint64_t a = r->fl.frames[i];
+            if (!a || runtime_frame(r->f, a)) continue;
+            sym_addr(r->f, a, b, sizeof b);
+            if (k && !strcmp(b, prev)) {  /* deep recursion: one line */
+                rep++;
+                continue;
+            }
+        }
+        if (rep) fprintf(o, "         ... %u more times %s\n", rep, prev);
+        rep = 0;
+        if (i == nf) break;
+        if (k == 0) fprintf(o, "    backtrace:\n");
+        fprintf(o, "      #%u %s\n", k++, b);
+        snprintf(prev, sizeof prev, "%s", b);
+    }
+}
+
+static const char *routine(const struct rk *r, uint16_t id)
+{
+    return mlr_routine_name(r->f, id);
+}
+
+static const char *site(const struct rk *r, uint32_t s, char *buf, size_t n)
+{
+    return sym_site(r->f, s, buf, n);
+}
+
+/* What each thread was doing, from the live slots: "in MPI_X at f:l since
+ * T s" or "computing; last MPI call ...".  `at` is the moment to measure
+ * durations to (the failure), or < 0. */
+static void print_state(FILE *o, const struct rk *r, double at, const char *prefix)
+{
+    unsigned nt = mlr_nthreads(r->f), shown = 0;
+    char b[600];
+    for (unsigned i = 0; i < nt; i++) {
+        struct ml_live l;
+        if (mlr_live(r->f, i, &l) != 0 || !l.used) continue;
+        char th[32] = "";
+        if (nt > 1) snprintf(th, sizeof th, "thread %u: ", i);
+        if (l.t_start > l.t_end) {
+            double s = secs(r, l.t_start);
+            fprintf(o, "    %s%sin %s called at %s since %.3f s", prefix, th, routine(r, l.routine),
+                    site(r, l.site, b, sizeof b), s);
+            if (at >= 0 && at >= s) fprintf(o, " (%.3f s)", at - s);
+            fputc('\n', o);
+        } else if (l.t_end) {
+            double e = secs(r, l.t_end);
+            fprintf(o, "    %s%scomputing (not in MPI); last MPI call %s at %s ended at %.3f s", prefix, th,
+                    routine(r, l.routine), site(r, l.site, b, sizeof b), e);
+            if (at >= 0 && at >= e) fprintf(o, " (%.3f s before)", at - e);
+            fputc('\n', o);
+        } else {
+            fprintf(o, "    %s%sin its first MPI call, %s, called at %s\n", prefix, th, routine(r, l.routine),
+                    site(r, l.site, b, sizeof b));
+        }
+        shown++;
+    }
+    if (!shown) fprintf(o, "    %sno MPI call recorded\n", prefix);
+}
+
+/* Is the process still there?  -1: cannot tell (other host). */
+static int process_alive(const struct rk *r)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    if (strcmp(host, mlr_host(r->f)) != 0) return -1;
+    char p[64], exe[PATH_MAX];
+    snprintf(p, sizeof p, "/proc/%d/exe", (int)r->h->pid);
+    ssize_t n = readlink(p, exe, sizeof exe - 1);
+    if (n <= 0) return 0;             /* gone, or a zombie */
+    exe[n] = 0;
+    if (strcmp(exe, mlr_exe(r->f)) != 0) return 0;
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)r->h->pid);
+    FILE *st = fopen(p, "r");
+    char line[512] = "";
+    if (st) {
+        if (!fgets(line, sizeof line, st)) line[0] = 0;
+        fclose(st);
+    }
+    const char *c = strrchr(line, ')');
+    if (c && (c[2] == 'Z' || c[2] == 'X' || c[2] == 'x')) return 0;   /* exiting or dead */
+    return 1;
+}
+
+/* The first line of a message, then the others indented. */
+static void print_message_tail(FILE *o, const char *m)
+{
+    const char *nl = strchr(m, '\n');
+    while (nl && nl[1]) {
+        const char *e = strchr(nl + 1, '\n');
+        int len = e ? (int)(e - nl - 1) : (int)strlen(nl + 1);
+        if (len > 0) fprintf(o, "      %.*s\n", len, nl + 1);
+        nl = e;
+    }
+}
+
+static void print_cause(FILE *o, const struct rk *r, int brief)
+{
+    const struct ml_failure *fl = &r->fl;
+    char b[600], w[600];
+    const char *what;
+    switch (fl->kind) {
+    case ML_FAIL_SIGNAL: {
+        const char *cn = code_name(fl->signo, fl->code, &what);
+        fprintf(o, "signal %s (%s%s%s)", sig_name(fl->signo), cn, *what ? ": " : "", what);
+        if (fl->flags & ML_FAILF_SENDER) {
+            if ((int64_t)fl->addr == r->h->pid) fprintf(o, " sent by the process itself");
+            else fprintf(o, " sent by pid %" PRIu64, fl->addr);
+        } else if (fl->signo == SIGSEGV || fl->signo == SIGBUS || fl->signo == SIGFPE || fl->signo == SIGILL) {
+            fprintf(o, " at address 0x%" PRIx64, fl->addr);
+        }
+        if (fl->flags & ML_FAILF_STACK) fprintf(o, " -- stack overflow");
+        fputc('\n', o);
+        if (fl->flags & ML_FAILF_HANDLER)
+            fprintf(o, "    a handler of the program (or of its libraries) ran for it%s\n",
+                    (fl->flags & ML_FAILF_SOFT) ? " and returned" : "");
+        if (mlr_nthreads(r->f) > 1)
+            for (unsigned i = 0; i < mlr_nthreads(r->f); i++) {
+                struct ml_live l;
+                if (mlr_live(r->f, i, &l) == 0 && l.used && l.tid == fl->tid)
+                    fprintf(o, "    in thread %u (tid %u)\n", i, fl->tid);
+            }
+        if (fl->flags & ML_FAILF_OTHER_THREAD)
+            fprintf(o, "    it arrived in a thread that never called MPI (tid %u)\n", fl->tid);
+        const char *wf = brief ? NULL : where_frame(r, w, sizeof w);
+        if (wf) fprintf(o, "    where: %s\n", wf);
+        if (fl->routine != 0xffff && !brief)
+            fprintf(o, "    inside %s called at %s\n", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        break;
+    }
+    case ML_FAIL_EXIT:
+        if (fl->flags & ML_FAILF_NOSTATUS) fprintf(o, "exited without calling MPI_Finalize (status unknown)\n");
+        else if (fl->flags & ML_FAILF_MAIN)
+            fprintf(o, "exited with status %d without calling MPI_Finalize (main returned)\n", fl->code);
+        else
+            fprintf(o, "exited with status %d without calling MPI_Finalize (%s)\n", fl->code,
+                    (fl->flags & ML_FAILF_UNDER_EXIT) ? "_exit/_Exit/quick_exit: no exit handlers ran"
+                                                      : "exit() called");
+        if (!(fl->flags & ML_FAILF_MAIN)) {
+            const char *wf = where_frame(r, w, sizeof w);
+            if (wf) fprintf(o, "    where: %s\n", wf);
+        }
+        if (fl->routine != 0xffff)
+            fprintf(o, "    inside %s called at %s (from an error handler or callback?)\n", routine(r, fl->routine),
+                    site(r, fl->site, b, sizeof b));
+        break;
+    case ML_FAIL_MPI_ERROR: {
+        /* message: "MPI_ERR_X: the library's text" */
+        size_t cl = strcspn(fl->message, ":\n");
+        const char *text = fl->message[cl] == ':' ? fl->message + cl + 1 : "";
+        while (*text == ' ') text++;
+        fprintf(o, "MPI error %.*s (error code %d)%s\n", (int)cl, fl->message[0] ? fl->message : "?", fl->code,
+                (fl->flags & ML_FAILF_FATAL)  ? " under MPI_ERRORS_ARE_FATAL"
+                : (fl->flags & ML_FAILF_SOFT) ? ", returned to the program"
+                                              : "");
+        if (*text) fprintf(o, "    message: %.*s\n", (int)strcspn(text, "\n"), text);
+        print_message_tail(o, text);
+        if (fl->routine != 0xffff)
+            fprintf(o, "    where: %s called at %s\n", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        else {
+            const char *wf = where_frame(r, w, sizeof w);
+            if (wf) fprintf(o, "    where: %s\n", wf);
+        }
+        break;
+    }
+    case ML_FAIL_ABORT:
+        fprintf(o, "MPI_Abort called with error code %d\n", fl->code);
+        fprintf(o, "    where: %s called at %s\n", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        if (fl->flags & ML_FAILF_NESTED) fprintf(o, "    called inside another MPI call (an error handler or callback)\n");
+        break;
+    case ML_FAIL_DEADLOCK:
+        fprintf(o, "stopped by the deadlock detector%s%s\n", fl->message[0] ? ": " : "", fl->message);
+        if (fl->routine != 0xffff)
+            fprintf(o, "    blocked in %s called at %s\n", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        break;
+    default:
+        fprintf(o, "failure of unknown kind %u\n", fl->kind);
+    }
+    if (fl->kind != ML_FAIL_MPI_ERROR && fl->kind != ML_FAIL_DEADLOCK && fl->message[0] &&
+        fl->kind != ML_FAIL_EXIT && fl->kind != ML_FAIL_ABORT && !(fl->flags & ML_FAILF_STACK))
+        fprintf(o, "    note: %s\n", fl->message);
+}
+
+static int is_external_kill(const struct rk *r)
+{
+    const struct ml_failure *fl = &r->fl;
+    return fl->kind == ML_FAIL_SIGNAL && (fl->flags & ML_FAILF_SENDER) && (int64_t)fl->addr != r->h->pid &&
+           (fl->signo == SIGTERM || fl->signo == SIGINT || fl->signo == SIGHUP || fl->signo == SIGKILL ||
+            fl->signo == SIGQUIT);
+}
+
+static void load_failure(struct rk *r)
+{
+    memcpy(&r->fl, &r->h->failure, sizeof r->fl);
+    r->fl.message[sizeof r->fl.message - 1] = 0;
+    if (r->fl.nframes > 32) r->fl.nframes = 32;
+}
+
+static const struct rk *sort_rs;
+
+static int by_time(const void *a, const void *b)
+{
+    const struct rk *x = &sort_rs[*(const int *)a], *y = &sort_rs[*(const int *)b];
+    if (x->t_fail != y->t_fail) return x->t_fail < y->t_fail ? -1 : 1;
+    return x->rank - y->rank;
+}
+
+/* "0-3,5,7-9" */
+static void print_ranges(FILE *o, const int *v, unsigned n)
+{
+    for (unsigned i = 0; i < n;) {
+        unsigned j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
+        fprintf(o, "%s%d", i ? "," : "", v[i]);
+        if (j > i) fprintf(o, "-%d", v[j]);
+        i = j + 1;
+    }
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+int diag_print(const char *dir, FILE *out)
+{
+    struct mlr_dir d;
+    int err = mlr_dir_scan(dir, &d);
+    char **files = NULL;
+    unsigned nfiles = 0;
+    char *single = NULL;
+    if (err == MLR_EDIR) {            /* one rank file */
+        single = strdup(dir);
+        files = &single;
+        nfiles = 1;
+    } else if (err) {
+        fprintf(stderr, "mpilens: %s %s\n", dir, mlr_strerror(err));
+        return -1;
+    } else {
+        files = d.files;
+        nfiles = d.n;
+    }
+    struct rk *rs = calloc(nfiles ? nfiles : 1, sizeof *rs);
+    unsigned n = 0;
+    int size = 0;
+    origin = INT64_MAX;
+    for (unsigned i = 0; rs && i < nfiles; i++) {
+        struct mlr_file *f;
+        int e = mlr_open(files[i], &f);
+        if (e) {
+            fprintf(out, "%s: %s; skipped\n", files[i], mlr_strerror(e));
+            continue;
+        }
+        struct rk *r = &rs[n++];
+        r->f = f;
+        r->h = mlr_header(f);
+        r->rank = mlr_rank(f);
+        load_failure(r);
+        if (r->h->size > size) size = r->h->size;
+        int64_t o = tool_aligned_ns(f, r->h->anchor0_ns);
+        if (o < origin) origin = o;
+    }
+    if (!rs || n == 0) {
+        fprintf(out, "mpilens: no readable rank file in %s\n", dir);
+        free(rs);
+        free(single);
+        if (!single) mlr_dir_free(&d);
+        return -1;
+    }
+
+    /* classify */
+    unsigned nfailed = 0, nvanished = 0;
+    for (unsigned i = 0; i < n; i++) {
+        struct rk *r = &rs[i];
+        r->t_fail = INT64_MAX;
+        int st = r->h->state;
+        r->alive = st == ML_STATE_RUNNING ? process_alive(r) : 0;
+        if (r->fl.kind != ML_FAIL_NONE) {
+            int soft = (r->fl.flags & ML_FAILF_SOFT) != 0;
+            /* a soft record counts when the process did not get to
+             * MPI_Finalize and is gone */
+            r->failed = !soft || (st != ML_STATE_FINALIZED && r->alive != 1);
+            if (r->failed) r->t_fail = tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, r->fl.ticks)) - origin;
+        } else if (st == ML_STATE_EXITED) {
+            r->failed = 1;            /* left without MPI_Finalize, no record */
+        } else if (st == ML_STATE_RUNNING && r->alive == 0) {
+            r->vanished = 1;
+        }
+        nfailed += r->failed;
+        nvanished += r->vanished;
+    }
+    /* the first failure: the earliest one not caused from outside */
+    int first = -1;
+    for (int pass = 0; pass < 2 && first < 0; pass++)
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || r->t_fail == INT64_MAX || (pass == 0 && is_external_kill(r))) continue;
+            if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
+        }
+    for (unsigned i = 0; i < n; i++)
+        if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0) rs[i].collateral = 1;
+
+    fprintf(out, "== failure diagnosis: %s (%u rank file%s%s%s) ==\n", dir, n, n == 1 ? "" : "s",
+            rs[0].h->mpi_impl[0] ? ", " : "", rs[0].h->mpi_impl);
+    if (nfailed == 0 && nvanished == 0) {
+        unsigned fin = 0, run = 0;
+        for (unsigned i = 0; i < n; i++) {
+            fin += rs[i].h->state == ML_STATE_FINALIZED;
+            run += rs[i].h->state == ML_STATE_RUNNING;
+        }
+        if (fin == n) fprintf(out, "no failure: every rank called MPI_Finalize\n");
+        else fprintf(out, "no failure recorded; %u rank%s still running\n", run, run == 1 ? "" : "s");
+    } else {
+        unsigned ncol = 0;
+        for (unsigned i = 0; i < n; i++) ncol += rs[i].collateral;
+        fprintf(out, "%u rank%s failed", nfailed - ncol, nfailed - ncol == 1 ? "" : "s");
+        if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
+        if (nvanished) fprintf(out, ", %u vanished without a record", nvanished);
+        if (first >= 0)
+            fprintf(out, "; first failure: rank %d at %.3f s\n", rs[first].rank, rs[first].t_fail / 1e9);
+        else
+            fputc('\n', out);
+    }
+
+    /* failed ranks: the first one, then by time */
+    int *order = malloc(sizeof(int) * n);
+    unsigned no = 0;
+    if (first >= 0) order[no++] = first;
+    for (unsigned i = 0; order && i < n; i++)
+        if (rs[i].failed && (int)i != first) order[no++] = (int)i;
+    sort_rs = rs;
+    if (order && no > 1) qsort(order + (first >= 0), no - (first >= 0), sizeof *order, by_time);
+    for (unsigned k = 0; order && k < no; k++) {
+        struct rk *r = &rs[order[k]];
+        double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
+        fprintf(out, "\nrank %d (pid %d on %s): FAILED%s", r->rank, (int)r->h->pid, mlr_host(r->f),
+                (int)order[k] == first ? ", first failure" : r->collateral ? ", killed after the first failure" : "");
+        if (at >= 0) fprintf(out, " at %.3f s", at);
+        if (at >= 0 && first >= 0 && (int)order[k] != first)
+            fprintf(out, " (%+.3f s after rank %d)", at - rs[first].t_fail / 1e9, rs[first].rank);
+        fprintf(out, "\n    how: ");
+        if (r->fl.kind == ML_FAIL_NONE) fprintf(out, "exited without calling MPI_Finalize (no record of how)\n");
+        else print_cause(out, r, r->collateral);
+        /* a rank killed from outside after another failed: what it was
+         * doing is the point, not where the signal found it */
+        if (!r->collateral && (r->fl.kind == ML_FAIL_SIGNAL || r->fl.kind == ML_FAIL_ABORT ||
+                               (r->fl.kind == ML_FAIL_EXIT && !(r->fl.flags & ML_FAILF_MAIN))))
+            print_backtrace(out, r);
+        if (r->fl.kind == ML_FAIL_ABORT && !(r->fl.flags & ML_FAILF_NESTED))
+            continue;                 /* its state is: in MPI_Abort */
+        print_state(out, r, at, "state: ");
+    }
+    /* the others; ranks that finalized cleanly in one line */
+    int *fin = malloc(sizeof(int) * n);
+    unsigned nfin = 0;
+    for (unsigned i = 0; fin && i < n; i++)
+        if (!rs[i].failed && rs[i].h->state == ML_STATE_FINALIZED && rs[i].fl.kind == ML_FAIL_NONE)
+            fin[nfin++] = rs[i].rank;
+    if (nfin && (nfailed || nvanished || nfin < n)) {
+        qsort(fin, nfin, sizeof *fin, int_cmp);
+        fprintf(out, "\nrank%s ", nfin == 1 ? "" : "s");
+        print_ranges(out, fin, nfin);
+        fprintf(out, ": finalized normally\n");
+    }
+    free(fin);
+    for (unsigned i = 0; i < n; i++) {
+        struct rk *r = &rs[i];
+        if (r->failed || (r->h->state == ML_STATE_FINALIZED && r->fl.kind == ML_FAIL_NONE)) continue;
+        fprintf(out, "\nrank %d (pid %d on %s): ", r->rank, (int)r->h->pid, mlr_host(r->f));
+        if (r->vanished) {
+            fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
+                         "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
+            print_state(out, r, -1, "last state: ");
+        } else if (r->h->state == ML_STATE_FINALIZED) {
+            fprintf(out, "finalized normally\n");
+        } else if (r->alive == 1) {
+            fprintf(out, "still running\n");
+            print_state(out, r, -1, "state: ");
+        } else {
+            fprintf(out, "no MPI_Finalize; cannot tell from this host whether the process is alive\n");
+            print_state(out, r, -1, "state: ");
+        }
+        if (r->fl.kind != ML_FAIL_NONE) {
+            fprintf(out, "    note: went on after ");
+            print_cause(out, r, 0);
+        }
+    }
+    /* ranks without a file */
+    if (size > 0 && !single) {
+        char *have = calloc((size_t)size, 1);
+        for (unsigned i = 0; have && i < n; i++)
+            if (rs[i].rank >= 0 && rs[i].rank < size) have[rs[i].rank] = 1;
+        for (int k = 0; have && k < size; k++)
+            if (!have[k])
+                fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, or wrote elsewhere)\n", k);
+        free(have);
+    }
+    free(order);
+    for (unsigned i = 0; i < n; i++) mlr_close(rs[i].f);
+    free(rs);
+    if (single) free(single);
+    else mlr_dir_free(&d);
+    return nfailed || nvanished ? 1 : 0;
+}
