@@ -1,0 +1,160 @@
+# tests/failsafe_lib.sh — helpers of tests/cases/failsafe_*.sh (sourced).
+#
+# A case calls fs_setup, then fs_matrix MODE... or fs_run/fs_check_* itself,
+# then fs_done (exit 0 when every check passed, 1 with the reasons).
+# Test program: tests/programs/failsafe.c (fails as MODE says on rank RANK,
+# after 9 known MPI calls per rank), built here with -O0 -g for each MPI.
+# Environment: MPILENS (default build/bin/mpilens), FS_IMPLS (default
+# "openmpi mpich", those installed), FS_RANKS (default "1 0"), FS_KEEP=1
+# keeps the scratch directory.
+
+FS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MPILENS=${MPILENS:-$FS_ROOT/build/bin/mpilens}
+FS_SRC=$FS_ROOT/tests/programs/failsafe.c
+FS_FAILS=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+unset LD_PRELOAD MPILENS_DIR MPILENS_DISABLE
+
+fs_fail() {
+    echo "FAIL: $*"
+    FS_FAILS=$((FS_FAILS + 1))
+}
+
+fs_setup() {
+    [ -x "$MPILENS" ] || { echo "FAIL: $MPILENS is not built (run make)"; exit 1; }
+    FS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-failsafe.XXXXXX")
+    [ "${FS_KEEP:-0}" = 1 ] || trap 'rm -rf "$FS_TMP"' EXIT
+    local want=${FS_IMPLS:-openmpi mpich} impl
+    FS_IMPLS_OK=
+    for impl in $want; do
+        command -v "mpicc.$impl" >/dev/null && command -v "mpirun.$impl" >/dev/null || continue
+        local rt=$FS_ROOT/build/lib/mpilens/libmpilens-$impl.so
+        [ -f "$rt" ] || { fs_fail "$impl: $rt is not built"; continue; }
+        if ! "mpicc.$impl" -O0 -g -o "$FS_TMP/failsafe-$impl" "$FS_SRC" 2>"$FS_TMP/cc-$impl.log"; then
+            fs_fail "$impl: cannot build failsafe.c: $(head -c 300 "$FS_TMP/cc-$impl.log")"
+            continue
+        fi
+        FS_IMPLS_OK="$FS_IMPLS_OK $impl"
+    done
+    [ -n "$FS_IMPLS_OK" ] || { echo "FAIL: no MPI (mpicc.openmpi / mpicc.mpich) to test with"; exit 1; }
+}
+
+fs_line() {  # MARKER: its line number in failsafe.c
+    grep -n -F -- "$1" "$FS_SRC" | head -1 | cut -d: -f1
+}
+
+# fs_launch IMPL DIR|- ARGS...: runs 2 ranks, under the runtime unless DIR is
+# "-"; prints nothing; returns the launcher's exit status.
+fs_launch() {
+    local impl=$1 dir=$2; shift 2
+    local p=$FS_TMP/failsafe-$impl rt=$FS_ROOT/build/lib/mpilens/libmpilens-$impl.so
+    local env=()
+    case $impl in
+    openmpi)
+        [ "$dir" = - ] || env=(-x LD_PRELOAD="$rt" -x MPILENS_DIR="$dir")
+        timeout -k 5 60 mpirun.openmpi --oversubscribe "${env[@]}" -n 2 "$p" "$@" ;;
+    mpich)
+        [ "$dir" = - ] || env=(-genv LD_PRELOAD "$rt" -genv MPILENS_DIR "$dir")
+        timeout -k 5 60 mpirun.mpich "${env[@]}" -n 2 "$p" "$@" ;;
+    esac
+}
+
+# The first 9 events of every rank are the known calls.
+fs_check_calls() {  # WHAT DIR
+    local what=$1 dir=$2 r got
+    local want="MPI_Init MPI_Comm_rank MPI_Comm_size MPI_Barrier MPI_Barrier MPI_Barrier MPI_Barrier MPI_Barrier MPI_Allreduce"
+    "$MPILENS" dump "$dir" >"$dir.dump" 2>"$dir.dump.err" || { fs_fail "$what: mpilens dump failed: $(head -c 300 "$dir.dump.err")"; return; }
+    for r in 0 1; do
+        got=$(awk -v r=$r '!/^#/ && $1 == r && $2 == 0 { print $5 }' "$dir.dump" | head -9 | tr '\n' ' ' | sed 's/ $//')
+        [ "$got" = "$want" ] || fs_fail "$what: rank $r: recorded calls '$got', expected '$want'"
+    done
+}
+
+# The report's paragraph about rank R.
+fs_block() {  # REPORTFILE RANK
+    awk -v r="$2" 'index($0, "rank " r " (") == 1 { on = 1 } on && /^$/ { exit } on { print }' "$1"
+}
+
+fs_expect() {  # WHAT BLOCK NEEDLE...
+    local what=$1 block=$2 n; shift 2
+    for n in "$@"; do
+        case $block in
+        *"$n"*) ;;
+        *) fs_fail "$what: the report on the rank does not say '$n'; it says: $(echo "$block" | head -12 | tr '\n' '|' | head -c 900)" ;;
+        esac
+    done
+}
+
+# What the report must say about the failing rank, per mode.
+fs_expected() {  # MODE -> needles, one per line
+    local L; L=$(fs_line "FAIL:$1")
+    local last; last=$(fs_line "LAST:allreduce")
+    case $1 in
+    segv) printf '%s\n' FAILED "signal SIGSEGV (SEGV_MAPERR" "at address 0x0" "where: failsafe.c:$L" ;;
+    bus) printf '%s\n' FAILED "signal SIGBUS (BUS_ADRERR" "where: failsafe.c:$L" ;;
+    fpe) printf '%s\n' FAILED "signal SIGFPE (FPE_INTDIV" "where: failsafe.c:$L" ;;
+    ill) printf '%s\n' FAILED "signal SIGILL (ILL_" "where: failsafe.c:$L" ;;
+    abrt) printf '%s\n' FAILED "signal SIGABRT" "where: failsafe.c:$L" ;;
+    stack) printf '%s\n' FAILED "signal SIGSEGV" "stack overflow" "where: failsafe.c:$L" ;;
+    term) printf '%s\n' FAILED "signal SIGTERM (SI_USER" "sent by the process itself" "where: failsafe.c:$L" ;;
+    int) printf '%s\n' FAILED "signal SIGINT (SI_USER" "where: failsafe.c:$L" ;;
+    kill) printf '%s\n' VANISHED "SIGKILL" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
+    exit) printf '%s\n' FAILED "exited with status 3 without calling MPI_Finalize (exit() called)" "where: failsafe.c:$L" ;;
+    return) printf '%s\n' FAILED "exited with status 4 without calling MPI_Finalize (main returned)" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
+    abort) printf '%s\n' FAILED "MPI_Abort called with error code 3" "where: MPI_Abort called at failsafe.c:$L" ;;
+    fatal) printf '%s\n' FAILED "MPI error MPI_ERR_RANK" "under MPI_ERRORS_ARE_FATAL" "where: MPI_Send called at failsafe.c:$L" ;;
+    errret|errhandler) printf '%s\n' "finalized normally" "MPI error MPI_ERR_RANK" "returned to the program" "where: MPI_Send called at failsafe.c:$L" ;;
+    handlerabort) printf '%s\n' FAILED "MPI_Abort called with error code 5" "where: MPI_Abort called at failsafe.c:$L" \
+        "inside another MPI call" "in MPI_Send called at failsafe.c:$(fs_line SEND:err)" ;;
+    sighandled) printf '%s\n' "finalized normally" "signal SIGTERM (SI_USER" "handler of the program" ;;
+    segvhandler) printf '%s\n' FAILED "signal SIGSEGV (SEGV_MAPERR" "handler of the program" "where: failsafe.c:$L" ;;
+    esac
+}
+
+# fs_case IMPL MODE RANK [compare]: one run under the runtime; with compare,
+# also a plain run, whose exit status and output must be the same.
+fs_case() {
+    local impl=$1 mode=$2 rank=$3 cmp=${4:-}
+    local d=$FS_TMP/$impl-$mode-$rank what="$impl $mode on rank $3" rc rc0 t0=$SECONDS
+    fs_launch "$impl" "$d" "$mode" "$rank" >"$d.out" 2>"$d.err"
+    rc=$?
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && [ $((SECONDS - t0)) -ge 59 ] && fs_fail "$what: timed out"
+    if [ -n "$cmp" ]; then
+        fs_launch "$impl" - "$mode" "$rank" >"$d.plain.out" 2>"$d.plain.err"
+        rc0=$?
+        [ $rc -eq $rc0 ] || fs_fail "$what: exit status $rc0 without the runtime, $rc with it"
+        # pids and addresses differ from run to run
+        sed -E 's/[0-9a-fx]{4,}/N/g' "$d.out" >"$d.out.n"
+        sed -E 's/[0-9a-fx]{4,}/N/g' "$d.plain.out" >"$d.plain.out.n"
+        cmp -s "$d.out.n" "$d.plain.out.n" || fs_fail "$what: output differs with the runtime: $(diff "$d.plain.out.n" "$d.out.n" | grep '^[<>]' | head -4 | tr '\n' '|')"
+    fi
+    fs_check_calls "$what" "$d"
+    "$MPILENS" report "$d" >"$d.report" 2>&1 || fs_fail "$what: mpilens report failed: $(head -c 300 "$d.report")"
+    local block needles=()
+    block=$(fs_block "$d.report" "$rank")
+    [ -n "$block" ] || { fs_fail "$what: the report says nothing about rank $rank: $(head -c 600 "$d.report" | tr '\n' '|')"; return; }
+    mapfile -t needles < <(fs_expected "$mode")
+    fs_expect "$what" "$block" "${needles[@]}"
+    echo "ok $what (exit $rc${rc0:+, plain $rc0}, $((SECONDS - t0)) s)"
+}
+
+# fs_matrix MODE...: every MODE on each MPI, failing on rank 1 (compared with
+# a plain run) and on rank 0.
+fs_matrix() {
+    local impl mode rank
+    for impl in $FS_IMPLS_OK; do
+        for mode in "$@"; do
+            for rank in ${FS_RANKS:-1 0}; do
+                fs_case "$impl" "$mode" "$rank" $([ "$rank" = 1 ] && echo compare)
+            done
+        done
+    done
+}
+
+fs_done() {
+    if [ "$FS_FAILS" -ne 0 ]; then
+        echo "$FS_FAILS check(s) failed${FS_KEEP:+ (runs kept in $FS_TMP)}"
+        exit 1
+    fi
+    exit 0
+}
