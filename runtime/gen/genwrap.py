@@ -467,14 +467,18 @@ def emit_f(w, sym, rid, routine, proto):
         hook_post = 'ml_after_init(-2);'
     elif base == 'MPI_Abort':
         hook_pre = 'ml_before_abort_f(&c, a0, a1);'
-    elif base in ERRH_SET and 'errhandler' in names:
-        i = names.index('errhandler')
-        hook_pre = 'a%d = ml_fs_eh_in_f(a%d, %d);' % (i, i, ERRH_SET[base])
-    elif base in ERRH_GET and 'errhandler' in names:
-        hook_post = 'ml_fs_eh_out_f(a%d);' % names.index('errhandler')
-    elif WIN_CREATE.match(base) and 'win' in names and len(names) < 20:
-        i, e = names.index('win'), len(names)  # ierror follows the C arguments
-        hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) ml_fs_win_created_f(a%d);' % (e, e, i)
+    elif base in ERRH_SET or base in ERRH_GET or WIN_CREATE.match(base):
+        # by type: parameter names differ between headers
+        types = [t.replace(' ', '') for t, _ in proto[1]] if proto else []
+        ehi = next((i for i, t in enumerate(types) if t in ('MPI_Errhandler{}', 'MPI_Errhandler*{}')), None)
+        wi = next((i for i, t in enumerate(types) if t == 'MPI_Win*{}'), None)
+        if base in ERRH_SET and ehi is not None:
+            hook_pre = 'a%d = ml_fs_eh_in_f(a%d, %d);' % (ehi, ehi, ERRH_SET[base])
+        elif base in ERRH_GET and ehi is not None:
+            hook_post = 'ml_fs_eh_out_f(a%d);' % ehi
+        elif wi is not None and len(types) < 20:
+            e = len(types)  # ierror follows the C arguments
+            hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) ml_fs_win_created_f(a%d);' % (e, e, wi)
     w('#undef %s' % sym)
     w('ML_FORTRAN(%s, %s, %d, %s, %s, %s, %s, %s, {%s}, {%s})' % (
         rt, sym, rid, arg('comm'), arg('peer'), arg('tag'), arg('count'), arg('dtype'), hook_pre, hook_post))
