@@ -444,7 +444,8 @@ int diag_print(const char *dir, FILE *out)
             /* a soft record counts when the process did not get to
              * MPI_Finalize and is gone */
             r->failed = !soft || (st != ML_STATE_FINALIZED && r->alive != 1);
-            if (r->failed) r->t_fail = tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, r->fl.ticks)) - origin;
+            if (r->failed && r->fl.ticks)
+                r->t_fail = tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, r->fl.ticks)) - origin;
         } else if (st == ML_STATE_EXITED) {
             r->failed = 1;            /* left without MPI_Finalize, no record */
         } else if (st == ML_STATE_RUNNING && r->alive == 0) {
