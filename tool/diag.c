@@ -462,8 +462,10 @@ int diag_print(const char *dir, FILE *out)
             if (!r->failed || r->t_fail == INT64_MAX || (pass == 0 && is_external_kill(r))) continue;
             if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
         }
+    int outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
     for (unsigned i = 0; i < n; i++)
-        if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0) rs[i].collateral = 1;
+        if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !outside)
+            rs[i].collateral = 1;
 
     fprintf(out, "== failure diagnosis: %s (%u rank file%s%s%s) ==\n", dir, n, n == 1 ? "" : "s",
             rs[0].h->mpi_impl[0] ? ", " : "", rs[0].h->mpi_impl);
@@ -476,13 +478,21 @@ int diag_print(const char *dir, FILE *out)
         if (fin == n) fprintf(out, "no failure: every rank called MPI_Finalize\n");
         else fprintf(out, "no failure recorded; %u rank%s still running\n", run, run == 1 ? "" : "s");
     } else {
-        unsigned ncol = 0;
-        for (unsigned i = 0; i < n; i++) ncol += rs[i].collateral;
-        fprintf(out, "%u rank%s failed", nfailed - ncol, nfailed - ncol == 1 ? "" : "s");
+        unsigned ncol = 0, next = 0;
+        for (unsigned i = 0; i < n; i++) {
+            ncol += rs[i].collateral;
+            next += rs[i].failed && is_external_kill(&rs[i]);
+        }
+        if (outside && next == nfailed)
+            fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)",
+                    nfailed, nfailed == 1 ? "" : "s");
+        else
+            fprintf(out, "%u rank%s failed", nfailed - ncol, nfailed - ncol == 1 ? "" : "s");
         if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
         if (nvanished) fprintf(out, ", %u vanished without a record", nvanished);
         if (first >= 0)
-            fprintf(out, "; first failure: rank %d at %.3f s\n", rs[first].rank, rs[first].t_fail / 1e9);
+            fprintf(out, "; first %s: rank %d at %.3f s\n", outside ? "signalled" : "failure", rs[first].rank,
+                    rs[first].t_fail / 1e9);
         else
             fputc('\n', out);
     }
@@ -499,7 +509,9 @@ int diag_print(const char *dir, FILE *out)
         struct rk *r = &rs[order[k]];
         double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
         fprintf(out, "\nrank %d (pid %d on %s): FAILED%s", r->rank, (int)r->h->pid, mlr_host(r->f),
-                (int)order[k] == first ? ", first failure" : r->collateral ? ", killed after the first failure" : "");
+                (int)order[k] == first ? (outside ? ", signalled first" : ", first failure")
+                : r->collateral        ? ", killed after the first failure"
+                                       : "");
         if (at >= 0) fprintf(out, " at %.3f s", at);
         if (at >= 0 && first >= 0 && (int)order[k] != first)
             fprintf(out, " (%+.3f s after rank %d)", at - rs[first].t_fail / 1e9, rs[first].rank);
@@ -566,4 +578,66 @@ int diag_print(const char *dir, FILE *out)
     if (single) free(single);
     else mlr_dir_free(&d);
     return nfailed || nvanished ? 1 : 0;
+}
+
+/* ---- for `mpilens run`: leftovers after the launcher ---------------------- */
+
+/* Calls fn on every readable rank file of dir (or dir itself as one file). */
+static int each_rank(const char *dir, void (*fn)(struct rk *, void *), void *arg)
+{
+    struct mlr_dir d;
+    int err = mlr_dir_scan(dir, &d), n = 0;
+    char *one = (char *)dir;
+    char **files = &one;
+    unsigned nf = 1;
+    if (err == 0) {
+        files = d.files;
+        nf = d.n;
+    } else if (err != MLR_EDIR) {
+        return -1;
+    }
+    for (unsigned i = 0; i < nf; i++) {
+        struct rk r;
+        memset(&r, 0, sizeof r);
+        if (mlr_open(files[i], &r.f) != 0) continue;
+        r.h = mlr_header(r.f);
+        r.rank = mlr_rank(r.f);
+        load_failure(&r);
+        fn(&r, arg);
+        mlr_close(r.f);
+        n++;
+    }
+    if (err == 0) mlr_dir_free(&d);
+    return n;
+}
+
+struct status_acc {
+    int failed, alive, sig, signalled;
+};
+
+static void status_one(struct rk *r, void *arg)
+{
+    struct status_acc *a = arg;
+    if (r->fl.kind != ML_FAIL_NONE && !(r->fl.flags & ML_FAILF_SOFT)) a->failed++;
+    if (r->h->state == ML_STATE_RUNNING && process_alive(r) == 1) {
+        a->alive++;
+        if (a->sig > 0 && kill((pid_t)r->h->pid, a->sig) == 0) a->signalled++;
+    }
+}
+
+int diag_status(const char *dir, int *failed, int *alive)
+{
+    struct status_acc a = {0, 0, 0, 0};
+    int n = each_rank(dir, status_one, &a);
+    if (failed) *failed = a.failed;
+    if (alive) *alive = a.alive;
+    return n < 0 ? -1 : 0;
+}
+
+int diag_signal_leftovers(const char *dir, int sig)
+{
+    struct status_acc a = {0, 0, sig, 0};
+    if (sig <= 0) return -1;
+    int n = each_rank(dir, status_one, &a);
+    return n < 0 ? -1 : a.signalled;
 }

@@ -21,6 +21,14 @@ int cmd_report(int argc, char **argv);
  * rank failed or vanished, 1 when some did, -1 when dir cannot be read.
  * Resolves call sites through symbols.h: call sym_cleanup() when done. */
 int diag_print(const char *dir, FILE *out);
+/* For `mpilens run` while or after the launcher runs: *failed = ranks with a
+ * final failure record, *alive = ranks that have not finalized or exited
+ * and whose process is still alive on this host (pid checked against the
+ * executable).  Returns 0, or -1 when dir cannot be read. */
+int diag_status(const char *dir, int *failed, int *alive);
+/* Sends sig to every such live rank (same check: this host, pid still runs
+ * the recorded executable); returns how many, or -1. */
+int diag_signal_leftovers(const char *dir, int sig);
 
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);
