@@ -22,8 +22,12 @@ fs_fail() {
 
 fs_setup() {
     [ -x "$MPILENS" ] || { echo "FAIL: $MPILENS is not built (run make)"; exit 1; }
-    FS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-failsafe.XXXXXX")
-    [ "${FS_KEEP:-0}" = 1 ] || trap 'rm -rf "$FS_TMP"' EXIT
+    if [ -n "${TEST_TMP:-}" ]; then   # under tests/run: its scratch directory, kept
+        FS_TMP=$TEST_TMP
+    else
+        FS_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mpilens-failsafe.XXXXXX")
+        [ "${FS_KEEP:-0}" = 1 ] || trap 'rm -rf "$FS_TMP"' EXIT
+    fi
     local want=${FS_IMPLS:-openmpi mpich} impl
     FS_IMPLS_OK=
     for impl in $want; do

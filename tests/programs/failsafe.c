@@ -64,7 +64,7 @@ static void abort_errhandler(MPI_Comm *comm, int *code, ...)
 }
 
 /* on one line: the overflow faults somewhere in it */
-static int recurse(int n) { volatile char pad[256]; pad[0] = (char)n; return recurse(n + 1) + pad[0]; } /* FAIL:stack */
+static int recurse(int n) { volatile char pad[256]; pad[0] = (char)n; return n < 0 ? 0 : recurse(n + 1) + pad[0]; } /* FAIL:stack */
 
 int main(int argc, char **argv)
 {
