@@ -141,17 +141,19 @@ static int system_frame(const struct mlr_file *f, uint64_t a)
     return 0;
 }
 
-/* The innermost frame with file:line in the program's own code, else the
- * innermost with file:line anywhere, or NULL. */
+/* The innermost frame in the program's own code with file:line, else in
+ * its code at all (function+offset), else the innermost with file:line
+ * anywhere, or NULL. */
 static const char *where_frame(const struct rk *r, char *buf, size_t n)
 {
     unsigned nf = r->fl.nframes > 32 ? 32 : r->fl.nframes;
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (unsigned i = 0; i < nf; i++) {
             uint64_t a = r->fl.frames[i];
-            if (!a || runtime_frame(r->f, a) || (pass == 0 && system_frame(r->f, a))) continue;
+            if (!a || runtime_frame(r->f, a) || (pass < 2 && system_frame(r->f, a))) continue;
+            if (pass == 1 && !module_of(r->f, a)) continue;
             sym_addr(r->f, a, buf, n);
-            if (has_line(buf)) return buf;
+            if (pass == 1 || has_line(buf)) return buf;
         }
     return NULL;
 }
@@ -513,6 +515,7 @@ int diag_print(const char *dir, FILE *out)
                 : r->collateral        ? ", killed after the first failure"
                                        : "");
         if (at >= 0) fprintf(out, " at %.3f s", at);
+        if (r->h->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
         if (at >= 0 && first >= 0 && (int)order[k] != first)
             fprintf(out, " (%+.3f s after rank %d)", at - rs[first].t_fail / 1e9, rs[first].rank);
         fprintf(out, "\n    how: ");
