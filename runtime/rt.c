@@ -872,8 +872,14 @@ static void clock_sync(struct ml_clock_sync *out)
     int64_t res[2] = {0, 0};                   /* offset, rtt */
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(priv, &wrank);
-    if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    /* MPILENS_NODE_SIZE=k makes groups of k consecutive ranks act as nodes,
+     * to test the cross-node path on one machine. */
+    const char *ns = getenv("MPILENS_NODE_SIZE");
+    if (ns && atoi(ns) > 0) {
+        if (PMPI_Comm_split(priv, wrank / atoi(ns), wrank, &node) != MPI_SUCCESS) return;
+    } else if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
         return;
+    }
     PMPI_Comm_rank(node, &nrank);
     PMPI_Comm_split(priv, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders);
     if (leaders != MPI_COMM_NULL) {
