@@ -30,7 +30,7 @@ echo "ok -- mode"
 printf 'int main(void){return 0;}\n' > nompi.c; gcc -o nompi nompi.c
 gcc -static -o static nompi.c 2>/dev/null || cp nompi static
 cp p.c notexec
-mkdir exists ro; chmod 555 ro
+mkdir exists ro; chmod 555 ro; : > out; : > err
 expect() {  # name, want, args...
     local name=$1 want=$2; shift 2
     before=$(ls | sort)
