@@ -414,6 +414,29 @@ static void pool_trim(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* ml_enter when th->ok is 0: the thread's first call, a call nested in
+ * another wrapper (not recorded), or a C call inside a Fortran wrapper
+ * (recorded with the Fortran call site, exactly once). */
+int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->chunk == NULL) {
+        if (ml_disabled) return 0;
+        ml_thread_start(th);
+        if (!th->ok) return 0;
+        return ml_enter(c, routine, ret_addr);
+    }
+    if (!th->fort_pending) return 0;
+    th->fort_pending = 0;
+    th->fort_taken = 1;
+    c->th = th;
+    c->routine = routine | ML_ROUTINE_FORTRAN;
+    c->site = th->fort_site;
+    c->restore = 0;                  /* the Fortran wrapper is still active */
+    c->t0 = ml_now();
+    return 1;
+}
+
 void ml_thread_start(struct ml_thread *th)
 {
     pthread_once(&once, process_init);
@@ -429,6 +452,7 @@ void ml_thread_start(struct ml_thread *th)
     th->live->tid = (uint64_t)syscall(SYS_gettid);
     th->live->used = 1;
     chunk_next(th, ml_now());
+    if (!ml_disabled) th->ok = 1;
 }
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
@@ -978,10 +1002,8 @@ void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code)
     (void)comm;
     /* MPI_Abort does not return: record the call now, code as its result. */
     c->t1 = ml_now();
-    c->th->depth--;
     struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
     ml_rec_end(c, r, code == MPI_SUCCESS ? -1 : code);
-    c->th->depth++;
     anchor_refresh();
 }
 
