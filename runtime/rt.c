@@ -760,7 +760,7 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
 
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf)
 {
-    if (n <= 0 || !reqs) return buf;
+    if (n <= 0 || !reqs) return NULL;
     uint64_t *q = n <= ML_REQ_STACK ? buf : malloc(sizeof(uint64_t) * (size_t)n);
     if (!q) return buf;
     for (int i = 0; i < n; i++) q[i] = ML_HANDLE(reqs[i]);
@@ -775,11 +775,14 @@ MPI_Status *ml_status_buf(int n, MPI_Status *buf)
 }
 
 /* idx_kind: 0 = requests 0..n-1 completed; 1 = *idx is the one index;
- * 2 = idx[0..n-1] are the indices. */
+ * 2 = idx[0..n-1] are the indices.  total: requests passed to the call.
+ * Anything out of range (a failed call, a bad argument) records nothing. */
 void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const MPI_Status *st,
-                 const int *idx, int idx_kind)
+                 const int *idx, int idx_kind, int total)
 {
-    if (n < 0) n = 0;
+    if (n < 0 || !reqs || n > total) n = 0;
+    if (idx_kind && ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) n = 0;
+    if (st == MPI_STATUSES_IGNORE) st = NULL;
     uint8_t type = ML_REC_COMPLETE;
     int k = 0;
     do {
@@ -787,25 +790,28 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
         struct ml_rec *r = ml_rec_begin(c, type, 3 + 3 * (unsigned)m);
         if (type == ML_REC_COMPLETE_MORE) r->dt = r->dur = 0;
         uint32_t *cnt = (uint32_t *)(r + 1);
-        cnt[0] = (uint32_t)m;
-        cnt[1] = 0;
         struct ml_done *d = (struct ml_done *)(cnt + 2);
+        int w = 0;
         for (int j = 0; j < m; j++, k++) {
             int i = idx_kind == 0 ? k : idx_kind == 1 ? idx[0] : idx[k];
-            d[j].index = i;
-            d[j].request = reqs[i];
-            d[j].source = ML_PEER_NONE;
-            d[j].tag = ML_PEER_NONE;
-            d[j].bytes = 0;
-            if (st && st != MPI_STATUSES_IGNORE && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
+            if (i < 0 || i >= total) continue;
+            struct ml_done *e = &d[w++];
+            e->index = i;
+            e->request = reqs[i];
+            e->source = ML_PEER_NONE;
+            e->tag = ML_PEER_NONE;
+            e->bytes = 0;
+            if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
                 int b = 0;
-                d[j].source = s->MPI_SOURCE;
-                d[j].tag = s->MPI_TAG;
+                e->source = s->MPI_SOURCE;
+                e->tag = s->MPI_TAG;
                 if (PMPI_Get_count(s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED && b > 0)
-                    d[j].bytes = (uint32_t)b;
+                    e->bytes = (uint32_t)b;
             }
         }
+        cnt[0] = (uint32_t)w;
+        cnt[1] = 0;
         ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
         type = ML_REC_COMPLETE_MORE;
     } while (k < n);

@@ -99,7 +99,7 @@ void ml_after_finalize(void);
 void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code);
 void ml_before_abort_f(struct ml_call *c, void *comm, void *code);
 void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs,
-                 const MPI_Status *st, const int *idx, int idx_kind);
+                 const MPI_Status *st, const int *idx, int idx_kind, int total);
 void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest, int stag,
                      int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
                      MPI_Status *status, int ret);
