@@ -111,8 +111,9 @@ check_rank_files() {
 
 # ---- comparing runs with and without the runtime --------------------------------
 # same_with_runtime IMPL N NAME [args...]
-# Runs test program NAME plainly and under the runtime; stdout and exit status
-# must be identical, the plain run must succeed and print something, the runtime
+# Runs test program NAME plainly and under the runtime; stdout (after the sed -E
+# script $NORMALIZE, if set) and exit status must be identical (EXPECT_RC: the
+# plain run's expected status, default 0, "any" for any), the plain run must succeed and print something, the runtime
 # must add nothing to stderr when the plain run wrote nothing there, and the run
 # directory must hold one rank file per rank.  Leaves the runs in
 # $TEST_TMP/<impl>-<N>-<NAME>[-k]/ (plain.out, plain.err, rt.out, rt.err, run/)
@@ -145,9 +146,16 @@ same_with_runtime() {
         soft_fail "$what: the program printed nothing"
         bad=1
     fi
-    if ! cmp -s "$d/plain.out" "$d/rt.out"; then
+    if [ -n "${NORMALIZE:-}" ]; then  # launcher messages with pids and the like
+        sed -E "$NORMALIZE" "$d/plain.out" >"$d/plain.cmp"
+        sed -E "$NORMALIZE" "$d/rt.out" >"$d/rt.cmp"
+    else
+        cp "$d/plain.out" "$d/plain.cmp"
+        cp "$d/rt.out" "$d/rt.cmp"
+    fi
+    if ! cmp -s "$d/plain.cmp" "$d/rt.cmp"; then
         local first
-        first=$(diff "$d/plain.out" "$d/rt.out" | grep -a '^[<>]' | head -4 | tr '\n' ' ')
+        first=$(diff "$d/plain.cmp" "$d/rt.cmp" | grep -a '^[<>]' | head -4 | tr '\n' ' ')
         soft_fail "$what: output differs with the runtime: ${first:0:400}"
         bad=1
     fi

@@ -25,7 +25,23 @@ int main(int argc, char **argv)
                  : MPI_THREAD_MULTIPLE;
         rc = MPI_Init_thread(&argc, &argv, want, &provided);
     }
+    /* the error handlers the program finds, before it sets any */
+    MPI_Errhandler weh = MPI_ERRHANDLER_NULL, seh = MPI_ERRHANDLER_NULL;
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, &weh);
+    MPI_Comm_get_errhandler(MPI_COMM_SELF, &seh);
+    int world_fatal = weh == MPI_ERRORS_ARE_FATAL, self_fatal = seh == MPI_ERRORS_ARE_FATAL;
+    MPI_Comm dupw;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dupw);
+    MPI_Errhandler deh = MPI_ERRHANDLER_NULL;
+    MPI_Comm_get_errhandler(dupw, &deh);
+    int dup_fatal = deh == MPI_ERRORS_ARE_FATAL;
+    MPI_Errhandler_free(&weh);
+    MPI_Errhandler_free(&seh);
+    MPI_Errhandler_free(&deh);
+    MPI_Comm_free(&dupw);
     su_start();
+    out("initial error handlers are MPI_ERRORS_ARE_FATAL: world %d self %d dup of world %d", world_fatal,
+        self_fatal, dup_fatal);
     out("mode %s: init %s, provided %s", mode, errname(rc), provided == -99 ? "-" : levelname(provided));
     MPI_Initialized(&flag);
     MPI_Finalized(&fin);

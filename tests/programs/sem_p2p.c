@@ -348,6 +348,37 @@ static void derived(int low)
     MPI_Type_free(&st2);
 }
 
+/* Messages above the eager limits (rendezvous), checked by sum. */
+static void large(int low)
+{
+    const int n = 1 << 20; /* 4 MiB of ints */
+    int *s = malloc(n * sizeof(int)), *r = malloc(n * sizeof(int));
+    for (int i = 0; i < n; i++) s[i] = i ^ (me * 7919), r[i] = -1;
+    MPI_Status st;
+    poison(&st);
+    if (low) {
+        C(MPI_Send(s, n, MPI_INT, partner, 90, MPI_COMM_WORLD));
+        C(MPI_Recv(r, n, MPI_INT, partner, 91, MPI_COMM_WORLD, &st));
+    } else {
+        C(MPI_Recv(r, n, MPI_INT, partner, 90, MPI_COMM_WORLD, &st));
+        C(MPI_Send(s, n, MPI_INT, partner, 91, MPI_COMM_WORLD));
+    }
+    long sum = 0;
+    for (int i = 0; i < n; i++) sum += r[i];
+    out("large send/recv: sum %ld, %s", sum, stat_str(&st, MPI_INT));
+    MPI_Request q[2];
+    MPI_Status sts[2];
+    C(MPI_Irecv(r, n, MPI_INT, partner, 92, MPI_COMM_WORLD, &q[0]));
+    C(MPI_Isend(s, n / 2, MPI_INT, partner, 92, MPI_COMM_WORLD, &q[1]));
+    poison(&sts[0]);
+    C(MPI_Waitall(2, q, sts));
+    sum = 0;
+    for (int i = 0; i < n / 2; i++) sum += r[i];
+    out("large isend/irecv: sum %ld, %s", sum, stat_str(&sts[0], MPI_INT));
+    free(s);
+    free(r);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -363,6 +394,7 @@ int main(int argc, char **argv)
         probes(low);
         cancel_and_free(low);
         derived(low);
+        large(low);
     }
     C(MPI_Barrier(MPI_COMM_WORLD));
     return finish();
