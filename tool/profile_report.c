@@ -52,12 +52,79 @@ static const char *fmt_count(uint64_t x, char *b, size_t n)
     return b;
 }
 
-/* The tail of s that fits w columns ("...dir/file.c:42"). */
+/* s cut to w columns, keeping its tail ("...dir/file.c:42"). */
 static const char *fit(const char *s, size_t w, char *b, size_t n)
 {
     size_t l = strlen(s);
-    if (l <= w) return s;
+    if (l <= w || w < 8) return s;
     snprintf(b, n, "...%s", s + l - (w - 3));
+    return b;
+}
+
+/* A C++ function name "_ZN9LAMMPS_NS4Comm7bordersEv" as "LAMMPS_NS::Comm::borders"
+ * (nested names only; anything else is left as it is).  Returns the length
+ * written to out, 0 if not such a name. */
+static size_t demangle_nested(const char *s, char *out, size_t n)
+{
+    if (strncmp(s, "_ZN", 3) != 0) return 0;
+    const char *p = s + 3;
+    size_t o = 0;
+    while (*p == 'K' || *p == 'V' || *p == 'r') p++;   /* cv-qualifiers of methods */
+    while (*p >= '1' && *p <= '9') {
+        char *end;
+        unsigned long len = strtoul(p, &end, 10);
+        if (len > strlen(end)) return 0;
+        if (o + len + 3 >= n) return 0;
+        if (o) {
+            out[o++] = ':';
+            out[o++] = ':';
+        }
+        memcpy(out + o, end, len);
+        o += len;
+        p = end + len;
+    }
+    if ((p[0] == 'C' || p[0] == 'D') && p[1] >= '0' && p[1] <= '9' && o) {
+        /* constructor / destructor: the class name again */
+        out[o] = 0;
+        const char *cls = out;
+        for (const char *c = out; (c = strstr(c, "::")); c += 2) cls = c + 2;
+        size_t cl = strlen(cls);
+        if (o + cl + 4 >= n) return 0;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "::%s%.*s", p[0] == 'D' ? "~" : "", (int)cl, cls);
+        memcpy(out + o, tmp, strlen(tmp));
+        o += strlen(tmp);
+        p += 2;
+    }
+    if (*p != 'E' || o == 0) return 0;
+    out[o] = 0;
+    return o;
+}
+
+/* A call site for a table column of w: file:line as it is (tail kept);
+ * "function+0x1a(module)" demangled, then without the module, then without
+ * the leading namespaces, until it fits. */
+static const char *site_cell(const char *s, size_t w, char *b, size_t n)
+{
+    const char *plus = strrchr(s, '+');
+    if (strlen(s) <= w || !plus || !strchr(plus, '(')) return fit(s, w, b, n);
+    char fn[512], name[512], off[64];
+    size_t fl = (size_t)(plus - s) < sizeof fn ? (size_t)(plus - s) : sizeof fn - 1;
+    memcpy(fn, s, fl);
+    fn[fl] = 0;
+    snprintf(off, sizeof off, "%.*s", (int)strcspn(plus, "("), plus);
+    if (!demangle_nested(fn, name, sizeof name)) snprintf(name, sizeof name, "%s", fn);
+    char *q = name;
+    for (;;) {
+        snprintf(b, n, "%s%s", q, off);
+        if (strlen(b) <= w) return b;
+        char *sep = strstr(q, "::");
+        if (!sep) break;
+        q = sep + 2;
+    }
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s", b);
+    fit(tmp, w, b, n);   /* longer than w: fit writes its tail into b */
     return b;
 }
 
@@ -358,14 +425,14 @@ static void text_sites(FILE *o, const struct report *rp)
 {
     unsigned n;
     const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
-    char a[32], b[32], c[32], d[32], e[32], w[64];
+    char a[32], b[32], c[32], d[32], e[32], w[700];
     rule(o, "Call sites, by time (all ranks)");
-    fprintf(o, "  %-30s %-18s %8s %10s %9s %9s %9s\n", "call site", "routine", "calls", "total", "mean", "max",
+    fprintf(o, "  %-29s %-18s %8s %10s %9s %9s %9s\n", "call site", "routine", "calls", "total", "mean", "max",
             "bytes");
     unsigned shown = n > 20 && !rp->all ? 20 : n;
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
-        fprintf(o, "  %-30s %-18.18s %8s %10s %9s %9s %9s\n", fit(x->where, 30, w, sizeof w),
+        fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
                 rname(&rp->run, x->name), fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
