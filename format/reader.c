@@ -227,8 +227,12 @@ static int load(struct mlr_file *f)
         return MLR_OK;
     }
     uint64_t nc = h->nchunks;
-    if (h->chunks_off > f->len) nc = 0;
-    else if (nc > (f->len - h->chunks_off + cs - 1) / cs) {
+    if (h->chunks_off > f->len) {
+        if (nc)
+            warnf(f, "%s: file is cut before its events: 0 of %llu chunks present", f->path,
+                  (unsigned long long)nc);
+        nc = 0;
+    } else if (nc > (f->len - h->chunks_off + cs - 1) / cs) {
         uint64_t have = (f->len - h->chunks_off + cs - 1) / cs;
         warnf(f, "%s: file is cut: %llu of %llu chunks present; read up to the last complete record",
               f->path, (unsigned long long)have, (unsigned long long)nc);
