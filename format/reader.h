@@ -10,6 +10,10 @@
  * Events come out per rank in start-time order (threads merged), with their
  * follow-up records (result code, long duration, more completed requests)
  * attached.
+ *
+ * Memory: the reader gives a chunk's pages back once it has read it
+ * (madvise), so what it keeps resident is a few chunks per file, not the
+ * file.
  */
 #ifndef ML_READER_H
 #define ML_READER_H
