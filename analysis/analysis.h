@@ -148,9 +148,15 @@ struct an_event {
     int64_t t0, t1;           /* aligned start and end, ns on rank 0's clock */
 };
 
+/* The stream gives every rank's events in order, and all events in aligned
+ * start order give or take this much (ns); the first event is the
+ * earliest of the run. */
+#define AN_STREAM_SLACK 200000
+
 struct an_stream;
 struct an_stream *an_stream_new(struct an_run *run);
-/* Next event of the run in aligned start order, NULL at the end. */
+/* Next event of the run in aligned start order (see AN_STREAM_SLACK),
+ * NULL at the end. */
 const struct an_event *an_stream_next(struct an_stream *s);
 uint64_t an_stream_count(const struct an_stream *s);
 void an_stream_free(struct an_stream *s);
