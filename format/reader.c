@@ -185,6 +185,16 @@ static int load(struct mlr_file *f)
     if (memcmp(h->magic, ML_MAGIC, 8) != 0) return MLR_EMAGIC;
     if (h->endian != 0x01020304) return MLR_EENDIAN;
     if (h->version != ML_VERSION) return MLR_EVERSION;
+    /* Tables at offsets the writer never produces (it aligns them) are
+     * corrupt: treat them as absent rather than read them misaligned. */
+    if (h->routines_off % 4 || h->modules_off % 8 || h->sites_off % 8 || h->live_off % 8 || h->chunks_off % 8) {
+        warnf(f, "%s: header has misaligned table offsets (corrupt); misaligned tables ignored", f->path);
+        if (h->routines_off % 4) h->routines_off = UINT64_MAX;
+        if (h->modules_off % 8) h->modules_off = UINT64_MAX;
+        if (h->sites_off % 8) h->sites_off = UINT64_MAX;
+        if (h->live_off % 8) h->live_off = UINT64_MAX;
+        if (h->chunks_off % 8) h->chunks_off = UINT64_MAX;
+    }
     cstr(f->host, sizeof f->host, h->host, sizeof h->host);
     cstr(f->mpi_version, sizeof f->mpi_version, h->mpi_version, sizeof h->mpi_version);
     cstr(f->exe, sizeof f->exe, h->exe, sizeof h->exe);
@@ -241,7 +251,7 @@ static int load(struct mlr_file *f)
     }
     uint64_t nc = h->nchunks;
     if (h->chunks_off > f->len) {
-        if (nc)
+        if (nc && h->chunks_off != UINT64_MAX)
             warnf(f, "%s: file is cut before its events: 0 of %llu chunks present", f->path,
                   (unsigned long long)nc);
         nc = 0;
@@ -397,6 +407,11 @@ const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index)
     return index < f->ncomms && f->comms[index].valid ? &f->comms[index] : NULL;
 }
 
+unsigned mlr_ncomms(const struct mlr_file *f)
+{
+    return f->ncomms;
+}
+
 const struct mlr_type *mlr_type(const struct mlr_file *f, uint16_t index)
 {
     return index < f->ntypes && f->types[index].valid ? &f->types[index] : NULL;
@@ -431,7 +446,7 @@ unsigned mlr_nthreads(const struct mlr_file *f)
 int mlr_live(const struct mlr_file *f, unsigned i, struct ml_live *out)
 {
     uint64_t off = f->h.live_off + (uint64_t)i * sizeof(struct ml_live);
-    if (i >= f->h.max_threads || !in_file(f, off, sizeof *out)) return -1;
+    if (i >= f->h.max_threads || f->h.live_off > f->len || !in_file(f, off, sizeof *out)) return -1;
     const volatile struct ml_live *l = (const volatile void *)(f->base + off);
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t s1 = l->seq;
@@ -486,6 +501,7 @@ static const struct ml_rec *peek(struct mlr_file *f, struct cursor *c, uint32_t 
 
 static int push_done(struct cursor *c, uint32_t *n, const struct ml_done *d, uint32_t m)
 {
+    if (m == 0) return 0;
     if (*n + m > c->done_cap) {
         uint32_t cap = (*n + m) * 2 + 16;
         struct ml_done *p = realloc(c->done, cap * sizeof *p);
