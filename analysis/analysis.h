@@ -115,6 +115,9 @@ struct an_run {
     unsigned nfiles;          /* rank files found */
     char **names;             /* routine names of all files */
     unsigned nnames;
+    uint8_t *name_role;       /* per name: enum an_role */
+    uint32_t *name_index;     /* internal: hash table over names */
+    unsigned name_hcap;
     struct an_comm *comms;
     unsigned ncomms;
     char mpi_impl[33];

@@ -76,19 +76,54 @@ enum an_role an_role_of(const char *n)
     return AN_OTHER;
 }
 
+static uint32_t name_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The run-wide id of a routine name (names of all files in one table, with
+ * their role); a hash table over the names keeps this linear in the names
+ * of all files. */
 static uint16_t intern(struct an_run *run, const char *name)
 {
-    for (unsigned i = 0; i < run->nnames; i++)
-        if (strcmp(run->names[i], name) == 0) return (uint16_t)i;
-    if (run->nnames >= 65535) return 0;
-    if ((run->nnames & (run->nnames - 1)) == 0) {
-        char **p = realloc(run->names, (run->nnames ? run->nnames * 2 : 64) * sizeof *p);
-        if (!p) return 0;
-        run->names = p;
+    uint32_t h = name_hash(name);
+    if (run->name_hcap) {
+        for (uint32_t i = h & (run->name_hcap - 1);; i = (i + 1) & (run->name_hcap - 1)) {
+            uint32_t v = run->name_index[i];
+            if (!v) break;
+            if (strcmp(run->names[v - 1], name) == 0) return (uint16_t)(v - 1);
+        }
     }
-    char *s = strdup(name);
-    if (!s) return 0;
-    run->names[run->nnames] = s;
+    if (run->nnames >= 65535) return 0;
+    if ((run->nnames + 1) * 2 > run->name_hcap) {
+        unsigned cap = run->name_hcap ? run->name_hcap * 2 : 1024;
+        uint32_t *t = calloc(cap, sizeof *t);
+        char **nm = realloc(run->names, cap / 2 * sizeof *nm);
+        uint8_t *rl = realloc(run->name_role, cap / 2);
+        if (nm) run->names = nm;
+        if (rl) run->name_role = rl;
+        if (!t || !nm || !rl) {
+            free(t);
+            return 0;
+        }
+        for (unsigned k = 0; k < run->nnames; k++) {
+            uint32_t j = name_hash(run->names[k]) & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = k + 1;
+        }
+        free(run->name_index);
+        run->name_index = t;
+        run->name_hcap = cap;
+    }
+    char *dup = strdup(name);
+    if (!dup) return 0;
+    uint32_t j = h & (run->name_hcap - 1);
+    while (run->name_index[j]) j = (j + 1) & (run->name_hcap - 1);
+    run->name_index[j] = run->nnames + 1;
+    run->names[run->nnames] = dup;
+    run->name_role[run->nnames] = (uint8_t)an_role_of(dup);
     return (uint16_t)run->nnames++;
 }
 
@@ -148,8 +183,8 @@ static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int 
  * numbering for the whole run. */
 static void comms_map(struct an_run *run, struct an_rank *r)
 {
-    const struct ml_header *h = mlr_header(r->f);
-    unsigned n = h->ncomms < ML_COMM_NONE ? h->ncomms : ML_COMM_NONE;
+    unsigned n = mlr_ncomms(r->f);   /* what the file defines, whatever its header says */
+    if (n > ML_COMM_NONE) n = ML_COMM_NONE;
     r->comm = malloc((n ? n : 1) * sizeof *r->comm);
     if (!r->comm) return;
     r->ncomms = n;
@@ -415,9 +450,8 @@ int an_run_open(const char *dir, struct an_run *run)
         r->role = calloc(nr ? nr : 1, 1);
         r->name = calloc(nr ? nr : 1, sizeof *r->name);
         for (unsigned k = 0; r->role && r->name && k < nr; k++) {
-            const char *n = mlr_routine_name(r->f, (uint16_t)k);
-            r->role[k] = (uint8_t)an_role_of(n);
-            r->name[k] = intern(run, n);
+            r->name[k] = intern(run, mlr_routine_name(r->f, (uint16_t)k));
+            r->role[k] = run->nnames ? run->name_role[r->name[k]] : AN_OTHER;
         }
         if (!r->role || !r->name) r->nroutines = 0;
         comms_map(run, r);
@@ -439,6 +473,8 @@ void an_run_close(struct an_run *run)
     }
     for (unsigned i = 0; i < run->nnames; i++) free(run->names[i]);
     free(run->names);
+    free(run->name_role);
+    free(run->name_index);
     free(run->ranks);
     free(run->slot);
     free(run->comms);

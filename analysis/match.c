@@ -1126,7 +1126,7 @@ void an_match_finish(struct an_match *m)
         f.count = incomplete;
         finding(m, &f);
     }
-    qsort(m->find, m->nfind, sizeof *m->find, find_cmp);
+    if (m->nfind) qsort(m->find, m->nfind, sizeof *m->find, find_cmp);
     free(m->find_idx);
     m->find_idx = NULL;
 }

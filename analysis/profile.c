@@ -285,7 +285,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         p->routines[k++] = *rp;
     }
     p->nroutines = k;
-    qsort(p->routines, p->nroutines, sizeof *p->routines, routine_cmp);
+    if (p->nroutines) qsort(p->routines, p->nroutines, sizeof *p->routines, routine_cmp);
 
     /* call sites: name each rank's sites, merge equal names */
     unsigned cap = 0;
@@ -322,13 +322,13 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
             p->sites[j].nranks++;
         }
     }
-    qsort(p->sites, p->nsites, sizeof *p->sites, site_cmp);
+    if (p->nsites) qsort(p->sites, p->nsites, sizeof *p->sites, site_cmp);
 
     k = 0;
     for (unsigned n = 0; n < run->nnames; n++)
         if (p->colls[n].instances) p->colls[k++] = p->colls[n];
     p->ncolls = k;
-    qsort(p->colls, p->ncolls, sizeof *p->colls, coll_cmp);
+    if (p->ncolls) qsort(p->colls, p->ncolls, sizeof *p->colls, coll_cmp);
     return 0;
 }
 
