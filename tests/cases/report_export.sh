@@ -8,6 +8,8 @@
 #  - otf2: otf2-print reads the archive and shows as many ENTER/LEAVE as the
 #    report has calls, MPI_SEND+MPI_ISEND as sends, MPI_RECV+MPI_IRECV as
 #    receives, MPI_COLLECTIVE_END as collective calls;
+#  - threads (tests/progs/threads.c): one Perfetto track and one OTF2 location
+#    per thread, every message an arrow;
 #  - an existing output is never overwritten.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -109,7 +111,46 @@ run_impl() {  # impl mpicc mpirun-command...
     [ $fail -eq 0 ] && echo "ok $impl: perfetto and otf2 exports agree with the report"
 }
 
+# threads: each thread its own track (Perfetto) and location (OTF2)
+run_threads() {  # impl mpicc mpirun-command...
+    local impl=$1 cc=$2; shift 2
+    local rt=$root/build/lib/mpilens/libmpilens-$impl.so
+    if ! command -v "$cc" >/dev/null || [ ! -f "$rt" ]; then return; fi
+    "$cc" -g -O1 -w -o "$tmp/thr-$impl" "$root/tests/progs/threads.c" -lpthread || { echo "FAIL $impl: build threads"; fail=1; return; }
+    local dir=$tmp/thr-run-$impl
+    MPILENS_DIR=$dir LD_PRELOAD=$rt timeout 120 "$@" -n 2 "$tmp/thr-$impl" >"$tmp/thr-out" 2>&1 || {
+        echo "FAIL $impl threads: the program failed"; cat "$tmp/thr-out"; fail=1; return; }
+    if grep -q '^SKIP' "$tmp/thr-out"; then echo "skip $impl threads: $(cat "$tmp/thr-out")"; return; fi
+    "$MPILENS" report --json "$dir" >"$tmp/thr-$impl.json" || { echo "FAIL $impl threads: report"; fail=1; return; }
+    "$MPILENS" export -q --format=perfetto "$dir" -o "$tmp/thr-$impl.trace.json" 2>/dev/null || {
+        echo "FAIL $impl threads: export"; fail=1; return; }
+    check_perfetto "$tmp/thr-$impl.trace.json" "$tmp/thr-$impl.json" "$impl threads" || { fail=1; return; }
+    python3 - "$tmp/thr-$impl.trace.json" "$(grep '^EXPECT' "$tmp/thr-out")" "$impl" <<'PY' || { fail=1; return; }
+import json, sys
+from collections import defaultdict
+tr = json.load(open(sys.argv[1]))
+want = int(sys.argv[2].split()[1].split('=')[1])
+tracks = defaultdict(set)
+for e in tr['traceEvents']:
+    if e['ph'] == 'X': tracks[e['pid']].add(e['tid'])
+flows = sum(1 for e in tr['traceEvents'] if e['ph'] == 's')
+bad = []
+if any(len(t) < 3 for t in tracks.values()): bad.append(f'thread tracks per rank: {dict(tracks)}, want 3 each')
+if flows != want: bad.append(f'{flows} flows, the program sent {want} messages')
+for b in bad: print(f'FAIL {sys.argv[3]} threads:', b)
+sys.exit(1 if bad else 0)
+PY
+    if command -v otf2-print >/dev/null; then
+        "$MPILENS" export -q --format=otf2 "$dir" -o "$tmp/thr-otf2-$impl/trace" 2>/dev/null || {
+            echo "FAIL $impl threads: otf2 export"; fail=1; return; }
+        check_otf2 "$tmp/thr-otf2-$impl/trace.otf2" "$tmp/thr-$impl.json" "$impl threads" || { fail=1; return; }
+    fi
+    echo "ok $impl threads: one track per thread, every message an arrow"
+}
+
 run_impl openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
 run_impl mpich mpicc.mpich mpirun.mpich
+run_threads openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
+run_threads mpich mpicc.mpich mpirun.mpich
 [ $ran -gt 0 ] || { echo "FAIL: no MPI to test with"; exit 1; }
 exit $fail
