@@ -46,7 +46,7 @@ const char *an_clock_init(struct an_clock *c, const struct ml_header *h)
         return why;
     }
     if (b_ok && b->mono_ns > a->mono_ns) {
-        double slope = (double)(b->offset_ns - a->offset_ns) / (double)(b->mono_ns - a->mono_ns);
+        double slope = (double)(b->offset_ns - a->offset_ns) / ((double)b->mono_ns - (double)a->mono_ns);
         if (slope > SLOPE_MAX || slope < -SLOPE_MAX)
             return "clock samples at MPI_Init and MPI_Finalize disagree by more than 1000 ppm; "
                    "the MPI_Finalize sample is ignored";
@@ -93,7 +93,7 @@ int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc)
     if (inc <= 0) return 0;
     long i = step_at(c, t);
     if (i >= 0 && c->steps[i].t == t) {
-        for (unsigned k = (unsigned)i; k < c->nsteps; k++) c->steps[k].extra += inc;
+        for (unsigned k = (unsigned)i; k < c->nsteps; k++) c->steps[k].extra = an_sadd(c->steps[k].extra, inc);
         return 0;
     }
     if (c->nsteps >= STEPS_MAX) return -1;
@@ -109,7 +109,7 @@ int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc)
     c->steps[at].t = t;
     c->steps[at].extra = (i >= 0 ? c->steps[i].extra : 0);
     c->nsteps++;
-    for (unsigned k = at; k < c->nsteps; k++) c->steps[k].extra += inc;
+    for (unsigned k = at; k < c->nsteps; k++) c->steps[k].extra = an_sadd(c->steps[k].extra, inc);
     return 0;
 }
 

@@ -48,6 +48,27 @@ enum an_role {
 
 enum an_role an_role_of(const char *routine);
 
+/* ---- time arithmetic ------------------------------------------------------
+ * Times come from files that may be corrupt or hostile: arithmetic on them
+ * wraps instead of overflowing (never undefined behaviour), sums saturate,
+ * and doubles are clamped before they become integers. */
+
+static inline int64_t an_wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t an_wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t an_sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+static inline int64_t an_d2i(double d)
+{
+    if (d != d) return 0;
+    if (d >= 9.2e18) return INT64_MAX;
+    if (d <= -9.2e18) return INT64_MIN;
+    return (int64_t)d;
+}
+
 /* ---- clocks (align.c) --------------------------------------------------- */
 
 struct an_step {          /* from local time t on, events are `extra` ns later */
@@ -71,9 +92,9 @@ void an_clock_free(struct an_clock *c);
 /* Rank 0's clock at local time t (interpolated offset, no repairs). */
 static inline int64_t an_clock_base(const struct an_clock *c, int64_t t)
 {
-    if (c->samples < 2 || t <= c->t0) return t + c->off0;
-    if (t >= c->t1) return t + c->off1;
-    return t + c->off0 + (int64_t)(c->slope * (double)(t - c->t0));
+    if (c->samples < 2 || t <= c->t0) return an_wadd(t, c->off0);
+    if (t >= c->t1) return an_wadd(t, c->off1);
+    return an_wadd(an_wadd(t, c->off0), an_d2i(c->slope * (double)an_wsub(t, c->t0)));
 }
 /* Repair in effect for an event that started at local time t. */
 int64_t an_clock_extra(const struct an_clock *c, int64_t t);

@@ -38,6 +38,7 @@
 #define HELD_MAX (1u << 16)      /* receives held behind wildcards, per rank */
 #define COLL_WINDOW_MAX (1u << 20)
 #define FINDINGS_MAX 4096
+#define REPAIR_MAX 10000000000000ll  /* 10^13 ns, almost 3 hours */
 
 /* ---- objects in flight --------------------------------------------------- */
 
@@ -337,12 +338,14 @@ static void emit(struct an_match *m, struct precv *rv)
         int is = run->slot[msg.src], id = run->slot[msg.dst];
         if (is < 0 || id < 0) goto out;
         struct an_rank *rs = &run->ranks[is], *rd = &run->ranks[id];
-        int64_t s0 = an_clock_base(&rs->clock, msg.send.t0) + an_clock_extra(&rs->clock, msg.send.t0);
-        int64_t r1 = an_clock_base(&rd->clock, msg.recv.t1) + an_clock_extra(&rd->clock, msg.recv.t0);
+        int64_t s0 = an_wadd(an_clock_base(&rs->clock, msg.send.t0), an_clock_extra(&rs->clock, msg.send.t0));
+        int64_t r1 = an_wadd(an_clock_base(&rd->clock, msg.recv.t1), an_clock_extra(&rd->clock, msg.recv.t0));
         if (r1 < s0) {
+            int64_t late = an_wsub(s0, r1);
             m->st.repaired++;
-            if (s0 - r1 > m->st.repair_max) m->st.repair_max = s0 - r1;
-            if (m->repair) an_clock_repair(&rd->clock, msg.recv.t0, s0 - r1);
+            if (late > m->st.repair_max) m->st.repair_max = late;
+            /* more than REPAIR_MAX is no clock error but a broken file */
+            if (m->repair && late > 0 && late <= REPAIR_MAX) an_clock_repair(&rd->clock, msg.recv.t0, late);
         }
     }
 out:

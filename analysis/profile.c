@@ -84,7 +84,7 @@ struct an_profile *an_profile_new(struct an_run *run)
 static inline void stat_add(struct an_stat *s, int64_t dur, uint64_t bytes)
 {
     s->calls++;
-    s->total += dur;
+    s->total = an_sadd(s->total, dur);
     if (dur > s->max) s->max = dur;
     s->bytes += bytes;
 }
@@ -139,7 +139,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     const struct mlr_event *ev = &e->ev;
     uint16_t name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
     int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
-    int64_t dur = ev->end_ns - ev->start_ns;
+    int64_t dur = an_wsub(ev->end_ns, ev->start_ns);
     if (dur < 0) dur = 0;
     uint64_t bytes = 0;
     if (ev->type == ML_REC_COLL) bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
@@ -156,17 +156,17 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     if (e->t0 < p->first) p->first = e->t0;
     if (e->t1 > p->last) p->last = e->t1;
     if (role == AN_INIT) {
-        r->init += dur;
+        r->init = an_sadd(r->init, dur);
         if (ev->end_ns > r->init_end) r->init_end = ev->end_ns;
     } else if (role == AN_FINALIZE) {
-        r->fin += dur;
+        r->fin = an_sadd(r->fin, dur);
         if (ev->start_ns < r->fin_start) r->fin_start = ev->start_ns;
     } else {
-        r->mpi_all += dur;
+        r->mpi_all = an_sadd(r->mpi_all, dur);
         /* calls outside the application window (MPI_Initialized before
          * MPI_Init, ...) are taken out at the end, when the window is known */
-        if (r->init_end == INT64_MIN) r->mpi_before += dur;
-        if (ev->start_ns >= r->fin_start) r->mpi_after += dur;
+        if (r->init_end == INT64_MIN) r->mpi_before = an_sadd(r->mpi_before, dur);
+        if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, dur);
     }
     struct an_stat *s = routine_stat(r, name);
     if (s) stat_add(s, dur, bytes);
@@ -196,8 +196,9 @@ static void on_coll(void *ctx, const struct an_coll *c)
     struct an_coll_prof *cp = &p->colls[c->name];
     cp->name = c->name;
     cp->instances++;
-    int64_t skew = c->last - c->first;
-    cp->skew_total += skew;
+    int64_t skew = an_wsub(c->last, c->first);
+    if (skew < 0) skew = 0;
+    cp->skew_total = an_sadd(cp->skew_total, skew);
     if (skew > cp->skew_max) cp->skew_max = skew;
     cp->bytes += c->bytes;
 }
@@ -232,7 +233,7 @@ static int coll_cmp(const void *a, const void *b)
 static void stat_merge(struct an_stat *d, const struct an_stat *s)
 {
     d->calls += s->calls;
-    d->total += s->total;
+    d->total = an_sadd(d->total, s->total);
     if (s->max > d->max) d->max = s->max;
     d->bytes += s->bytes;
 }
@@ -260,9 +261,11 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         if (!r->seen) continue;
         int64_t a = r->init_end != INT64_MIN ? r->init_end : r->first;
         int64_t b = r->fin_start != INT64_MAX ? r->fin_start : r->last;
-        o->app = b > a ? b - a : 0;
-        o->mpi = r->mpi_all - (r->init_end != INT64_MIN ? r->mpi_before : 0) - r->mpi_after;
-        if (o->mpi < 0) o->mpi = 0;
+        o->app = b > a ? an_wsub(b, a) : 0;
+        if (o->app < 0) o->app = INT64_MAX;
+        /* all three are sums of durations, in [0, INT64_MAX] */
+        int64_t outside = an_sadd(r->init_end != INT64_MIN ? r->mpi_before : 0, r->mpi_after);
+        o->mpi = r->mpi_all > outside ? r->mpi_all - outside : 0;
         for (unsigned n = 0; r->slot && n < run->nnames; n++) {
             if (!r->slot[n]) continue;
             const struct an_stat *s = &r->st[r->slot[n] - 1];

@@ -85,8 +85,8 @@ static int load(struct an_stream *s, unsigned i)
     if (!s->it[i] || !mlr_next(s->it[i], &e->ev)) return 0;
     const struct an_clock *c = &e->r->clock;
     int64_t extra = c->nsteps ? an_clock_extra(c, e->ev.start_ns) : 0;
-    e->t0 = an_clock_base(c, e->ev.start_ns) + extra;
-    e->t1 = an_clock_base(c, e->ev.end_ns) + extra;
+    e->t0 = an_wadd(an_clock_base(c, e->ev.start_ns), extra);
+    e->t1 = an_wadd(an_clock_base(c, e->ev.end_ns), extra);
     if (e->t1 < e->t0) e->t1 = e->t0;
     return 1;
 }
@@ -180,7 +180,7 @@ void an_progress_tick(struct an_progress *p, uint64_t events, int64_t now)
     double t = now_s();
     if (t - p->started < 1.0 || t - p->shown < 0.25) return;
     p->shown = t;
-    double frac = p->last > p->first ? (double)(now - p->first) / (double)(p->last - p->first) : 0;
+    double frac = p->last > p->first ? ((double)now - (double)p->first) / ((double)p->last - (double)p->first) : 0;
     if (frac < 0) frac = 0;
     if (frac > 0.99) frac = 0.99;
     fprintf(stderr, "\r%s: %3.0f%%  %.1fM events  %.1fM events/s   ", p->what, frac * 100, events / 1e6,

@@ -237,7 +237,7 @@ static int load(struct mlr_file *f)
     f->ns_per_tick = 1.0;
     if (h->clock_kind == 1) {
         if (h->anchor1_ticks > h->anchor0_ticks && h->anchor1_ns > h->anchor0_ns)
-            f->ns_per_tick = (double)(h->anchor1_ns - h->anchor0_ns) /
+            f->ns_per_tick = ((double)h->anchor1_ns - (double)h->anchor0_ns) /
                              (double)(h->anchor1_ticks - h->anchor0_ticks);
         else
             warnf(f, "%s: no clock calibration; times assume 1 ns per tick", f->path);
@@ -434,7 +434,10 @@ int mlr_world_rank(const struct mlr_file *f, uint16_t comm, int rank, int remote
 int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks)
 {
     if (f->h.clock_kind != 1) return (int64_t)ticks;
-    return f->h.anchor0_ns + (int64_t)((double)(int64_t)(ticks - f->h.anchor0_ticks) * f->ns_per_tick);
+    /* arithmetic that wraps rather than overflows: the anchors may be garbage */
+    double d = (double)(int64_t)(ticks - f->h.anchor0_ticks) * f->ns_per_tick;
+    int64_t ns = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    return (int64_t)((uint64_t)f->h.anchor0_ns + (uint64_t)ns);
 }
 
 unsigned mlr_nthreads(const struct mlr_file *f)

@@ -104,11 +104,12 @@ struct pf {
 /* Microseconds with nanosecond digits, exactly (no float rounding). */
 static void put_us(FILE *o, int64_t ns)
 {
+    uint64_t u = (uint64_t)ns;
     if (ns < 0) {
         putc('-', o);
-        ns = -ns;
+        u = -u;   /* INT64_MIN too */
     }
-    fprintf(o, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
+    fprintf(o, "%" PRIu64 ".%03" PRIu64, u / 1000, u % 1000);
 }
 
 static void pf_thread(struct pf *p, const struct an_event *e)
@@ -165,9 +166,9 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     }
     pf_thread(p, e);
     fprintf(o, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", r->rank, ev->thread);
-    put_us(o, e->t0 - p->origin);
+    put_us(o, an_wsub(e->t0, p->origin));
     fputs(",\"dur\":", o);
-    put_us(o, e->t1 - e->t0);
+    put_us(o, an_wsub(e->t1, e->t0));
     fputs(",\"name\":", o);
     json_str(o, mlr_routine_name(r->f, ev->routine));
     const char *cat = "mpi";
@@ -212,7 +213,7 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
 static int64_t end_time(struct an_run *run, const struct an_end *e, int64_t local)
 {
     const struct an_rank *r = &run->ranks[run->slot[e->rank]];
-    return an_clock_base(&r->clock, local) + an_clock_extra(&r->clock, e->t0);
+    return an_wadd(an_clock_base(&r->clock, local), an_clock_extra(&r->clock, e->t0));
 }
 
 static void pf_message(void *ctx, const struct an_msg *m)
@@ -229,11 +230,11 @@ static void pf_message(void *ctx, const struct an_msg *m)
     if (r1 < r0) r1 = r0;
     uint64_t id = ++p->flow;
     fprintf(o, ",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->send.rank, m->send.thread);
-    put_us(o, s0 + (s1 - s0) / 2 - p->origin);
+    put_us(o, an_wsub(an_wadd(s0, an_wsub(s1, s0) / 2), p->origin));
     fprintf(o, ",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\",\"args\":{\"bytes\":%" PRIu32 ",\"tag\":%d}}",
             m->bytes, m->tag);
     fprintf(o, ",\n{\"ph\":\"f\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->recv.rank, m->recv.thread);
-    put_us(o, r0 + (r1 - r0) / 2 - p->origin);
+    put_us(o, an_wsub(an_wadd(r0, an_wsub(r1, r0) / 2), p->origin));
     fputs(",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\"}", o);
     p->flows++;
 }

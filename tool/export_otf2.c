@@ -180,7 +180,7 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
     struct loc *l = loc_get(x, (unsigned)(r - x->run->ranks), ev->thread);
     if (!l) return;
     l->tid = ev->tid;
-    OTF2_TimeStamp t0 = (OTF2_TimeStamp)(e->t0 - x->origin), t1 = (OTF2_TimeStamp)(e->t1 - x->origin);
+    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)e->t1 - (uint64_t)x->origin;
     OTF2_RegionRef region = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
     OTF2_EvtWriter *w = l->w;
     uint64_t n = 0;
@@ -296,7 +296,7 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
 {
     struct an_run *run = x->run;
     str_id(x, "");
-    uint64_t len = x->last > x->origin ? (uint64_t)(x->last - x->origin) : 0;
+    uint64_t len = x->last > x->origin ? (uint64_t)x->last - (uint64_t)x->origin : 0;
     W(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, 0, len + 1, OTF2_UNDEFINED_TIMESTAMP));
     /* regions first (their ids are the routine name ids) */
     uint8_t *roles = calloc(run->nnames ? run->nnames : 1, 1);

@@ -271,7 +271,8 @@ static void text_header(FILE *o, const struct report *rp)
     fprintf(o, "  MPI        %.80s\n", run->mpi_version[0] ? run->mpi_version : run->mpi_impl);
     fprintf(o, "  ranks      %d (%u rank file%s read)\n", run->size, run->n, run->n == 1 ? "" : "s");
     fprintf(o, "  run time   %s on rank 0's clock, first call to last; %s MPI calls\n",
-            fmt_time(last > first ? last - first : 0, b1, sizeof b1), fmt_count(an_profile_events(rp->prof), b2, sizeof b2));
+            fmt_time(last > first ? an_wsub(last, first) : 0, b1, sizeof b1),
+            fmt_count(an_profile_events(rp->prof), b2, sizeof b2));
     unsigned two = 0, one = 0;
     for (unsigned i = 0; i < run->n; i++) {
         if (run->ranks[i].clock.samples == 2) two++;
@@ -402,7 +403,7 @@ static void text_routines(FILE *o, const struct report *rp)
     unsigned n;
     const struct an_routine_prof *r = an_profile_routines(rp->prof, &n);
     int64_t mpi = 0;
-    for (unsigned i = 0; i < n; i++) mpi += r[i].all.total;
+    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, r[i].all.total);
     char a[32], b[32], c[32], d[32], e[32];
     rule(o, "Routines (all ranks; imbalance of the per-rank time)");
     fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %6s\n", "routine", "calls", "total", "mean", "max", "bytes",
@@ -572,7 +573,7 @@ static void report_json(FILE *o, const struct report *rp)
     fprintf(o, ",\n          \"ranks\": %d, \"rank_files\": %u, \"ranks_read\": %u, \"events\": %" PRIu64
                ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
             run->size, run->nfiles, run->n, an_profile_events(rp->prof), first == INT64_MAX ? 0 : first,
-            last == INT64_MIN ? 0 : last, last > first ? last - first : 0);
+            last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
     fprintf(o, "  \"input_problems\": [");
     int k = 0;
     for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {
@@ -628,7 +629,7 @@ static void report_json(FILE *o, const struct report *rp)
             im.mean, im.max, im.max_rank, im.min, im.min_rank, im.pct);
     const struct an_routine_prof *ro = an_profile_routines(rp->prof, &n);
     int64_t mpi = 0;
-    for (unsigned i = 0; i < n; i++) mpi += ro[i].all.total;
+    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, ro[i].all.total);
     fprintf(o, "  \"routines\": [");
     for (unsigned i = 0; i < n; i++) {
         double mean_rank = run->n ? (double)ro[i].all.total / run->n : 0;
