@@ -4,6 +4,7 @@
 #   make install PREFIX=DIR   install DIR/bin/mpilens and DIR/lib/mpilens/*
 #   make test                 run the test suite (tests/run)
 #   make bench                run the benchmarks (bench/run)
+#   make fuzz                 fuzz the rank-file reader and the analysis for 60 s (clang)
 #
 # The wrappers are generated here, from the mpi.h and the libraries of the
 # MPI installed on this machine (runtime/gen/genwrap.py); they go to build/.
@@ -85,7 +86,10 @@ test: all
 bench: all
 	bench/run
 
+fuzz:
+	tests/fuzz/run_fuzz.sh 60
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all install test bench clean
+.PHONY: all install test bench fuzz clean
