@@ -12,6 +12,8 @@
 
 int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);

@@ -1,0 +1,66 @@
+/*
+ * report.c — `mpilens report DIR`: what a recorded run did.  This file is
+ * the verb's front (options, output file); the profile, messages and
+ * findings come from profile_report.c.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "profile_report.h"
+#include "tool.h"
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens report [--json] [--all] [-o FILE] DIR\n\n"
+            "Summarises run directory DIR (or one rank file): time, calls and bytes per MPI\n"
+            "routine, call site and rank with the imbalance across ranks, messages matched\n"
+            "send to receive, message sizes, collectives, and whatever did not match.\n\n"
+            "  --json           the same data as JSON (schema: docs/REPORT.md)\n"
+            "  --all            every rank, routine, call site and finding (text)\n"
+            "  -o, --output F   write to F instead of standard output\n"
+            "  -q, --quiet      no progress line\n"
+            "  -h, --help       this text\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, 0, 'j'},   {"all", no_argument, 0, 'a'}, {"output", required_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0},
+    };
+    struct report_opts ro = {0, 0, 1};
+    const char *outpath = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': ro.json = 1; break;
+        case 'a': ro.all = 1; break;
+        case 'o': outpath = optarg; break;
+        case 'q': ro.progress = 0; break;
+        case 'h': help(stdout); return 0;
+        default: help(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mpilens report: give one run directory, e.g. 'mpilens report mpilens-app-1234/'\n");
+        return 2;
+    }
+    FILE *out = stdout;
+    if (outpath && strcmp(outpath, "-") != 0) {
+        out = fopen(outpath, "wx");
+        if (!out) {
+            perror(outpath);
+            fprintf(stderr, "mpilens report: cannot create %s (an existing file is never overwritten)\n", outpath);
+            return 1;
+        }
+    }
+    int rc = report_profile_opts(argv[optind], out, &ro);
+    if (out != stdout && fclose(out) != 0) {
+        perror(outpath);
+        rc = 1;
+    }
+    return rc;
+}
