@@ -659,7 +659,14 @@ static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
         }
         free(in);
     }
-    if (gid == 0) {
+    if (inter) {
+        /* the two sides of an inter-communicator come from different
+         * parents: name it by its two groups, in an order both sides agree on */
+        uint64_t a = mix(0x696e746c, (uint64_t)size), b = mix(0x696e746c, (uint64_t)rsize);
+        for (int i = 0; i < size; i++) a = mix(a, (uint64_t)(uint32_t)members[i]);
+        for (int i = 0; i < rsize; i++) b = mix(b, (uint64_t)(uint32_t)members[size + i]);
+        gid = a < b ? mix(a, b) : mix(b, a);
+    } else if (gid == 0) {
         gid = world ? 1 : mix(0x636f6d6d, (uint64_t)size);
         for (int i = 0; i < n; i++) gid = mix(gid, (uint64_t)(uint32_t)members[i]);
     }
@@ -702,14 +709,20 @@ uint16_t ml_comm_lookup(MPI_Comm comm)
  * and the parent's creation count, the same on every member. */
 void ml_comm_created(MPI_Comm comm, uint16_t parent)
 {
-    if (comm == MPI_COMM_NULL) return;
     pthread_mutex_lock(&lock);
+    /* count the creation on the parent even when this rank gets
+     * MPI_COMM_NULL (MPI_Comm_split with MPI_UNDEFINED): the parent's other
+     * members count it too */
     uint64_t gid = mix(0x6e6577, parent);
     for (unsigned i = 0; i < TAB_SIZE; i++) {
         if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent) {
             gid = mix(comms[i].gid, ++comms[i].created);
             break;
         }
+    }
+    if (comm == MPI_COMM_NULL) {
+        pthread_mutex_unlock(&lock);
+        return;
     }
     struct tab_entry *old = tab_find(comms, ML_HANDLE(comm));
     if (old) {

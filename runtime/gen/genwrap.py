@@ -33,6 +33,7 @@ COMPLETION = {
     'MPI_Waitany': 'waitany', 'MPI_Testany': 'testany',
     'MPI_Waitsome': 'waitsome', 'MPI_Testsome': 'testsome',
     'MPI_Start': 'start', 'MPI_Startall': 'startall',
+    'MPI_Cancel': 'start', 'MPI_Request_free': 'start',   # the request they act on
 }
 # Calls after which the runtime must act (the hook runs outside the record).
 PRE_HOOK = {
