@@ -264,6 +264,15 @@ static int load(struct mlr_file *f)
         warnf(f, "%s: file is cut: %llu of %llu chunks present; read up to the last complete record",
               f->path, (unsigned long long)have, (unsigned long long)nc);
         nc = have;
+    } else if (nc && f->len < h->chunks_off + nc * cs && f->len >= h->chunks_off) {
+        /* all chunks start inside the file; the cut is in the last one */
+        uint64_t last = h->chunks_off + (nc - 1) * cs;
+        if (f->len - last >= sizeof(struct ml_chunk)) {
+            const struct ml_chunk *c = (const void *)(f->base + last);
+            if (sizeof *c + (uint64_t)c->committed <= f->len - last)
+                warnf(f, "%s: file is cut at byte %llu of %llu, after its last complete record; nothing lost",
+                      f->path, (unsigned long long)f->len, (unsigned long long)(h->chunks_off + nc * cs));
+        }
     }
     f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
     if (!f->chunks) return MLR_EIO;
