@@ -4,6 +4,7 @@
 #   make install PREFIX=DIR   install DIR/bin/mpilens and DIR/lib/mpilens/*
 #   make test                 run the test suite (tests/run)
 #   make bench                run the benchmarks (bench/run)
+#   make fuzz                 fuzz the rank-file reader and the analysis for 60 s (clang)
 #
 # The wrappers are generated here, from the mpi.h and the libraries of the
 # MPI installed on this machine (runtime/gen/genwrap.py); they go to build/.
@@ -15,7 +16,7 @@ PYTHON ?= python3
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
 RT_CFLAGS := $(CFLAGS) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=default -std=gnu11 -D_GNU_SOURCE
-TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool -Ianalysis
 
 # ---- Open MPI ----------------------------------------------------------
 OMPI_CC := $(shell command -v mpicc.openmpi 2>/dev/null)
@@ -35,8 +36,16 @@ MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
 RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so
 endif
 
-TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c)
-TOOL_HDR := $(wildcard tool/*.h) $(wildcard format/*.h)
+TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
+TOOL_HDR := $(wildcard tool/*.h) $(wildcard format/*.h) $(wildcard analysis/*.h)
+
+# OTF2 export (only the tool links libotf2; without it --format=otf2 says so)
+OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)
+ifeq ($(OTF2_LIBS),)
+TOOL_CFLAGS += -DML_NO_OTF2
+else
+TOOL_CFLAGS += $(shell pkg-config --cflags otf2 2>/dev/null)
+endif
 RT_SRC := runtime/rt.c runtime/failsafe.c
 RT_DEPS := $(RT_SRC) runtime/rt.h format/mlformat.h
 
@@ -44,7 +53,7 @@ all: $(B)/bin/mpilens $(RUNTIMES)
 
 $(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)
@@ -78,7 +87,10 @@ test: all
 bench: all
 	bench/run
 
+fuzz:
+	tests/fuzz/run_fuzz.sh 60
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all install test bench clean
+.PHONY: all install test bench fuzz clean

@@ -99,6 +99,19 @@ static int in_file(const struct mlr_file *f, uint64_t off, uint64_t n)
     return off <= f->len && n <= f->len - off;
 }
 
+/* Chunk i's pages are read and will not be needed soon: give them back.
+ * The mapping stays valid (a later read faults them in again from the page
+ * cache), but the reader's resident memory stays bounded by a few chunks per
+ * file however long the run was. */
+static void chunk_release(const struct mlr_file *f, const struct chunk_ref *c)
+{
+    uintptr_t start = (uintptr_t)(c->data - sizeof(struct ml_chunk));
+    uintptr_t end = start + f->h.chunk_size, limit = (uintptr_t)f->base + f->len;
+    if (end > limit) end = limit;
+    start &= ~(uintptr_t)4095;
+    if (end > start) madvise((void *)start, end - start, MADV_DONTNEED);
+}
+
 static int chunk_cmp(const void *a, const void *b)
 {
     const struct chunk_ref *x = a, *y = b;
@@ -172,8 +185,22 @@ static int load(struct mlr_file *f)
     if (memcmp(h->magic, ML_MAGIC, 8) != 0) return MLR_EMAGIC;
     if (h->endian != 0x01020304) return MLR_EENDIAN;
     if (h->version != ML_VERSION) return MLR_EVERSION;
+    /* Tables at offsets the writer never produces (it aligns them) are
+     * corrupt: treat them as absent rather than read them misaligned. */
+    if (h->routines_off % 4 || h->modules_off % 8 || h->sites_off % 8 || h->live_off % 8 || h->chunks_off % 8) {
+        warnf(f, "%s: header has misaligned table offsets (corrupt); misaligned tables ignored", f->path);
+        if (h->routines_off % 4) h->routines_off = UINT64_MAX;
+        if (h->modules_off % 8) h->modules_off = UINT64_MAX;
+        if (h->sites_off % 8) h->sites_off = UINT64_MAX;
+        if (h->live_off % 8) h->live_off = UINT64_MAX;
+        if (h->chunks_off % 8) h->chunks_off = UINT64_MAX;
+    }
     cstr(f->host, sizeof f->host, h->host, sizeof h->host);
     cstr(f->mpi_version, sizeof f->mpi_version, h->mpi_version, sizeof h->mpi_version);
+    {   /* first line only */
+        size_t l = strcspn(h->mpi_version, "\r\n");
+        if (l < strlen(f->mpi_version)) f->mpi_version[l] = 0;
+    }
     cstr(f->exe, sizeof f->exe, h->exe, sizeof h->exe);
 
     /* routine names */
@@ -214,7 +241,7 @@ static int load(struct mlr_file *f)
     f->ns_per_tick = 1.0;
     if (h->clock_kind == 1) {
         if (h->anchor1_ticks > h->anchor0_ticks && h->anchor1_ns > h->anchor0_ns)
-            f->ns_per_tick = (double)(h->anchor1_ns - h->anchor0_ns) /
+            f->ns_per_tick = ((double)h->anchor1_ns - (double)h->anchor0_ns) /
                              (double)(h->anchor1_ticks - h->anchor0_ticks);
         else
             warnf(f, "%s: no clock calibration; times assume 1 ns per tick", f->path);
@@ -227,12 +254,25 @@ static int load(struct mlr_file *f)
         return MLR_OK;
     }
     uint64_t nc = h->nchunks;
-    if (h->chunks_off > f->len) nc = 0;
-    else if (nc > (f->len - h->chunks_off + cs - 1) / cs) {
+    if (h->chunks_off > f->len) {
+        if (nc && h->chunks_off != UINT64_MAX)
+            warnf(f, "%s: file is cut before its events: 0 of %llu chunks present", f->path,
+                  (unsigned long long)nc);
+        nc = 0;
+    } else if (nc > (f->len - h->chunks_off + cs - 1) / cs) {
         uint64_t have = (f->len - h->chunks_off + cs - 1) / cs;
         warnf(f, "%s: file is cut: %llu of %llu chunks present; read up to the last complete record",
               f->path, (unsigned long long)have, (unsigned long long)nc);
         nc = have;
+    } else if (nc && f->len < h->chunks_off + nc * cs && f->len >= h->chunks_off) {
+        /* all chunks start inside the file; the cut is in the last one */
+        uint64_t last = h->chunks_off + (nc - 1) * cs;
+        if (f->len - last >= sizeof(struct ml_chunk)) {
+            const struct ml_chunk *c = (const void *)(f->base + last);
+            if (sizeof *c + (uint64_t)c->committed <= f->len - last)
+                warnf(f, "%s: file is cut at byte %llu of %llu, after its last complete record; nothing lost",
+                      f->path, (unsigned long long)f->len, (unsigned long long)(h->chunks_off + nc * cs));
+        }
     }
     f->chunks = calloc(nc ? nc : 1, sizeof *f->chunks);
     if (!f->chunks) return MLR_EIO;
@@ -276,6 +316,7 @@ static int load(struct mlr_file *f)
         uint32_t pos = 0;
         while (pos < c->bytes) {
             const struct ml_rec *r = (const void *)(c->data + pos);
+            __builtin_prefetch(c->data + pos + 1024);   /* a hint: never faults */
             uint32_t len = rec_len(r, c->bytes - pos);
             if (!len) {
                 if (c->bytes - pos >= sizeof *r)
@@ -287,6 +328,7 @@ static int load(struct mlr_file *f)
             else if (r->type == ML_REC_TYPE) add_type(f, r, len);
             pos += len;
         }
+        chunk_release(f, c);
     }
     return MLR_OK;
 }
@@ -379,6 +421,11 @@ const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index)
     return index < f->ncomms && f->comms[index].valid ? &f->comms[index] : NULL;
 }
 
+unsigned mlr_ncomms(const struct mlr_file *f)
+{
+    return f->ncomms;
+}
+
 const struct mlr_type *mlr_type(const struct mlr_file *f, uint16_t index)
 {
     return index < f->ntypes && f->types[index].valid ? &f->types[index] : NULL;
@@ -401,7 +448,10 @@ int mlr_world_rank(const struct mlr_file *f, uint16_t comm, int rank, int remote
 int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks)
 {
     if (f->h.clock_kind != 1) return (int64_t)ticks;
-    return f->h.anchor0_ns + (int64_t)((double)(int64_t)(ticks - f->h.anchor0_ticks) * f->ns_per_tick);
+    /* arithmetic that wraps rather than overflows: the anchors may be garbage */
+    double d = (double)(int64_t)(ticks - f->h.anchor0_ticks) * f->ns_per_tick;
+    int64_t ns = d != d ? 0 : d >= 9.2e18 ? INT64_MAX : d <= -9.2e18 ? INT64_MIN : (int64_t)d;
+    return (int64_t)((uint64_t)f->h.anchor0_ns + (uint64_t)ns);
 }
 
 unsigned mlr_nthreads(const struct mlr_file *f)
@@ -413,7 +463,7 @@ unsigned mlr_nthreads(const struct mlr_file *f)
 int mlr_live(const struct mlr_file *f, unsigned i, struct ml_live *out)
 {
     uint64_t off = f->h.live_off + (uint64_t)i * sizeof(struct ml_live);
-    if (i >= f->h.max_threads || !in_file(f, off, sizeof *out)) return -1;
+    if (i >= f->h.max_threads || f->h.live_off > f->len || !in_file(f, off, sizeof *out)) return -1;
     const volatile struct ml_live *l = (const volatile void *)(f->base + off);
     for (int tries = 0; tries < 1000; tries++) {
         uint32_t s1 = l->seq;
@@ -454,9 +504,11 @@ static const struct ml_rec *peek(struct mlr_file *f, struct cursor *c, uint32_t 
         const struct chunk_ref *ch = &f->chunks[c->ci];
         if (c->pos < ch->bytes) {
             const struct ml_rec *r = (const void *)(ch->data + c->pos);
+            __builtin_prefetch(ch->data + c->pos + 1024);
             *len = rec_len(r, ch->bytes - c->pos);
             if (*len) return r;
         }
+        chunk_release(f, ch);
         c->ci++;
         c->pos = 0;
         if (c->ci <= c->last && c->ci < f->nchunks) c->ticks = f->chunks[c->ci].base;
@@ -466,6 +518,7 @@ static const struct ml_rec *peek(struct mlr_file *f, struct cursor *c, uint32_t 
 
 static int push_done(struct cursor *c, uint32_t *n, const struct ml_done *d, uint32_t m)
 {
+    if (m == 0) return 0;
     if (*n + m > c->done_cap) {
         uint32_t cap = (*n + m) * 2 + 16;
         struct ml_done *p = realloc(c->done, cap * sizeof *p);
@@ -499,7 +552,13 @@ static int advance(struct mlr_file *f, struct cursor *c)
         }
         if (r->type < ML_REC_CALL || r->type > ML_REC_COMPLETE) continue; /* defs, strays */
         struct mlr_event *e = &c->ev;
-        memset(e, 0, sizeof *e);
+        /* every field is set below; these only sometimes (a memset of the
+         * whole event was a third of the time spent here) */
+        memset(e->p2p, 0, sizeof e->p2p);
+        memset(&e->coll, 0, sizeof e->coll);
+        e->request = 0;
+        e->has_result = 0;
+        e->result = 0;
         const struct chunk_ref *ch = &f->chunks[c->ci];
         uint64_t start = c->ticks + r->dt;
         c->ticks = start;

@@ -10,6 +10,10 @@
  * Events come out per rank in start-time order (threads merged), with their
  * follow-up records (result code, long duration, more completed requests)
  * attached.
+ *
+ * Memory: the reader gives a chunk's pages back once it has read it
+ * (madvise), so what it keeps resident is a few chunks per file, not the
+ * file.
  */
 #ifndef ML_READER_H
 #define ML_READER_H
@@ -85,6 +89,8 @@ uint64_t mlr_site_addr(const struct mlr_file *f, uint32_t site);
 unsigned mlr_nmodules(const struct mlr_file *f);
 const struct ml_module *mlr_module(const struct mlr_file *f, unsigned i);
 const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index);
+/* One past the highest communicator definition index found (valid or not). */
+unsigned mlr_ncomms(const struct mlr_file *f);
 const struct mlr_type *mlr_type(const struct mlr_file *f, uint16_t index);
 /* World rank of `rank` in communicator `comm` (remote group for
  * inter-communicators when remote != 0); -1 if unknown. */

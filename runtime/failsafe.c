@@ -694,7 +694,7 @@ static void record_fatal(int code)
         struct ml_failure *f = fail_begin();
         f->code = code;
         f->flags |= ML_FAILF_FATAL;
-        if (ml_th.live && ml_th.depth > 0) fill_call(f, 0);
+        if (ml_th.live && !ml_th.ok) fill_call(f, 0);   /* inside a wrapper */
         in_handler = 1;
         error_text(f, code);
         in_handler = 0;

@@ -415,6 +415,29 @@ static void pool_trim(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* ml_enter when th->ok is 0: the thread's first call, a call nested in
+ * another wrapper (not recorded), or a C call inside a Fortran wrapper
+ * (recorded with the Fortran call site, exactly once). */
+int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->chunk == NULL) {
+        if (ml_disabled) return 0;
+        ml_thread_start(th);
+        if (!th->ok) return 0;
+        return ml_enter(c, routine, ret_addr);
+    }
+    if (!th->fort_pending) return 0;
+    th->fort_pending = 0;
+    th->fort_taken = 1;
+    c->th = th;
+    c->routine = routine | ML_ROUTINE_FORTRAN;
+    c->site = th->fort_site;
+    c->restore = 0;                  /* the Fortran wrapper is still active */
+    c->t0 = ml_now();
+    return 1;
+}
+
 void ml_thread_start(struct ml_thread *th)
 {
     pthread_once(&once, process_init);
@@ -430,6 +453,7 @@ void ml_thread_start(struct ml_thread *th)
     th->live->tid = (uint64_t)syscall(SYS_gettid);
     th->live->used = 1;
     chunk_next(th, ml_now());
+    if (!ml_disabled) th->ok = 1;
     ml_fs_thread_start();
 }
 
@@ -638,7 +662,14 @@ static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
         }
         free(in);
     }
-    if (gid == 0) {
+    if (inter) {
+        /* the two sides of an inter-communicator come from different
+         * parents: name it by its two groups, in an order both sides agree on */
+        uint64_t a = mix(0x696e746c, (uint64_t)size), b = mix(0x696e746c, (uint64_t)rsize);
+        for (int i = 0; i < size; i++) a = mix(a, (uint64_t)(uint32_t)members[i]);
+        for (int i = 0; i < rsize; i++) b = mix(b, (uint64_t)(uint32_t)members[size + i]);
+        gid = a < b ? mix(a, b) : mix(b, a);
+    } else if (gid == 0) {
         gid = world ? 1 : mix(0x636f6d6d, (uint64_t)size);
         for (int i = 0; i < n; i++) gid = mix(gid, (uint64_t)(uint32_t)members[i]);
     }
@@ -681,14 +712,20 @@ uint16_t ml_comm_lookup(MPI_Comm comm)
  * and the parent's creation count, the same on every member. */
 void ml_comm_created(MPI_Comm comm, uint16_t parent)
 {
-    if (comm == MPI_COMM_NULL) return;
     pthread_mutex_lock(&lock);
+    /* count the creation on the parent even when this rank gets
+     * MPI_COMM_NULL (MPI_Comm_split with MPI_UNDEFINED): the parent's other
+     * members count it too */
     uint64_t gid = mix(0x6e6577, parent);
     for (unsigned i = 0; i < TAB_SIZE; i++) {
         if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent) {
             gid = mix(comms[i].gid, ++comms[i].created);
             break;
         }
+    }
+    if (comm == MPI_COMM_NULL) {
+        pthread_mutex_unlock(&lock);
+        return;
     }
     struct tab_entry *old = tab_find(comms, ML_HANDLE(comm));
     if (old) {
@@ -739,7 +776,7 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
 
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf)
 {
-    if (n <= 0 || !reqs) return buf;
+    if (n <= 0 || !reqs) return NULL;
     uint64_t *q = n <= ML_REQ_STACK ? buf : malloc(sizeof(uint64_t) * (size_t)n);
     if (!q) return buf;
     for (int i = 0; i < n; i++) q[i] = ML_HANDLE(reqs[i]);
@@ -754,11 +791,14 @@ MPI_Status *ml_status_buf(int n, MPI_Status *buf)
 }
 
 /* idx_kind: 0 = requests 0..n-1 completed; 1 = *idx is the one index;
- * 2 = idx[0..n-1] are the indices. */
+ * 2 = idx[0..n-1] are the indices.  total: requests passed to the call.
+ * Anything out of range (a failed call, a bad argument) records nothing. */
 void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const MPI_Status *st,
-                 const int *idx, int idx_kind)
+                 const int *idx, int idx_kind, int total)
 {
-    if (n < 0) n = 0;
+    if (n < 0 || !reqs || n > total) n = 0;
+    if (idx_kind && ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) n = 0;
+    if (st == MPI_STATUSES_IGNORE) st = NULL;
     uint8_t type = ML_REC_COMPLETE;
     int k = 0;
     do {
@@ -766,25 +806,28 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
         struct ml_rec *r = ml_rec_begin(c, type, 3 + 3 * (unsigned)m);
         if (type == ML_REC_COMPLETE_MORE) r->dt = r->dur = 0;
         uint32_t *cnt = (uint32_t *)(r + 1);
-        cnt[0] = (uint32_t)m;
-        cnt[1] = 0;
         struct ml_done *d = (struct ml_done *)(cnt + 2);
+        int w = 0;
         for (int j = 0; j < m; j++, k++) {
             int i = idx_kind == 0 ? k : idx_kind == 1 ? idx[0] : idx[k];
-            d[j].index = i;
-            d[j].request = reqs[i];
-            d[j].source = ML_PEER_NONE;
-            d[j].tag = ML_PEER_NONE;
-            d[j].bytes = 0;
-            if (st && st != MPI_STATUSES_IGNORE && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
+            if (i < 0 || i >= total) continue;
+            struct ml_done *e = &d[w++];
+            e->index = i;
+            e->request = reqs[i];
+            e->source = ML_PEER_NONE;
+            e->tag = ML_PEER_NONE;
+            e->bytes = 0;
+            if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
                 int b = 0;
-                d[j].source = s->MPI_SOURCE;
-                d[j].tag = s->MPI_TAG;
+                e->source = s->MPI_SOURCE;
+                e->tag = s->MPI_TAG;
                 if (PMPI_Get_count(s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED && b > 0)
-                    d[j].bytes = (uint32_t)b;
+                    e->bytes = (uint32_t)b;
             }
         }
+        cnt[0] = (uint32_t)w;
+        cnt[1] = 0;
         ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
         type = ML_REC_COMPLETE_MORE;
     } while (k < n);
@@ -875,8 +918,14 @@ static void clock_sync(struct ml_clock_sync *out)
     int64_t res[2] = {0, 0};                   /* offset, rtt */
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(priv, &wrank);
-    if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    /* MPILENS_NODE_SIZE=k makes groups of k consecutive ranks act as nodes,
+     * to test the cross-node path on one machine. */
+    const char *ns = getenv("MPILENS_NODE_SIZE");
+    if (ns && atoi(ns) > 0) {
+        if (PMPI_Comm_split(priv, wrank / atoi(ns), wrank, &node) != MPI_SUCCESS) return;
+    } else if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
         return;
+    }
     PMPI_Comm_rank(node, &nrank);
     PMPI_Comm_split(priv, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders);
     if (leaders != MPI_COMM_NULL) {
@@ -978,10 +1027,8 @@ void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code)
     ml_fs_abort(c, code);
     /* MPI_Abort does not return: record the call now, code as its result. */
     c->t1 = ml_now();
-    c->th->depth--;
     struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
     ml_rec_end(c, r, code == MPI_SUCCESS ? -1 : code);
-    c->th->depth++;
     anchor_refresh();
 }
 

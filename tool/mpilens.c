@@ -14,7 +14,8 @@ static const struct verb {
     const char *help;
 } verbs[] = {
     {"run", cmd_run, "run an MPI program with every MPI call recorded"},
-    {"report", cmd_report, "diagnose a run: which rank failed, how, where, when"},
+    {"report", cmd_report, "summarise a run: failures, profile, messages, findings"},
+    {"export", cmd_export, "write a run as a Perfetto/Chrome trace or an OTF2 archive"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
 };
 

@@ -24,7 +24,7 @@ for impl in $FS_IMPLS_OK; do
         d=$FS_TMP/$impl-none-$iv
         MPILENS_SYNC_INTERVAL=$iv fs_launch "$impl" "$d" none 1 >"$d.out" 2>"$d.err" ||
             fs_fail "$impl: clean run failed with MPILENS_SYNC_INTERVAL=$iv: $(head -c 300 "$d.err")"
-        "$MPILENS" report "$d" >"$d.report" 2>&1
+        "$MPILENS" report --failures "$d" >"$d.report" 2>&1
         grep -q "no failure: every rank called MPI_Finalize" "$d.report" ||
             fs_fail "$impl: clean run (MPILENS_SYNC_INTERVAL=$iv) reported as: $(head -c 400 "$d.report" | tr '\n' '|')"
         fs_check_calls "$impl clean run" "$d"

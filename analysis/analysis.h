@@ -1,0 +1,396 @@
+/*
+ * analysis.h — the analysis library behind `mpilens report` and `mpilens
+ * export`.  It reads a run directory once per pass, as one stream of events
+ * of all ranks in aligned-time order, and never holds more than the ranks'
+ * current events and the messages still in flight: memory grows with ranks
+ * and open requests, not with the length of the run.
+ *
+ *   input.c    open a run directory; check every file (cut, corrupt, other
+ *              version, other job, missing ranks); routine roles; the
+ *              communicators of all ranks under one global numbering
+ *   align.c    each rank's clock onto rank 0's: linear between the offsets
+ *              measured at MPI_Init and MPI_Finalize, then repaired so no
+ *              receive ends before its send began
+ *   stream.c   k-way merge of the ranks' event streams by aligned start time
+ *   match.c    sends paired with receives by MPI's matching rules;
+ *              collectives grouped into instances per communicator
+ *   profile.c  time, calls and bytes per routine, call site and rank
+ *
+ * Names: an_* is this library's public face; everything else is static.
+ */
+#ifndef ML_ANALYSIS_H
+#define ML_ANALYSIS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "reader.h"
+
+/* ---- routine roles (what a routine does for matching) ------------------ */
+
+enum an_role {
+    AN_OTHER = 0,
+    AN_SEND,        /* MPI_Send, Bsend, Ssend, Rsend (and _c): blocking send */
+    AN_ISEND,       /* MPI_Isend, Ibsend, Issend, Irsend: P2P_REQ */
+    AN_RECV,        /* MPI_Recv: actual source, tag, size from the status */
+    AN_IRECV,       /* MPI_Irecv: P2P_REQ with the requested source/tag */
+    AN_SEND_INIT,   /* MPI_Send_init, Bsend_init, ...: persistent request */
+    AN_RECV_INIT,   /* MPI_Recv_init */
+    AN_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
+    AN_ISENDRECV,   /* MPI_Isendrecv (MPI-4): no request recorded */
+    AN_PROBE,       /* MPI_Probe, Iprobe, Improbe: do not consume a message */
+    AN_MPROBE,      /* MPI_Mprobe: consumes the message (Mrecv receives it) */
+    AN_START,       /* MPI_Start, Startall: COMPLETE layout, started requests */
+    AN_CANCEL,      /* MPI_Cancel (its request is not recorded) */
+    AN_INIT,        /* MPI_Init, Init_thread */
+    AN_FINALIZE,    /* MPI_Finalize */
+};
+
+enum an_role an_role_of(const char *routine);
+
+/* ---- time arithmetic ------------------------------------------------------
+ * Times come from files that may be corrupt or hostile: arithmetic on them
+ * wraps instead of overflowing (never undefined behaviour), sums saturate,
+ * and doubles are clamped before they become integers. */
+
+static inline int64_t an_wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t an_wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t an_sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+static inline int64_t an_d2i(double d)
+{
+    if (d != d) return 0;
+    if (d >= 9.2e18) return INT64_MAX;
+    if (d <= -9.2e18) return INT64_MIN;
+    return (int64_t)d;
+}
+
+/* ---- clocks (align.c) --------------------------------------------------- */
+
+struct an_step {          /* from local time t on, events are `extra` ns later */
+    int64_t t, extra;     /* extra is cumulative */
+};
+
+struct an_clock {
+    int samples;          /* clock samples used: 0, 1 (MPI_Init only) or 2 */
+    int64_t t0, off0;     /* local ns of the MPI_Init sample, its offset to rank 0 */
+    int64_t t1, off1;     /* the same at MPI_Finalize (= t0, off0 with one sample) */
+    double slope;         /* offset change per local ns between the samples */
+    struct an_step *steps;/* repairs, sorted by t */
+    unsigned nsteps, cap;
+};
+
+/* Build from the header's samples; returns a static explanation when a
+ * sample was unusable (ignored), else NULL. */
+const char *an_clock_init(struct an_clock *c, const struct ml_header *h);
+void an_clock_free(struct an_clock *c);
+
+/* Rank 0's clock at local time t (interpolated offset, no repairs). */
+static inline int64_t an_clock_base(const struct an_clock *c, int64_t t)
+{
+    if (c->samples < 2 || t <= c->t0) return an_wadd(t, c->off0);
+    if (t >= c->t1) return an_wadd(t, c->off1);
+    return an_wadd(an_wadd(t, c->off0), an_d2i(c->slope * (double)an_wsub(t, c->t0)));
+}
+/* Repair in effect for an event that started at local time t. */
+int64_t an_clock_extra(const struct an_clock *c, int64_t t);
+/* Events from local time t on move `inc` ns later (inc > 0). */
+int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc);
+/* The largest repair of this rank. */
+int64_t an_clock_max_extra(const struct an_clock *c);
+
+/* ---- run directory (input.c) -------------------------------------------- */
+
+struct an_comm {          /* one communicator, the same object on all its ranks */
+    uint32_t id;          /* index in an_run.comms */
+    uint64_t key;         /* global_id and members hashed */
+    int world;            /* MPI_COMM_WORLD */
+    int inter;
+    uint32_t size;        /* local group + remote group */
+    const int32_t *members; /* world ranks (one file's copy), NULL for the world */
+    int first_rank;       /* a rank that defined it */
+};
+
+struct an_rank {
+    struct mlr_file *f;
+    int rank;                 /* MPI_COMM_WORLD rank */
+    int32_t any_source, proc_null; /* this MPI's special ranks */
+    unsigned nroutines;
+    uint8_t *role;            /* per routine id: enum an_role */
+    uint16_t *name;           /* per routine id: index in an_run.names */
+    unsigned ncomms;
+    uint32_t *comm;           /* per comm definition index: an_comm id, or UINT32_MAX */
+    struct an_clock clock;
+};
+
+struct an_run {
+    char *dir;
+    int size;                 /* MPI_COMM_WORLD size */
+    unsigned n;               /* ranks read */
+    struct an_rank *ranks;    /* sorted by rank */
+    int *slot;                /* world rank -> index in ranks, or -1 */
+    unsigned nfiles;          /* rank files found */
+    char **names;             /* routine names of all files */
+    unsigned nnames;
+    uint8_t *name_role;       /* per name: enum an_role */
+    uint32_t *name_index;     /* internal: hash table over names */
+    unsigned name_hcap;
+    struct an_comm *comms;
+    unsigned ncomms;
+    char mpi_impl[33];
+    char mpi_version[257];
+    char exe[513];
+    char *problems;           /* NUL-separated lines: file and what is wrong */
+    size_t problems_len;
+    unsigned nproblems;
+};
+
+/* Opens every readable rank file of dir (or the single rank file dir).
+ * Returns 0, or a negative MLR_* error when nothing at all is readable; in
+ * both cases run->problems says what was wrong with which file. */
+int an_run_open(const char *dir, struct an_run *run);
+void an_run_close(struct an_run *run);
+/* Iterate problems: for (p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) */
+const char *an_run_problem(const struct an_run *run, const char *prev);
+/* World rank of `peer` (rank in communicator definition `comm` of rank r);
+ * -1 if unknown, or for the special ranks. */
+int an_peer_world(const struct an_run *run, const struct an_rank *r, uint16_t comm, int32_t peer);
+/* Short name of a communicator: "MPI_COMM_WORLD", "comm 3 (2 ranks: 0,1)". */
+void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n);
+/* Earliest and latest aligned time of the run (from the headers' anchors). */
+void an_run_span(const struct an_run *run, int64_t *first, int64_t *last);
+
+/* ---- events in aligned order (stream.c) -------------------------------- */
+
+struct an_event {
+    struct mlr_event ev;      /* ev.done is valid until the next an_stream_next */
+    struct an_rank *r;
+    int64_t t0, t1;           /* aligned start and end, ns on rank 0's clock */
+};
+
+/* The stream gives every rank's events in order, and all events in aligned
+ * start order give or take this much (ns); the first event is the
+ * earliest of the run. */
+#define AN_STREAM_SLACK 200000
+
+struct an_stream;
+struct an_stream *an_stream_new(struct an_run *run);
+/* Next event of the run in aligned start order (see AN_STREAM_SLACK),
+ * NULL at the end. */
+const struct an_event *an_stream_next(struct an_stream *s);
+uint64_t an_stream_count(const struct an_stream *s);
+void an_stream_free(struct an_stream *s);
+
+/* ---- matching (match.c) -------------------------------------------------- */
+
+/* One side of a message: the call that posted or completed it. */
+struct an_end {
+    int32_t rank;
+    uint32_t thread;
+    uint16_t name;            /* routine (an_run.names) */
+    uint32_t site;            /* call site id in the rank's file */
+    int64_t t0, t1;           /* local start and end of that call */
+};
+
+struct an_msg {               /* a matched message */
+    uint32_t comm;            /* an_comm id */
+    int32_t src, dst;         /* world ranks */
+    int32_t tag;
+    uint32_t bytes;           /* as sent */
+    uint32_t recv_bytes;      /* as received (status), or the receive's size */
+    struct an_end send;       /* the call that started the send */
+    struct an_end recv;       /* the call that completed the receive */
+    int recv_done;            /* 0: completion never seen (times are the posting call's) */
+};
+
+enum an_op_kind {
+    AN_OP_SEND = 1,           /* blocking send posted and done */
+    AN_OP_ISEND,              /* nonblocking or persistent send started */
+    AN_OP_SEND_DONE,          /* ... and completed */
+    AN_OP_RECV,               /* blocking receive done */
+    AN_OP_IRECV,              /* nonblocking or persistent receive posted */
+    AN_OP_RECV_DONE,          /* ... and completed */
+};
+
+/* What one event did to point-to-point traffic (for exporters). */
+struct an_op {
+    uint8_t kind;
+    uint32_t comm;            /* an_comm id, UINT32_MAX if unknown */
+    int32_t peer;             /* world rank, -1 unknown */
+    int32_t peer_comm;        /* rank in comm */
+    int32_t tag;
+    uint32_t bytes;
+    uint64_t req;             /* unique per rank for one activation */
+};
+
+struct an_coll {              /* a collective instance, all members arrived */
+    uint32_t comm;
+    uint64_t index;           /* 0, 1, ... per communicator */
+    uint16_t name;
+    uint32_t members;
+    int64_t first, last;      /* aligned start of the first and last arrival */
+    int64_t end;              /* latest aligned end */
+    uint64_t bytes;           /* sent + received over all members */
+};
+
+struct an_sink {              /* what a pass feeds; NULL callbacks are skipped */
+    void *ctx;
+    void (*event)(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops);
+    void (*message)(void *ctx, const struct an_msg *m);
+    void (*coll)(void *ctx, const struct an_coll *c);
+};
+
+/* A problem found by matching, grouped by kind and place. */
+enum an_finding_kind {
+    AN_F_UNMATCHED_SEND = 1,  /* a send no receive took */
+    AN_F_UNMATCHED_RECV,      /* a completed receive no recorded send fits */
+    AN_F_PENDING_RECV,        /* a receive posted and never completed or matched */
+    AN_F_UNRESOLVED_RECV,     /* a wildcard receive whose actual source/tag was not recorded */
+    AN_F_SIZE_MISMATCH,       /* receive got fewer bytes than sent (truncated?) */
+    AN_F_COLL_INCOMPLETE,     /* a collective some members never called */
+    AN_F_COLL_MISMATCH,       /* members called different collectives as instance k */
+    AN_F_UNKNOWN_COMM,        /* a record names a communicator not defined */
+};
+
+struct an_finding {
+    enum an_finding_kind kind;
+    uint32_t comm;
+    int32_t rank, peer, tag;  /* rank: where it was seen; peer: other side */
+    uint16_t name;            /* routine */
+    uint32_t site;            /* call site in rank's file */
+    uint64_t count, bytes;
+    uint64_t index;           /* collectives: instance */
+    uint16_t name2;           /* collectives: the other routine */
+};
+
+struct an_match_stats {
+    uint64_t events;
+    uint64_t messages, bytes;         /* matched */
+    uint64_t sends, recvs;            /* messages started, receives completed (incl. unmatched) */
+    uint64_t unmatched_sends, unmatched_send_bytes;
+    uint64_t unmatched_recvs, pending_recvs, unresolved_recvs;
+    uint64_t proc_null;               /* operations on MPI_PROC_NULL (no message) */
+    uint64_t probes;                  /* probes seen (never consume) */
+    uint64_t coll_calls, coll_instances, coll_incomplete, coll_mismatch;
+    uint64_t untracked_done;          /* completed requests not started by a recorded call */
+    uint64_t cancels;                 /* MPI_Cancel calls (request not recorded) */
+    uint64_t held_max;                /* most receives held behind wildcards at once */
+    uint64_t inflight_max;            /* most messages in flight at once */
+    uint64_t repaired;                /* messages whose receive had to move later */
+    int64_t repair_max;               /* largest single repair (ns) */
+};
+
+struct an_match;
+struct an_match *an_match_new(struct an_run *run, const struct an_sink *sink);
+/* Feed every event of the stream, in order. */
+void an_match_event(struct an_match *m, const struct an_event *e);
+/* End of stream: everything still in flight becomes a finding. */
+void an_match_finish(struct an_match *m);
+const struct an_match_stats *an_match_stats(const struct an_match *m);
+/* Findings after an_match_finish, most significant first. */
+const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n);
+/* Enable clock repair: a message whose receive ends before its send began
+ * moves the receiving rank's later events (an_clock_repair). */
+void an_match_set_repair(struct an_match *m, int on);
+void an_match_free(struct an_match *m);
+
+/* ---- passes ------------------------------------------------------------- */
+
+struct an_progress {          /* progress line on a terminal (stderr) */
+    int on;
+    const char *what;
+    int64_t first, last;      /* aligned span for the fraction */
+    double started, shown;
+};
+void an_progress_init(struct an_progress *p, const struct an_run *run, const char *what);
+void an_progress_tick(struct an_progress *p, uint64_t events, int64_t now);
+void an_progress_done(struct an_progress *p);
+
+struct an_result {
+    struct an_match_stats stats;  /* of the last pass */
+    struct an_finding *findings;  /* of the last pass */
+    unsigned nfindings;
+    unsigned passes;              /* repair passes run */
+    int64_t repair_max;           /* largest total repair of any rank (ns) */
+    int repair_rank;
+    uint64_t repair_steps;
+    int repair_converged;         /* 1: the last pass needed no repair */
+};
+
+/* Read the run until the clocks need no more repair (at most 8 passes).
+ * `first` is fed by the first pass (its times may still move), `final` by
+ * one more pass with the final clocks (skipped when NULL).  0 or -1. */
+int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final,
+               int progress, struct an_result *res);
+void an_result_free(struct an_result *res);
+
+/* ---- profile (profile.c) ------------------------------------------------ */
+
+struct an_stat {              /* calls of one routine (at one call site) */
+    uint64_t calls;
+    int64_t total, max;       /* ns */
+    uint64_t bytes;
+};
+
+struct an_rank_prof {
+    int rank;
+    int64_t app;              /* end of MPI_Init to start of MPI_Finalize (or first to last call) */
+    int64_t mpi;              /* time in MPI calls in that window, all threads */
+    int64_t init, finalize;   /* time in MPI_Init and MPI_Finalize */
+    uint64_t calls;
+    unsigned threads;
+    int finalized;
+};
+
+struct an_routine_prof {
+    uint16_t name;
+    struct an_stat all;
+    int64_t rank_min, rank_max;   /* per-rank total time: smallest, largest */
+    int rank_argmax;
+    unsigned nranks;              /* ranks that called it */
+};
+
+struct an_site_prof {
+    char *where;                  /* file:line (or function+offset) */
+    uint16_t name;
+    struct an_stat all;
+    unsigned nranks;
+};
+
+#define AN_SIZE_BUCKETS 34        /* 0, [1,2), [2,4), ... [2^31,2^32), >=2^32 */
+struct an_profile;
+
+struct an_profile *an_profile_new(struct an_run *run);
+/* Sink feeding the profile (events, messages, collective instances). */
+struct an_sink an_profile_sink(struct an_profile *p);
+/* After the pass: call sites named by `where` (file:line), merged by name
+ * across ranks, everything sorted by time.  Returns 0. */
+typedef const char *(*an_site_namer)(const struct mlr_file *f, uint32_t site, char *buf, size_t n);
+int an_profile_finish(struct an_profile *p, an_site_namer where);
+void an_profile_free(struct an_profile *p);
+
+const struct an_rank_prof *an_profile_ranks(const struct an_profile *p, unsigned *n);
+const struct an_routine_prof *an_profile_routines(const struct an_profile *p, unsigned *n); /* by time */
+const struct an_site_prof *an_profile_sites(const struct an_profile *p, unsigned *n);       /* by time */
+/* Matched point-to-point messages by size: count and bytes per bucket;
+ * bucket 0 holds empty messages, bucket b >= 1 sizes in [2^(b-1), 2^b). */
+void an_profile_sizes(const struct an_profile *p, uint64_t count[AN_SIZE_BUCKETS],
+                      uint64_t bytes[AN_SIZE_BUCKETS]);
+/* Collective instances per routine: count, and time between first and
+ * last arrival summed (ns). */
+struct an_coll_prof {
+    uint16_t name;
+    uint64_t instances;
+    int64_t skew_total, skew_max;
+    uint64_t bytes;
+};
+const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n);
+uint64_t an_profile_events(const struct an_profile *p);
+/* Rank 0's-clock span of the run: first call start to last call end. */
+void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
+
+#endif

@@ -1,0 +1,1200 @@
+/*
+ * match.c — every point-to-point message paired send to receive, every
+ * collective call grouped into its instance (analysis.h, "matching").
+ *
+ * MPI's rule: a receive takes the earliest posted send, from the senders it
+ * accepts, whose tag it accepts, on its communicator; receives take messages
+ * in the order they were posted; messages between one pair of ranks do not
+ * overtake.  With the actual source and tag of every receive known (the
+ * runtime records them from the status) that is: per channel (communicator,
+ * source, destination, tag), the k-th send posted matches the k-th receive
+ * posted.  Each channel holds a queue of sends nobody took yet or of
+ * receives no send reached yet; one of the two is always empty.
+ *
+ * Wildcards: the actual source and tag of a nonblocking receive with
+ * MPI_ANY_SOURCE or MPI_ANY_TAG are known only at its completion, after
+ * later receives may have been posted.  A receive is therefore held back
+ * while an earlier receive of the same rank that could take the same
+ * message is still unresolved, and released in posting order once it is.
+ *
+ * Where the calls are:
+ *   sends     MPI_Send/Bsend/Ssend/Rsend (P2P), Isend... (P2P_REQ), the send
+ *             half of Sendrecv (SENDRECV), MPI_Start of a Send_init request
+ *   receives  MPI_Recv, MPI_Mprobe (P2P: actual source, tag, size), Irecv
+ *             (P2P_REQ, completed by a COMPLETE record listing its request
+ *             with the status), the receive half of Sendrecv, MPI_Start of
+ *             a Recv_init request
+ *   neither   MPI_Probe/Iprobe (a probe does not consume), MPI_PROC_NULL
+ *
+ * Memory: the channels and receives in flight, the open requests, and the
+ * collective instances not all members have reached; nothing per event.
+ */
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ANY (-1)                 /* wildcard source or tag inside the matcher */
+#define HELD_MAX (1u << 16)      /* receives held behind wildcards, per rank */
+#define COLL_WINDOW_MAX (1u << 20)
+#define FINDINGS_MAX 4096
+#define REPAIR_MAX 10000000000000ll  /* 10^13 ns, almost 3 hours */
+
+/* ---- objects in flight --------------------------------------------------- */
+
+struct psend {                   /* a send no receive took yet */
+    struct psend *next;
+    struct an_end end;
+    uint32_t bytes;
+};
+
+enum {
+    RV_RESOLVED = 1,             /* source and tag known */
+    RV_RELEASED = 2,             /* in a channel, or paired */
+    RV_PAIRED = 4,
+    RV_DONE = 8,                 /* completion seen */
+    RV_HELD = 16,                /* in the rank's held list */
+    RV_ORPHAN = 32,              /* no request will report its completion */
+    RV_STATUS = 64,              /* bytes: the received size from a status */
+};
+
+struct precv {                   /* a receive from posting to its message */
+    struct precv *next;          /* channel queue */
+    struct precv *hprev, *hnext; /* held list */
+    uint32_t comm;
+    int32_t src, dst, tag;       /* world ranks; src/tag ANY until resolved */
+    uint16_t cidx;               /* communicator definition index in the rank's file */
+    uint8_t flags;
+    uint32_t bytes;              /* posted size, then received size */
+    struct an_end post, done;
+    struct an_end send;          /* the paired send */
+    uint32_t send_bytes;
+};
+
+struct chan {                    /* (comm, src, dst, tag) */
+    struct chan *next;
+    uint32_t comm;
+    int32_t src, dst, tag;
+    struct psend *sh, *st;
+    struct precv *rh, *rt;
+};
+
+enum { RQ_SEND = 1, RQ_RECV = 2 };
+
+struct req {                     /* open request of a rank, by handle */
+    uint64_t handle;             /* 0: empty slot */
+    uint8_t kind;
+    uint8_t persistent;
+    uint16_t cidx;
+    uint32_t comm;
+    int32_t peer;                /* world rank or ANY (pattern) */
+    int32_t peer_comm;
+    int32_t tag;
+    uint32_t bytes;
+    uint64_t id;                 /* current activation (for exporters) */
+    struct precv *active;        /* receive of the current activation */
+    struct an_end start;         /* persistent: the Send_init (name, site) */
+};
+
+struct rstate {                  /* per rank */
+    struct req *reqs;
+    unsigned rcap, rn;
+    struct precv *hh, *ht;       /* held receives in posting order */
+    unsigned nheld, nunresolved;
+    uint64_t next_id;
+    int32_t *pos;                /* per comm definition: my index in the comm, -2 unknown */
+};
+
+struct cinst {
+    uint16_t name;
+    uint8_t mismatch;
+    uint32_t arrived;
+    int64_t first, last, end;
+    uint64_t bytes;
+};
+
+struct cstate {                  /* collectives of one communicator */
+    uint64_t *count;             /* per member: collectives called */
+    uint64_t base;               /* instance index of win[head] */
+    struct cinst *win;
+    unsigned cap, head, len;
+    int overflow;
+};
+
+struct an_match {
+    struct an_run *run;
+    struct an_sink sink;
+    int repair;
+    struct rstate *rs;
+    struct chan **tab;
+    unsigned tab_size, nchan;
+    struct cstate *cs;           /* per an_comm */
+    struct psend *free_s;
+    struct precv *free_r;
+    struct chan *free_c;
+    struct an_op *ops;
+    unsigned nops, ops_cap;
+    struct an_finding *find;
+    unsigned nfind, find_cap;
+    unsigned *find_idx;          /* open addressing over find, FINDINGS_MAX * 2 slots */
+    uint64_t inflight;
+    struct an_match_stats st;
+};
+
+/* ---- small allocators ------------------------------------------------------ */
+
+static struct psend *psend_new(struct an_match *m)
+{
+    struct psend *s = m->free_s;
+    if (s) m->free_s = s->next;
+    else s = malloc(sizeof *s);
+    if (s) {
+        memset(s, 0, sizeof *s);
+        if (++m->inflight > m->st.inflight_max) m->st.inflight_max = m->inflight;
+    }
+    return s;
+}
+
+static void psend_free(struct an_match *m, struct psend *s)
+{
+    m->inflight--;
+    s->next = m->free_s;
+    m->free_s = s;
+}
+
+static struct precv *precv_new(struct an_match *m)
+{
+    struct precv *r = m->free_r;
+    if (r) m->free_r = r->next;
+    else r = malloc(sizeof *r);
+    if (r) {
+        memset(r, 0, sizeof *r);
+        if (++m->inflight > m->st.inflight_max) m->st.inflight_max = m->inflight;
+    }
+    return r;
+}
+
+static void precv_free(struct an_match *m, struct precv *r)
+{
+    m->inflight--;
+    r->next = m->free_r;
+    m->free_r = r;
+}
+
+/* ---- findings ------------------------------------------------------------ */
+
+static uint64_t fhash(const struct an_finding *f)
+{
+    uint64_t h = (uint64_t)f->kind * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)f->comm << 32 | (uint32_t)f->rank) * 0xff51afd7ed558ccdull;
+    h ^= ((uint64_t)(uint32_t)f->peer << 32 | (uint32_t)f->tag) * 0xc4ceb9fe1a85ec53ull;
+    h ^= ((uint64_t)f->name << 32 | f->site) * 0x9E3779B97F4A7C15ull;
+    h ^= f->index * 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+static int fsame(const struct an_finding *a, const struct an_finding *b)
+{
+    return a->kind == b->kind && a->comm == b->comm && a->rank == b->rank && a->peer == b->peer &&
+           a->tag == b->tag && a->name == b->name && a->site == b->site && a->index == b->index &&
+           a->name2 == b->name2;
+}
+
+static void finding(struct an_match *m, const struct an_finding *f)
+{
+    if (!m->find_idx) {
+        m->find_idx = calloc(FINDINGS_MAX * 2, sizeof *m->find_idx);
+        if (!m->find_idx) return;
+    }
+    unsigned s = (unsigned)(fhash(f) & (FINDINGS_MAX * 2 - 1));
+    for (;;) {
+        unsigned i = m->find_idx[s];
+        if (i == 0) break;
+        struct an_finding *g = &m->find[i - 1];
+        if (fsame(g, f)) {
+            g->count += f->count;
+            g->bytes += f->bytes;
+            return;
+        }
+        s = (s + 1) & (FINDINGS_MAX * 2 - 1);
+    }
+    if (m->nfind >= FINDINGS_MAX) return;  /* the counters in stats still count it */
+    if (m->nfind == m->find_cap) {
+        unsigned cap = m->find_cap ? m->find_cap * 2 : 64;
+        struct an_finding *p = realloc(m->find, cap * sizeof *p);
+        if (!p) return;
+        m->find = p;
+        m->find_cap = cap;
+    }
+    m->find[m->nfind++] = *f;
+    m->find_idx[s] = m->nfind;
+}
+
+static void find_end(struct an_match *m, enum an_finding_kind k, uint32_t comm, const struct an_end *e,
+                     int32_t peer, int32_t tag, uint64_t bytes)
+{
+    struct an_finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = k;
+    f.comm = comm;
+    f.rank = e->rank;
+    f.peer = peer;
+    f.tag = tag;
+    f.name = e->name;
+    f.site = e->site;
+    f.count = 1;
+    f.bytes = bytes;
+    finding(m, &f);
+}
+
+/* ---- channels ---------------------------------------------------------------- */
+
+static unsigned chash(uint32_t comm, int32_t src, int32_t dst, int32_t tag)
+{
+    uint64_t h = ((uint64_t)comm << 32 | (uint32_t)tag) * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0xff51afd7ed558ccdull;
+    return (unsigned)(h >> 32 ^ h);
+}
+
+static void chan_grow(struct an_match *m)
+{
+    unsigned n = m->tab_size ? m->tab_size * 2 : 1024;
+    struct chan **t = calloc(n, sizeof *t);
+    if (!t) return;
+    for (unsigned i = 0; i < m->tab_size; i++) {
+        struct chan *c = m->tab[i], *next;
+        for (; c; c = next) {
+            next = c->next;
+            unsigned b = chash(c->comm, c->src, c->dst, c->tag) & (n - 1);
+            c->next = t[b];
+            t[b] = c;
+        }
+    }
+    free(m->tab);
+    m->tab = t;
+    m->tab_size = n;
+}
+
+static struct chan *chan_get(struct an_match *m, uint32_t comm, int32_t src, int32_t dst, int32_t tag)
+{
+    if (m->nchan >= m->tab_size) chan_grow(m);
+    if (!m->tab) return NULL;
+    unsigned b = chash(comm, src, dst, tag) & (m->tab_size - 1);
+    for (struct chan *c = m->tab[b]; c; c = c->next)
+        if (c->comm == comm && c->src == src && c->dst == dst && c->tag == tag) return c;
+    struct chan *c = m->free_c;
+    if (c) m->free_c = c->next;
+    else c = malloc(sizeof *c);
+    if (!c) return NULL;
+    memset(c, 0, sizeof *c);
+    c->comm = comm;
+    c->src = src;
+    c->dst = dst;
+    c->tag = tag;
+    c->next = m->tab[b];
+    m->tab[b] = c;
+    m->nchan++;
+    return c;
+}
+
+/* Drop a channel whose queues are empty. */
+static void chan_put(struct an_match *m, struct chan *c)
+{
+    if (c->sh || c->rh) return;
+    unsigned b = chash(c->comm, c->src, c->dst, c->tag) & (m->tab_size - 1);
+    for (struct chan **p = &m->tab[b]; *p; p = &(*p)->next) {
+        if (*p == c) {
+            *p = c->next;
+            c->next = m->free_c;
+            m->free_c = c;
+            m->nchan--;
+            return;
+        }
+    }
+}
+
+/* ---- messages ---------------------------------------------------------------- */
+
+static void emit(struct an_match *m, struct precv *rv)
+{
+    struct an_msg msg;
+    msg.comm = rv->comm;
+    msg.src = rv->src;
+    msg.dst = rv->dst;
+    msg.tag = rv->tag;
+    msg.bytes = rv->send_bytes;
+    msg.recv_bytes = rv->bytes;
+    msg.send = rv->send;
+    msg.recv_done = !!(rv->flags & RV_DONE);
+    msg.recv = msg.recv_done ? rv->done : rv->post;
+    m->st.messages++;
+    m->st.bytes += rv->send_bytes;
+    /* MPI delivers what was sent (or fails): another size means a wrong pair */
+    if ((rv->flags & RV_STATUS) && rv->bytes != rv->send_bytes)
+        find_end(m, AN_F_SIZE_MISMATCH, rv->comm, &rv->done, rv->src, rv->tag, rv->send_bytes);
+    if (msg.recv_done) {
+        /* causality: the receive cannot end before the send began */
+        struct an_run *run = m->run;
+        int is = run->slot[msg.src], id = run->slot[msg.dst];
+        if (is < 0 || id < 0) goto out;
+        struct an_rank *rs = &run->ranks[is], *rd = &run->ranks[id];
+        int64_t s0 = an_wadd(an_clock_base(&rs->clock, msg.send.t0), an_clock_extra(&rs->clock, msg.send.t0));
+        int64_t r1 = an_wadd(an_clock_base(&rd->clock, msg.recv.t1), an_clock_extra(&rd->clock, msg.recv.t0));
+        if (r1 < s0) {
+            int64_t late = an_wsub(s0, r1);
+            m->st.repaired++;
+            if (late > m->st.repair_max) m->st.repair_max = late;
+            /* more than REPAIR_MAX is no clock error but a broken file */
+            if (m->repair && late > 0 && late <= REPAIR_MAX) an_clock_repair(&rd->clock, msg.recv.t0, late);
+        }
+    }
+out:
+    if (m->sink.message) m->sink.message(m->sink.ctx, &msg);
+}
+
+/* A receive whose source and tag are known goes to its channel. */
+static void release(struct an_match *m, struct precv *rv)
+{
+    rv->flags |= RV_RELEASED;
+    struct chan *c = chan_get(m, rv->comm, rv->src, rv->dst, rv->tag);
+    if (!c) return;
+    if (c->sh) {
+        struct psend *s = c->sh;
+        c->sh = s->next;
+        if (!c->sh) c->st = NULL;
+        rv->send = s->end;
+        rv->send_bytes = s->bytes;
+        rv->flags |= RV_PAIRED;
+        psend_free(m, s);
+        chan_put(m, c);
+        if (rv->flags & (RV_DONE | RV_ORPHAN)) {
+            emit(m, rv);
+            precv_free(m, rv);
+        }
+        return;
+    }
+    rv->next = NULL;
+    if (c->rt) c->rt->next = rv;
+    else c->rh = rv;
+    c->rt = rv;
+}
+
+static int overlaps(const struct precv *w, const struct precv *r)
+{
+    return w->comm == r->comm && (w->src == ANY || w->src == r->src) && (w->tag == ANY || w->tag == r->tag);
+}
+
+static void held_unlink(struct rstate *rs, struct precv *rv)
+{
+    if (rv->hprev) rv->hprev->hnext = rv->hnext;
+    else rs->hh = rv->hnext;
+    if (rv->hnext) rv->hnext->hprev = rv->hprev;
+    else rs->ht = rv->hprev;
+    rv->hprev = rv->hnext = NULL;
+    rv->flags &= (uint8_t)~RV_HELD;
+    rs->nheld--;
+}
+
+static void held_append(struct an_match *m, struct rstate *rs, struct precv *rv)
+{
+    rv->flags |= RV_HELD;
+    rv->hnext = NULL;
+    rv->hprev = rs->ht;
+    if (rs->ht) rs->ht->hnext = rv;
+    else rs->hh = rv;
+    rs->ht = rv;
+    rs->nheld++;
+    if (rs->nheld > m->st.held_max) m->st.held_max = rs->nheld;
+}
+
+/* Release, in posting order, every held receive that is resolved and that
+ * no earlier unresolved receive could take the message of. */
+static void held_flush(struct an_match *m, struct rstate *rs)
+{
+    struct precv *p = rs->hh, *next;
+    for (; p; p = next) {
+        next = p->hnext;
+        if (!(p->flags & RV_RESOLVED)) continue;
+        int blocked = 0;
+        for (struct precv *q = rs->hh; q != p && !blocked; q = q->hnext)
+            if (!(q->flags & RV_RESOLVED) && overlaps(q, p)) blocked = 1;
+        if (blocked && rs->nheld <= HELD_MAX) continue;
+        held_unlink(rs, p);
+        release(m, p);
+    }
+}
+
+/* A receive was posted (its pattern in rv). */
+static void recv_post(struct an_match *m, struct rstate *rs, struct precv *rv)
+{
+    if (rs->nunresolved == 0 && (rv->flags & RV_RESOLVED)) {
+        release(m, rv);
+        return;
+    }
+    if (rv->flags & RV_RESOLVED) {
+        int blocked = 0;
+        for (struct precv *q = rs->hh; q && !blocked; q = q->hnext)
+            if (!(q->flags & RV_RESOLVED) && overlaps(q, rv)) blocked = 1;
+        if (!blocked) {
+            release(m, rv);
+            return;
+        }
+    } else {
+        rs->nunresolved++;
+    }
+    held_append(m, rs, rv);
+    if (rs->nheld > HELD_MAX) held_flush(m, rs);
+}
+
+/* A send was posted. */
+static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t dst, int32_t tag,
+                      const struct an_end *end, uint32_t bytes)
+{
+    m->st.sends++;
+    struct chan *c = chan_get(m, comm, src, dst, tag);
+    if (!c) return;
+    if (c->rh) {
+        struct precv *rv = c->rh;
+        c->rh = rv->next;
+        if (!c->rh) c->rt = NULL;
+        chan_put(m, c);
+        rv->send = *end;
+        rv->send_bytes = bytes;
+        rv->flags |= RV_PAIRED;
+        if (rv->flags & (RV_DONE | RV_ORPHAN)) {
+            emit(m, rv);
+            precv_free(m, rv);
+        }
+        return;
+    }
+    struct psend *s = psend_new(m);
+    if (!s) return;
+    s->end = *end;
+    s->bytes = bytes;
+    if (c->st) c->st->next = s;
+    else c->sh = s;
+    c->st = s;
+}
+
+/* ---- requests ---------------------------------------------------------------- */
+
+static uint64_t rhash(uint64_t h)
+{
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 31);
+}
+
+static struct req *req_find(struct rstate *rs, uint64_t handle)
+{
+    if (!rs->rcap || handle == 0) return NULL;
+    unsigned i = (unsigned)rhash(handle) & (rs->rcap - 1);
+    for (;;) {
+        struct req *q = &rs->reqs[i];
+        if (q->handle == handle) return q;
+        if (q->handle == 0) return NULL;
+        i = (i + 1) & (rs->rcap - 1);
+    }
+}
+
+static void req_del(struct rstate *rs, struct req *q)
+{
+    /* backward-shift deletion keeps probe chains intact */
+    unsigned i = (unsigned)(q - rs->reqs), mask = rs->rcap - 1;
+    unsigned j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (rs->reqs[j].handle == 0) break;
+        unsigned k = (unsigned)rhash(rs->reqs[j].handle) & mask;
+        if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
+            rs->reqs[i] = rs->reqs[j];
+            i = j;
+        }
+    }
+    memset(&rs->reqs[i], 0, sizeof rs->reqs[i]);
+    rs->rn--;
+}
+
+static struct req *req_slot(struct rstate *rs, uint64_t handle)
+{
+    if ((rs->rn + 1) * 2 > rs->rcap) {
+        unsigned n = rs->rcap ? rs->rcap * 2 : 64;
+        struct req *t = calloc(n, sizeof *t), *old = rs->reqs;
+        if (!t) return NULL;
+        unsigned oc = rs->rcap;
+        rs->reqs = t;
+        rs->rcap = n;
+        rs->rn = 0;
+        for (unsigned i = 0; i < oc; i++) {
+            if (!old[i].handle) continue;
+            unsigned k = (unsigned)rhash(old[i].handle) & (n - 1);
+            while (t[k].handle) k = (k + 1) & (n - 1);
+            t[k] = old[i];
+            rs->rn++;
+        }
+        free(old);
+    }
+    unsigned i = (unsigned)rhash(handle) & (rs->rcap - 1);
+    while (rs->reqs[i].handle && rs->reqs[i].handle != handle) i = (i + 1) & (rs->rcap - 1);
+    if (!rs->reqs[i].handle) rs->rn++;
+    return &rs->reqs[i];
+}
+
+/* The receive of a request is no longer reported by it (request freed,
+ * handle reused, end of the run). */
+static void recv_abandon(struct an_match *m, struct rstate *rs, struct precv *rv)
+{
+    if (rv->flags & RV_PAIRED) {          /* matched: only its completion is unknown */
+        emit(m, rv);
+        precv_free(m, rv);
+        return;
+    }
+    if (rv->flags & RV_HELD) {            /* never resolved: cannot say which message */
+        if (!(rv->flags & RV_RESOLVED)) {
+            rs->nunresolved--;
+            m->st.pending_recvs++;
+            find_end(m, AN_F_PENDING_RECV, rv->comm, &rv->post, rv->src, rv->tag, 0);
+            held_unlink(rs, rv);
+            precv_free(m, rv);
+            held_flush(m, rs);
+            return;
+        }
+    }
+    rv->flags |= RV_ORPHAN;               /* a send may still reach it */
+}
+
+/* ---- events ------------------------------------------------------------------- */
+
+static struct an_op *op_add(struct an_match *m)
+{
+    if (m->nops == m->ops_cap) {
+        unsigned cap = m->ops_cap ? m->ops_cap * 2 : 16;
+        struct an_op *p = realloc(m->ops, cap * sizeof *p);
+        if (!p) return NULL;
+        m->ops = p;
+        m->ops_cap = cap;
+    }
+    struct an_op *o = &m->ops[m->nops++];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t peer, int32_t peer_comm,
+                    int32_t tag, uint32_t bytes, uint64_t req)
+{
+    if (!m->sink.event) return;
+    struct an_op *o = op_add(m);
+    if (!o) return;
+    o->kind = kind;
+    o->comm = comm;
+    o->peer = peer;
+    o->peer_comm = peer_comm;
+    o->tag = tag;
+    o->bytes = bytes;
+    o->req = req;
+}
+
+static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t cidx, const struct an_end *e)
+{
+    if (cidx < r->ncomms && r->comm[cidx] != UINT32_MAX) return r->comm[cidx];
+    struct an_finding f;
+    memset(&f, 0, sizeof f);
+    f.kind = AN_F_UNKNOWN_COMM;
+    f.comm = UINT32_MAX;
+    f.rank = r->rank;
+    f.peer = cidx;
+    f.name = e->name;
+    f.site = e->site;
+    f.count = 1;
+    finding(m, &f);
+    return UINT32_MAX;
+}
+
+static void end_of(struct an_end *end, const struct an_event *e)
+{
+    end->rank = e->r->rank;
+    end->thread = e->ev.thread;
+    end->name = e->ev.routine < e->r->nroutines ? e->r->name[e->ev.routine] : 0;
+    end->site = e->ev.site;
+    end->t0 = e->ev.start_ns;
+    end->t1 = e->ev.end_ns;
+}
+
+/* Send half of anything: p is the record's payload. */
+static void do_send(struct an_match *m, const struct an_event *e, const struct an_end *end,
+                    const struct ml_p2p *p, uint8_t op, uint64_t req)
+{
+    const struct an_rank *r = e->r;
+    if (p->peer == r->proc_null) {
+        m->st.proc_null++;
+        return;
+    }
+    uint32_t comm = comm_of(m, r, p->comm, end);
+    if (comm == UINT32_MAX) return;
+    int dst = an_peer_world(m->run, r, p->comm, p->peer);
+    if (dst < 0) return;
+    send_post(m, comm, r->rank, dst, p->tag, end, p->bytes);
+    op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
+}
+
+/* Receive half: a receive posted with pattern p.  done: completed by this
+ * same call (p holds the actual source, tag and size); orphan: nothing will
+ * report its completion.  Fills *info (ok = a receive was posted) and
+ * returns the receive when the caller's request owns it (neither done nor
+ * orphan), else NULL: it may already be matched and gone. */
+struct recv_info {
+    int ok;
+    uint32_t comm;
+    int32_t src;              /* world rank, -1 if a wildcard */
+};
+
+static struct precv *do_recv(struct an_match *m, const struct an_event *e, const struct an_end *end,
+                             const struct ml_p2p *p, int done, int orphan, struct recv_info *info)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    info->ok = 0;
+    info->comm = UINT32_MAX;
+    info->src = -1;
+    if (p->peer == r->proc_null) {
+        m->st.proc_null++;
+        return NULL;
+    }
+    uint32_t comm = comm_of(m, r, p->comm, end);
+    if (comm == UINT32_MAX) return NULL;
+    int32_t src = ANY, tag = p->tag < 0 ? ANY : p->tag;
+    if (p->peer != r->any_source) {
+        src = an_peer_world(m->run, r, p->comm, p->peer);
+        if (src < 0) return NULL;
+    }
+    info->comm = comm;
+    info->src = src;
+    if (done && (src == ANY || tag == ANY)) {
+        /* completed, but the actual source or tag was not recorded */
+        m->st.unresolved_recvs++;
+        find_end(m, AN_F_UNRESOLVED_RECV, comm, end, src, tag, 0);
+        return NULL;
+    }
+    struct precv *rv = precv_new(m);
+    if (!rv) return NULL;
+    info->ok = 1;
+    rv->comm = comm;
+    rv->src = src;
+    rv->dst = r->rank;
+    rv->tag = tag;
+    rv->cidx = p->comm;
+    rv->bytes = p->bytes;
+    rv->post = *end;
+    if (src != ANY && tag != ANY) rv->flags |= RV_RESOLVED;
+    if (done) {
+        rv->flags |= RV_DONE;
+        rv->done = *end;
+        m->st.recvs++;
+        /* C receives record the status; Open MPI's Fortran ones the request */
+        if (!(e->ev.fortran && strcmp(mlr_header(r->f)->mpi_impl, "openmpi") == 0)) rv->flags |= RV_STATUS;
+    }
+    if (orphan) rv->flags |= RV_ORPHAN;
+    recv_post(m, rs, rv);
+    return done || orphan ? NULL : rv;
+}
+
+/* The receive rv completed in event e with status d. */
+static void recv_complete(struct an_match *m, struct rstate *rs, const struct an_event *e,
+                          struct precv *rv, const struct ml_done *d)
+{
+    const struct an_rank *r = e->r;
+    end_of(&rv->done, e);
+    rv->flags |= RV_DONE;
+    m->st.recvs++;
+    if (d->source != ML_PEER_NONE && d->source >= 0) {
+        rv->bytes = d->bytes;
+        rv->flags |= RV_STATUS;
+    }
+    if (!(rv->flags & RV_RESOLVED)) {
+        int src = d->source >= 0 ? an_peer_world(m->run, r, rv->cidx, d->source) : -1;
+        int tag = d->tag;
+        if (rv->src != ANY) src = rv->src;
+        if (rv->tag != ANY) tag = rv->tag;
+        rs->nunresolved--;
+        if (d->source == r->proc_null) {
+            m->st.proc_null++;
+            held_unlink(rs, rv);
+            precv_free(m, rv);
+        } else if (src < 0 || tag < 0 || d->source == ML_PEER_NONE) {
+            m->st.unresolved_recvs++;
+            find_end(m, AN_F_UNRESOLVED_RECV, rv->comm, &rv->post, rv->src, rv->tag, 0);
+            held_unlink(rs, rv);
+            precv_free(m, rv);
+        } else {
+            rv->src = src;
+            rv->tag = tag;
+            rv->flags |= RV_RESOLVED;
+        }
+        held_flush(m, rs);
+        return;
+    }
+    if ((rv->flags & RV_PAIRED)) {
+        emit(m, rv);
+        precv_free(m, rv);
+    }
+    /* else: released and waiting in its channel for the send */
+}
+
+/* Communicator of a request, quietly (the call itself reports an unknown one). */
+static uint32_t comm_quiet(const struct an_rank *r, uint16_t cidx)
+{
+    return cidx < r->ncomms ? r->comm[cidx] : UINT32_MAX;
+}
+
+static void do_request(struct an_match *m, const struct an_event *e, const struct an_end *end, int role)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    const struct ml_p2p *p = &e->ev.p2p[0];
+    uint64_t h = e->ev.request;
+    struct req *old = req_find(rs, h);
+    if (old && old->kind == RQ_RECV && old->active) {
+        struct precv *a = old->active;
+        old->active = NULL;
+        recv_abandon(m, rs, a);
+    }
+    int persistent = role == AN_SEND_INIT || role == AN_RECV_INIT;
+    int is_send = role == AN_ISEND || role == AN_SEND_INIT;
+    struct req *q = NULL;
+    if (h != 0 && (q = req_slot(rs, h))) {   /* MPI_REQUEST_NULL: nothing will complete it */
+        memset(q, 0, sizeof *q);
+        q->handle = h;
+        q->kind = is_send ? RQ_SEND : RQ_RECV;
+        q->persistent = (uint8_t)persistent;
+        q->cidx = p->comm;
+        q->peer_comm = p->peer;
+        q->tag = p->tag;
+        q->bytes = p->bytes;
+        q->comm = comm_quiet(r, p->comm);
+        q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
+                                                                       : an_peer_world(m->run, r, p->comm, p->peer);
+    }
+    if (persistent) return;   /* each MPI_Start starts one message */
+    uint64_t id = ++rs->next_id;
+    if (q) q->id = id;
+    if (is_send) {
+        do_send(m, e, end, p, AN_OP_ISEND, id);
+        return;
+    }
+    struct recv_info ri;
+    struct precv *rv = do_recv(m, e, end, p, 0, q == NULL, &ri);
+    if (q) q->active = rv;
+    if (ri.ok || p->peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, id);
+}
+
+/* MPI_Start / Startall: each listed persistent request starts one message. */
+static void do_start(struct an_match *m, const struct an_event *e, const struct an_end *end)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    for (uint32_t i = 0; i < e->ev.ndone; i++) {
+        struct req *q = req_find(rs, e->ev.done[i].request);
+        if (!q || !q->persistent) {
+            m->st.untracked_done++;
+            continue;
+        }
+        struct ml_p2p p = {q->cidx, ML_TYPE_NONE, q->peer_comm, q->tag, q->bytes};
+        q->id = ++rs->next_id;
+        if (q->kind == RQ_SEND) {
+            do_send(m, e, end, &p, AN_OP_ISEND, q->id);
+            continue;
+        }
+        if (q->active) {   /* started again without a completion we saw */
+            struct precv *a = q->active;
+            q->active = NULL;
+            recv_abandon(m, rs, a);
+        }
+        struct recv_info ri;
+        q->active = do_recv(m, e, end, &p, 0, 0, &ri);
+        if (ri.ok || p.peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p.peer, p.tag, p.bytes, q->id);
+    }
+}
+
+/* Wait/Test family: each listed request completed. */
+static void do_complete(struct an_match *m, const struct an_event *e)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    for (uint32_t i = 0; i < e->ev.ndone; i++) {
+        const struct ml_done *d = &e->ev.done[i];
+        struct req *q = req_find(rs, d->request);
+        if (!q) {
+            m->st.untracked_done++;
+            continue;
+        }
+        if (q->kind == RQ_SEND) {
+            op_note(m, AN_OP_SEND_DONE, q->comm, q->peer, q->peer_comm, q->tag, q->bytes, q->id);
+        } else if (q->active) {
+            struct precv *rv = q->active;
+            q->active = NULL;
+            int32_t src = rv->src, tag = rv->tag;
+            uint32_t comm = rv->comm;
+            int32_t pc = d->source;
+            if (!(rv->flags & RV_RESOLVED) && d->source >= 0) {
+                src = an_peer_world(m->run, r, rv->cidx, d->source);
+                tag = d->tag;
+            }
+            recv_complete(m, rs, e, rv, d);
+            op_note(m, AN_OP_RECV_DONE, comm, src, pc, tag, d->bytes, q->id);
+        } else if (q->peer == r->proc_null || q->peer_comm == r->proc_null) {
+            op_note(m, AN_OP_RECV_DONE, q->comm, -1, r->proc_null, q->tag, 0, q->id);
+        }
+        if (!q->persistent) req_del(rs, q);
+    }
+}
+
+static void do_coll(struct an_match *m, const struct an_event *e, const struct an_end *end)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    const struct ml_coll *c = &e->ev.coll;
+    m->st.coll_calls++;
+    uint32_t comm = comm_of(m, r, c->comm, end);
+    if (comm == UINT32_MAX) return;
+    const struct an_comm *cm = &m->run->comms[comm];
+    /* my position among the communicator's members */
+    int32_t pos = -1;
+    if (c->comm < r->ncomms && rs->pos) pos = rs->pos[c->comm];
+    if (pos == -2 || !rs->pos) {
+        pos = -1;
+        if (cm->world) pos = r->rank;
+        else
+            for (uint32_t k = 0; k < cm->size; k++)
+                if (cm->members[k] == r->rank) {
+                    pos = (int32_t)k;
+                    break;
+                }
+        if (rs->pos) rs->pos[c->comm] = pos;
+    }
+    if (pos < 0 || (uint32_t)pos >= cm->size) return;
+    struct cstate *cs = &m->cs[comm];
+    if (!cs->count && !(cs->count = calloc(cm->size, sizeof *cs->count))) return;
+    uint64_t k = cs->count[pos]++;
+    if (k < cs->base) return;   /* cannot happen: an instance closes only when all arrived */
+    while (k - cs->base >= cs->len) {
+        if (cs->len == cs->cap) {
+            if (cs->cap >= COLL_WINDOW_MAX) {
+                cs->overflow = 1;
+                return;
+            }
+            unsigned cap = cs->cap ? cs->cap * 2 : 16;
+            struct cinst *w = malloc(cap * sizeof *w);
+            if (!w) return;
+            for (unsigned i = 0; i < cs->len; i++) w[i] = cs->win[(cs->head + i) % cs->cap];
+            free(cs->win);
+            cs->win = w;
+            cs->cap = cap;
+            cs->head = 0;
+        }
+        memset(&cs->win[(cs->head + cs->len) % cs->cap], 0, sizeof *cs->win);
+        cs->len++;
+    }
+    struct cinst *in = &cs->win[(cs->head + (k - cs->base)) % cs->cap];
+    if (in->arrived == 0) {
+        in->name = end->name;
+        in->first = e->t0;
+        in->last = e->t0;
+        in->end = e->t1;
+    } else {
+        if (in->name != end->name && !in->mismatch) {
+            in->mismatch = 1;
+            m->st.coll_mismatch++;
+            struct an_finding f;
+            memset(&f, 0, sizeof f);
+            f.kind = AN_F_COLL_MISMATCH;
+            f.comm = comm;
+            f.rank = r->rank;
+            f.name = end->name;
+            f.name2 = in->name;
+            f.site = end->site;
+            f.index = k;
+            f.count = 1;
+            finding(m, &f);
+        }
+        if (e->t0 < in->first) in->first = e->t0;
+        if (e->t0 > in->last) in->last = e->t0;
+        if (e->t1 > in->end) in->end = e->t1;
+    }
+    in->arrived++;
+    in->bytes += (uint64_t)c->bytes + c->rbytes;
+    while (cs->len && cs->win[cs->head].arrived >= cm->size) {
+        struct cinst *d = &cs->win[cs->head];
+        m->st.coll_instances++;
+        if (m->sink.coll) {
+            struct an_coll ac = {comm, cs->base, d->name, cm->size, d->first, d->last, d->end, d->bytes};
+            m->sink.coll(m->sink.ctx, &ac);
+        }
+        cs->head = (cs->head + 1) % cs->cap;
+        cs->len--;
+        cs->base++;
+    }
+}
+
+void an_match_event(struct an_match *m, const struct an_event *e)
+{
+    const struct an_rank *r = e->r;
+    const struct mlr_event *ev = &e->ev;
+    int role = ev->routine < r->nroutines ? r->role[ev->routine] : AN_OTHER;
+    struct an_end end;
+    struct recv_info ri;
+    m->st.events++;
+    m->nops = 0;
+    switch (ev->type) {
+    case ML_REC_P2P:
+        end_of(&end, e);
+        switch (role) {
+        case AN_SEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0); break;
+        case AN_ISEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_ISEND, 0); break;  /* Fortran: no request */
+        case AN_RECV:
+        case AN_MPROBE:
+            do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
+            if (ri.ok || ev->p2p[0].peer == r->proc_null)
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, ev->p2p[0].bytes, 0);
+            break;
+        case AN_IRECV: do_recv(m, e, &end, &ev->p2p[0], 0, 1, &ri); break;      /* Fortran: no request */
+        case AN_PROBE: m->st.probes++; break;
+        default: break;
+        }
+        break;
+    case ML_REC_P2P_REQ:
+        end_of(&end, e);
+        if (role == AN_ISEND || role == AN_IRECV || role == AN_SEND_INIT || role == AN_RECV_INIT)
+            do_request(m, e, &end, role);
+        break;
+    case ML_REC_SENDRECV:
+        end_of(&end, e);
+        do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0);
+        if (role == AN_ISENDRECV) {
+            do_recv(m, e, &end, &ev->p2p[1], 0, 1, &ri);
+        } else {
+            do_recv(m, e, &end, &ev->p2p[1], 1, 0, &ri);
+            if (ri.ok || ev->p2p[1].peer == r->proc_null)
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[1].peer, ev->p2p[1].tag, ev->p2p[1].bytes, 0);
+        }
+        break;
+    case ML_REC_COMPLETE:
+        if (role == AN_START) {
+            end_of(&end, e);
+            do_start(m, e, &end);
+        } else {
+            do_complete(m, e);
+        }
+        break;
+    case ML_REC_COLL:
+        end_of(&end, e);
+        do_coll(m, e, &end);
+        break;
+    default:
+        if (role == AN_CANCEL) m->st.cancels++;
+        break;
+    }
+    if (m->sink.event) m->sink.event(m->sink.ctx, e, m->ops, m->nops);
+}
+
+/* ---- setup and end ------------------------------------------------------------ */
+
+struct an_match *an_match_new(struct an_run *run, const struct an_sink *sink)
+{
+    struct an_match *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->run = run;
+    if (sink) m->sink = *sink;
+    m->rs = calloc(run->n ? run->n : 1, sizeof *m->rs);
+    m->cs = calloc(run->ncomms ? run->ncomms : 1, sizeof *m->cs);
+    if (!m->rs || !m->cs) {
+        an_match_free(m);
+        return NULL;
+    }
+    for (unsigned i = 0; i < run->n; i++) {
+        struct an_rank *r = &run->ranks[i];
+        m->rs[i].pos = malloc((r->ncomms ? r->ncomms : 1) * sizeof *m->rs[i].pos);
+        for (unsigned k = 0; m->rs[i].pos && k < r->ncomms; k++) m->rs[i].pos[k] = -2;
+    }
+    chan_grow(m);
+    return m;
+}
+
+void an_match_set_repair(struct an_match *m, int on)
+{
+    m->repair = on;
+}
+
+static int find_cmp(const void *a, const void *b)
+{
+    const struct an_finding *x = a, *y = b;
+    if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+    if (x->count != y->count) return x->count > y->count ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return 0;
+}
+
+void an_match_finish(struct an_match *m)
+{
+    struct an_run *run = m->run;
+    /* requests still open: matched receives whose completion never came */
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rstate *rs = &m->rs[i];
+        for (unsigned k = 0; k < rs->rcap; k++) {
+            struct req *q = &rs->reqs[k];
+            if (!q->handle || !q->active) continue;
+            struct precv *rv = q->active;
+            q->active = NULL;
+            if (rv->flags & RV_PAIRED) {
+                emit(m, rv);
+                precv_free(m, rv);
+            } else {
+                rv->flags |= RV_ORPHAN;
+            }
+        }
+    }
+    /* held receives: unresolved wildcards never completed; release the rest */
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rstate *rs = &m->rs[i];
+        while (rs->hh) {
+            struct precv *rv = rs->hh;
+            held_unlink(rs, rv);
+            if (rv->flags & RV_RESOLVED) {
+                release(m, rv);
+                continue;
+            }
+            m->st.pending_recvs++;
+            find_end(m, AN_F_PENDING_RECV, rv->comm, &rv->post, rv->src, rv->tag, 0);
+            precv_free(m, rv);
+        }
+        rs->nunresolved = 0;
+    }
+    /* channels: what is left is unmatched */
+    for (unsigned b = 0; b < m->tab_size; b++) {
+        struct chan *c = m->tab[b], *next;
+        for (; c; c = next) {
+            next = c->next;
+            for (struct psend *s = c->sh, *sn; s; s = sn) {
+                sn = s->next;
+                m->st.unmatched_sends++;
+                m->st.unmatched_send_bytes += s->bytes;
+                find_end(m, AN_F_UNMATCHED_SEND, c->comm, &s->end, c->dst, c->tag, s->bytes);
+                psend_free(m, s);
+            }
+            for (struct precv *rv = c->rh, *rn; rv; rv = rn) {
+                rn = rv->next;
+                if (rv->flags & RV_DONE) {
+                    m->st.unmatched_recvs++;
+                    find_end(m, AN_F_UNMATCHED_RECV, c->comm, &rv->done, c->src, c->tag, rv->bytes);
+                } else {
+                    m->st.pending_recvs++;
+                    find_end(m, AN_F_PENDING_RECV, c->comm, &rv->post, c->src, c->tag, 0);
+                }
+                precv_free(m, rv);
+            }
+            c->sh = c->st = NULL;
+            c->rh = c->rt = NULL;
+            c->next = m->free_c;
+            m->free_c = c;
+        }
+        m->tab[b] = NULL;
+    }
+    m->nchan = 0;
+    /* collective instances not every member reached */
+    for (unsigned i = 0; i < run->ncomms; i++) {
+        struct cstate *cs = &m->cs[i];
+        const struct an_comm *cm = &run->comms[i];
+        uint64_t incomplete = 0, first = 0;
+        for (unsigned j = 0; j < cs->len; j++) {
+            if (cs->win[(cs->head + j) % cs->cap].arrived >= cm->size) {
+                m->st.coll_instances++;
+            } else if (incomplete++ == 0) {
+                first = cs->base + j;
+            }
+        }
+        m->st.coll_incomplete += incomplete;
+        if (!incomplete) continue;
+        /* one finding per communicator: its first incomplete instance, one
+         * member that never called it, and how many instances are incomplete */
+        struct cinst *in = &cs->win[(cs->head + (first - cs->base)) % cs->cap];
+        int32_t missing = -1;
+        for (uint32_t p = 0; p < cm->size && missing < 0; p++)
+            if (cs->count[p] <= first) missing = cm->world ? (int32_t)p : cm->members[p];
+        struct an_finding f;
+        memset(&f, 0, sizeof f);
+        f.kind = AN_F_COLL_INCOMPLETE;
+        f.comm = i;
+        f.rank = missing;
+        f.peer = (int32_t)in->arrived;
+        f.name = in->name;
+        f.index = first;
+        f.count = incomplete;
+        finding(m, &f);
+    }
+    if (m->nfind) qsort(m->find, m->nfind, sizeof *m->find, find_cmp);
+    free(m->find_idx);
+    m->find_idx = NULL;
+}
+
+const struct an_match_stats *an_match_stats(const struct an_match *m)
+{
+    return &m->st;
+}
+
+const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n)
+{
+    *n = m->nfind;
+    return m->find;
+}
+
+void an_match_free(struct an_match *m)
+{
+    if (!m) return;
+    if (m->tab) {
+        for (unsigned b = 0; b < m->tab_size; b++) {
+            struct chan *c = m->tab[b], *next;
+            for (; c; c = next) {
+                next = c->next;
+                for (struct psend *s = c->sh, *sn; s; s = sn) {
+                    sn = s->next;
+                    free(s);
+                }
+                for (struct precv *rv = c->rh, *rn; rv; rv = rn) {
+                    rn = rv->next;
+                    free(rv);
+                }
+                free(c);
+            }
+        }
+    }
+    for (unsigned i = 0; m->rs && i < m->run->n; i++) {
+        struct rstate *rs = &m->rs[i];
+        for (struct precv *rv = rs->hh, *rn; rv; rv = rn) {
+            rn = rv->hnext;
+            free(rv);
+        }
+        free(rs->reqs);
+        free(rs->pos);
+    }
+    for (unsigned i = 0; m->cs && i < m->run->ncomms; i++) {
+        free(m->cs[i].count);
+        free(m->cs[i].win);
+    }
+    for (struct psend *s = m->free_s, *n; s; s = n) {
+        n = s->next;
+        free(s);
+    }
+    for (struct precv *r = m->free_r, *n; r; r = n) {
+        n = r->next;
+        free(r);
+    }
+    for (struct chan *c = m->free_c, *n; c; c = n) {
+        n = c->next;
+        free(c);
+    }
+    free(m->rs);
+    free(m->cs);
+    free(m->tab);
+    free(m->ops);
+    free(m->find);
+    free(m->find_idx);
+    free(m);
+}

@@ -1,0 +1,394 @@
+/*
+ * profile.c — where the MPI time goes (analysis.h, "profile"): calls, time
+ * and bytes per routine, per call site and per rank, the imbalance across
+ * ranks, the sizes of the messages and the collective instances.
+ *
+ * Definitions (docs/REPORT.md says the same to users):
+ *  - time of a call: its own duration on its rank's clock;
+ *  - bytes of a call: what it sends when it starts a send (Send, Isend,
+ *    Start of a send request, the send half of Sendrecv), what it receives
+ *    when it completes a receive (Recv, the Wait/Test that completes an
+ *    Irecv, the receive half of Sendrecv), both directions for collectives;
+ *  - application time of a rank: from the end of MPI_Init to the start of
+ *    MPI_Finalize (or its first to its last call when one is missing);
+ *    MPI time: the calls in that window other than MPI_Init/MPI_Finalize,
+ *    summed over the rank's threads.
+ *
+ * Memory: per rank, one counter set per routine and per call site used.
+ */
+#include "analysis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct site_ent {
+    uint64_t key;                /* site << 16 | name, +1 so 0 means empty */
+    struct an_stat st;
+};
+
+struct rprof {
+    uint16_t *slot;              /* per routine name: index + 1 in st, 0 unused */
+    struct an_stat *st;
+    unsigned nst, capst;
+    struct site_ent *sites;
+    unsigned nsites, capsites;
+    int64_t first, last;         /* local start of first call, end of last */
+    int64_t init_end, fin_start; /* local; INT64_MIN/MAX when absent */
+    int64_t mpi_all, mpi_before, mpi_after; /* mpi time: all, before init end, after fin start */
+    int64_t init, fin;
+    uint64_t calls;
+    unsigned threads;
+    int seen;
+};
+
+struct an_profile {
+    struct an_run *run;
+    struct rprof *rp;
+    struct an_rank_prof *ranks;
+    struct an_routine_prof *routines;
+    unsigned nroutines;
+    struct an_site_prof *sites;
+    unsigned nsites;
+    struct an_coll_prof *colls;  /* per routine name, compacted at finish */
+    unsigned ncolls;
+    uint64_t sz_count[AN_SIZE_BUCKETS], sz_bytes[AN_SIZE_BUCKETS];
+    uint64_t events;
+    int64_t first, last;
+    uint16_t init_name, fin_name;
+};
+
+struct an_profile *an_profile_new(struct an_run *run)
+{
+    struct an_profile *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->run = run;
+    p->rp = calloc(run->n ? run->n : 1, sizeof *p->rp);
+    p->colls = calloc(run->nnames ? run->nnames : 1, sizeof *p->colls);
+    if (!p->rp || !p->colls) {
+        an_profile_free(p);
+        return NULL;
+    }
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rprof *r = &p->rp[i];
+        r->slot = calloc(run->nnames ? run->nnames : 1, sizeof *r->slot);
+        r->first = INT64_MAX;
+        r->last = INT64_MIN;
+        r->init_end = INT64_MIN;
+        r->fin_start = INT64_MAX;
+    }
+    p->first = INT64_MAX;
+    p->last = INT64_MIN;
+    return p;
+}
+
+static inline void stat_add(struct an_stat *s, int64_t dur, uint64_t bytes)
+{
+    s->calls++;
+    s->total = an_sadd(s->total, dur);
+    if (dur > s->max) s->max = dur;
+    s->bytes += bytes;
+}
+
+static struct an_stat *routine_stat(struct rprof *r, uint16_t name)
+{
+    if (!r->slot) return NULL;
+    if (r->slot[name]) return &r->st[r->slot[name] - 1];
+    if (r->nst == r->capst) {
+        unsigned cap = r->capst ? r->capst * 2 : 32;
+        struct an_stat *s = realloc(r->st, cap * sizeof *s);
+        if (!s) return NULL;
+        r->st = s;
+        r->capst = cap;
+    }
+    memset(&r->st[r->nst], 0, sizeof *r->st);
+    r->slot[name] = (uint16_t)++r->nst;
+    return &r->st[r->nst - 1];
+}
+
+static struct an_stat *site_stat(struct rprof *r, uint32_t site, uint16_t name)
+{
+    uint64_t key = ((uint64_t)site << 16 | name) + 1;
+    if ((r->nsites + 1) * 2 > r->capsites) {
+        unsigned cap = r->capsites ? r->capsites * 2 : 64;
+        struct site_ent *t = calloc(cap, sizeof *t);
+        if (!t) return NULL;
+        for (unsigned i = 0; i < r->capsites; i++) {
+            if (!r->sites[i].key) continue;
+            unsigned k = (unsigned)((r->sites[i].key * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+            while (t[k].key) k = (k + 1) & (cap - 1);
+            t[k] = r->sites[i];
+        }
+        free(r->sites);
+        r->sites = t;
+        r->capsites = cap;
+    }
+    unsigned k = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 40) & (r->capsites - 1);
+    while (r->sites[k].key && r->sites[k].key != key) k = (k + 1) & (r->capsites - 1);
+    if (!r->sites[k].key) {
+        r->sites[k].key = key;
+        r->nsites++;
+    }
+    return &r->sites[k].st;
+}
+
+static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct an_profile *p = ctx;
+    const struct an_rank *rk = e->r;
+    struct rprof *r = &p->rp[rk - p->run->ranks];
+    const struct mlr_event *ev = &e->ev;
+    uint16_t name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
+    int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
+    int64_t dur = an_wsub(ev->end_ns, ev->start_ns);
+    if (dur < 0) dur = 0;
+    uint64_t bytes = 0;
+    if (ev->type == ML_REC_COLL) bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
+    for (unsigned i = 0; i < nops; i++) {
+        uint8_t k = ops[i].kind;
+        if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;
+    }
+    p->events++;
+    r->seen = 1;
+    r->calls++;
+    if (ev->thread + 1 > r->threads) r->threads = ev->thread + 1;
+    if (ev->start_ns < r->first) r->first = ev->start_ns;
+    if (ev->end_ns > r->last) r->last = ev->end_ns;
+    if (e->t0 < p->first) p->first = e->t0;
+    if (e->t1 > p->last) p->last = e->t1;
+    if (role == AN_INIT) {
+        r->init = an_sadd(r->init, dur);
+        if (ev->end_ns > r->init_end) r->init_end = ev->end_ns;
+    } else if (role == AN_FINALIZE) {
+        r->fin = an_sadd(r->fin, dur);
+        if (ev->start_ns < r->fin_start) r->fin_start = ev->start_ns;
+    } else {
+        r->mpi_all = an_sadd(r->mpi_all, dur);
+        /* calls outside the application window (MPI_Initialized before
+         * MPI_Init, ...) are taken out at the end, when the window is known */
+        if (r->init_end == INT64_MIN) r->mpi_before = an_sadd(r->mpi_before, dur);
+        if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, dur);
+    }
+    struct an_stat *s = routine_stat(r, name);
+    if (s) stat_add(s, dur, bytes);
+    s = site_stat(r, ev->site, name);
+    if (s) stat_add(s, dur, bytes);
+}
+
+static unsigned size_bucket(uint64_t b)
+{
+    if (b == 0) return 0;
+    unsigned k = 64 - (unsigned)__builtin_clzll(b);   /* b in [2^(k-1), 2^k) */
+    return k < AN_SIZE_BUCKETS ? k : AN_SIZE_BUCKETS - 1;
+}
+
+static void on_message(void *ctx, const struct an_msg *m)
+{
+    struct an_profile *p = ctx;
+    unsigned b = size_bucket(m->bytes);
+    p->sz_count[b]++;
+    p->sz_bytes[b] += m->bytes;
+}
+
+static void on_coll(void *ctx, const struct an_coll *c)
+{
+    struct an_profile *p = ctx;
+    if (c->name >= p->run->nnames) return;
+    struct an_coll_prof *cp = &p->colls[c->name];
+    cp->name = c->name;
+    cp->instances++;
+    int64_t skew = an_wsub(c->last, c->first);
+    if (skew < 0) skew = 0;
+    cp->skew_total = an_sadd(cp->skew_total, skew);
+    if (skew > cp->skew_max) cp->skew_max = skew;
+    cp->bytes += c->bytes;
+}
+
+struct an_sink an_profile_sink(struct an_profile *p)
+{
+    struct an_sink s = {p, on_event, on_message, on_coll};
+    return s;
+}
+
+static int routine_cmp(const void *a, const void *b)
+{
+    const struct an_routine_prof *x = a, *y = b;
+    if (x->all.total != y->all.total) return x->all.total > y->all.total ? -1 : 1;
+    return x->all.calls > y->all.calls ? -1 : x->all.calls < y->all.calls;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+    const struct an_site_prof *x = a, *y = b;
+    if (x->all.total != y->all.total) return x->all.total > y->all.total ? -1 : 1;
+    if (x->all.calls != y->all.calls) return x->all.calls > y->all.calls ? -1 : 1;
+    return strcmp(x->where, y->where);
+}
+
+static int coll_cmp(const void *a, const void *b)
+{
+    const struct an_coll_prof *x = a, *y = b;
+    return x->instances > y->instances ? -1 : x->instances < y->instances;
+}
+
+static void stat_merge(struct an_stat *d, const struct an_stat *s)
+{
+    d->calls += s->calls;
+    d->total = an_sadd(d->total, s->total);
+    if (s->max > d->max) d->max = s->max;
+    d->bytes += s->bytes;
+}
+
+int an_profile_finish(struct an_profile *p, an_site_namer where)
+{
+    struct an_run *run = p->run;
+    p->ranks = calloc(run->n ? run->n : 1, sizeof *p->ranks);
+    p->routines = calloc(run->nnames ? run->nnames : 1, sizeof *p->routines);
+    if (!p->ranks || !p->routines) return -1;
+    for (unsigned n = 0; n < run->nnames; n++) {
+        p->routines[n].name = (uint16_t)n;
+        p->routines[n].rank_min = INT64_MAX;
+        p->routines[n].rank_argmax = -1;
+    }
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rprof *r = &p->rp[i];
+        struct an_rank_prof *o = &p->ranks[i];
+        o->rank = run->ranks[i].rank;
+        o->calls = r->calls;
+        o->threads = r->threads;
+        o->init = r->init;
+        o->finalize = r->fin;
+        o->finalized = r->fin_start != INT64_MAX;
+        if (!r->seen) continue;
+        int64_t a = r->init_end != INT64_MIN ? r->init_end : r->first;
+        int64_t b = r->fin_start != INT64_MAX ? r->fin_start : r->last;
+        o->app = b > a ? an_wsub(b, a) : 0;
+        if (o->app < 0) o->app = INT64_MAX;
+        /* all three are sums of durations, in [0, INT64_MAX] */
+        int64_t outside = an_sadd(r->init_end != INT64_MIN ? r->mpi_before : 0, r->mpi_after);
+        o->mpi = r->mpi_all > outside ? r->mpi_all - outside : 0;
+        for (unsigned n = 0; r->slot && n < run->nnames; n++) {
+            if (!r->slot[n]) continue;
+            const struct an_stat *s = &r->st[r->slot[n] - 1];
+            struct an_routine_prof *rp = &p->routines[n];
+            stat_merge(&rp->all, s);
+            rp->nranks++;
+            if (s->total < rp->rank_min) rp->rank_min = s->total;
+            if (s->total > rp->rank_max || rp->rank_argmax < 0) {
+                rp->rank_max = s->total;
+                rp->rank_argmax = o->rank;
+            }
+        }
+    }
+    /* ranks that never called a routine spent 0 in it */
+    unsigned k = 0;
+    for (unsigned n = 0; n < run->nnames; n++) {
+        struct an_routine_prof *rp = &p->routines[n];
+        if (!rp->all.calls) continue;
+        if (rp->nranks < run->n) rp->rank_min = 0;
+        p->routines[k++] = *rp;
+    }
+    p->nroutines = k;
+    if (p->nroutines) qsort(p->routines, p->nroutines, sizeof *p->routines, routine_cmp);
+
+    /* call sites: name each rank's sites, merge equal names */
+    unsigned cap = 0;
+    char buf[1024];
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rprof *r = &p->rp[i];
+        for (unsigned s = 0; s < r->capsites; s++) {
+            const struct site_ent *se = &r->sites[s];
+            if (!se->key) continue;
+            uint32_t site = (uint32_t)((se->key - 1) >> 16);
+            uint16_t name = (uint16_t)((se->key - 1) & 0xffff);
+            const char *w = site == 0 ? "(unknown)" : where ? where(run->ranks[i].f, site, buf, sizeof buf) : NULL;
+            if (!w) {
+                snprintf(buf, sizeof buf, "site#%u", site);
+                w = buf;
+            }
+            unsigned j;
+            for (j = 0; j < p->nsites; j++)
+                if (p->sites[j].name == name && strcmp(p->sites[j].where, w) == 0) break;
+            if (j == p->nsites) {
+                if (p->nsites == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    struct an_site_prof *t = realloc(p->sites, cap * sizeof *t);
+                    if (!t) return -1;
+                    p->sites = t;
+                }
+                memset(&p->sites[j], 0, sizeof p->sites[j]);
+                p->sites[j].where = strdup(w);
+                p->sites[j].name = name;
+                if (!p->sites[j].where) return -1;
+                p->nsites++;
+            }
+            stat_merge(&p->sites[j].all, &se->st);
+            p->sites[j].nranks++;
+        }
+    }
+    if (p->nsites) qsort(p->sites, p->nsites, sizeof *p->sites, site_cmp);
+
+    k = 0;
+    for (unsigned n = 0; n < run->nnames; n++)
+        if (p->colls[n].instances) p->colls[k++] = p->colls[n];
+    p->ncolls = k;
+    if (p->ncolls) qsort(p->colls, p->ncolls, sizeof *p->colls, coll_cmp);
+    return 0;
+}
+
+void an_profile_free(struct an_profile *p)
+{
+    if (!p) return;
+    for (unsigned i = 0; p->rp && i < p->run->n; i++) {
+        free(p->rp[i].slot);
+        free(p->rp[i].st);
+        free(p->rp[i].sites);
+    }
+    for (unsigned i = 0; i < p->nsites; i++) free(p->sites[i].where);
+    free(p->rp);
+    free(p->ranks);
+    free(p->routines);
+    free(p->sites);
+    free(p->colls);
+    free(p);
+}
+
+const struct an_rank_prof *an_profile_ranks(const struct an_profile *p, unsigned *n)
+{
+    *n = p->ranks ? p->run->n : 0;
+    return p->ranks;
+}
+
+const struct an_routine_prof *an_profile_routines(const struct an_profile *p, unsigned *n)
+{
+    *n = p->nroutines;
+    return p->routines;
+}
+
+const struct an_site_prof *an_profile_sites(const struct an_profile *p, unsigned *n)
+{
+    *n = p->nsites;
+    return p->sites;
+}
+
+void an_profile_sizes(const struct an_profile *p, uint64_t count[AN_SIZE_BUCKETS], uint64_t bytes[AN_SIZE_BUCKETS])
+{
+    memcpy(count, p->sz_count, sizeof p->sz_count);
+    memcpy(bytes, p->sz_bytes, sizeof p->sz_bytes);
+}
+
+const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n)
+{
+    *n = p->ncolls;
+    return p->colls;
+}
+
+uint64_t an_profile_events(const struct an_profile *p)
+{
+    return p->events;
+}
+
+void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last)
+{
+    *first = p->first;
+    *last = p->last;
+}

@@ -1,0 +1,62 @@
+# mpilens dump on rank files cut at many byte offsets (empty, inside the
+# header, at its end, inside tables, at and inside chunk headers, mid-chunk,
+# one byte short): exit status 0 or a clean error (< 128, no hang), a warning
+# naming the file on stderr, and only events that are in the uncut file; one
+# byte short still has every event (the events shown are always the first ones
+# of the uncut file, exactly).  A cut file next to a good one does not
+# hide the good one's events.
+# timeout: 300
+need_mpilens
+p=$(prog openmpi manycalls) || exit 1
+need_runtime openmpi
+src=$TEST_TMP/src
+mkdir -p "$src"
+(cd "$src" && rt_mpi openmpi "$src/run" 2 "$p" 40000) >"$src/out" 2>"$src/err" ||
+    fail "manycalls under the runtime failed: $(head -c 300 "$src/err")"
+f=$src/run/rank-00000.mlt
+[ -s "$f" ] || fail "no rank file $f"
+"$MPILENS" dump "$src/run" >"$src/full.txt" 2>"$src/full.err" || fail "mpilens dump of the uncut run failed"
+# reference: the uncut rank 0 file alone (times are relative to the files dumped)
+mkdir -p "$src/only0"
+cp "$f" "$src/only0/"
+"$MPILENS" dump "$src/only0" 2>"$src/only0.err" | grep -av '^#' >"$src/only0.txt" ||
+    fail "mpilens dump of the uncut rank 0 file failed"
+full0=$(wc -l <"$src/only0.txt")
+[ "$full0" -gt 40000 ] || soft_fail "uncut rank 0 has only $full0 events (expected > 40000)"
+size=$(stat -c %s "$f")
+# chunk headers: where the chunk magic "CHNK" is (at 4096-aligned offsets)
+chunks=$(grep -obUaP 'CHNK' "$f" | cut -d: -f1 | awk '$1 % 4096 == 0' | head -4 | tr '\n' ' ')
+note "rank file $size bytes, chunks at $chunks"
+offsets="0 1 8 100 5000 8191 8192 8193 12288 $((size / 4)) $((size / 3)) $((size / 2)) $((2 * size / 3)) $((size - 4096)) $((size - 1))"
+for c in $chunks; do offsets="$offsets $c $((c + 4)) $((c + 63)) $((c + 64)) $((c + 64 + 13)) $((c + 1000)) $((c + 131072))"; done
+for off in $offsets; do
+    [ "$off" -ge 0 ] && [ "$off" -lt "$size" ] || continue
+    d=$TEST_TMP/cut-$off
+    mkdir -p "$d"
+    head -c "$off" "$f" >"$d/rank-00000.mlt"
+    timeout 60 "$MPILENS" dump "$d" >"$d/out" 2>"$d/err"
+    rc=$?
+    if [ $rc -eq 124 ]; then soft_fail "cut at $off: mpilens dump hung"; continue; fi
+    if [ $rc -ge 128 ]; then soft_fail "cut at $off: mpilens dump crashed (exit $rc): $(head -c 200 "$d/err")"; continue; fi
+    grep -q 'rank-00000.mlt' "$d/err" || soft_fail "cut at $off (exit $rc): no warning naming rank-00000.mlt on stderr"
+    # one thread: what a cut file shows is the beginning of what the uncut one shows
+    n=$(grep -av '^#' "$d/out" | wc -l)
+    if ! head -n "$n" "$src/only0.txt" | cmp -s - <(grep -av '^#' "$d/out"); then
+        soft_fail "cut at $off: the $n events shown are not the first $n of the uncut file: $(grep -av '^#' "$d/out" | head -n "$n" | diff - <(head -n "$n" "$src/only0.txt") | grep -m2 '^[<>]' | tr '\n' '|' | head -c 200)"
+    fi
+    note "cut at $off: exit $rc, $n events, stderr: $(head -1 "$d/err" | head -c 120)"
+    if [ "$off" -eq $((size - 1)) ]; then
+        assert_eq "$full0" "$n" "cut one byte short: events"
+    fi
+done
+# a cut file next to an intact one
+d=$TEST_TMP/mixed
+mkdir -p "$d"
+head -c $((size / 2)) "$f" >"$d/rank-00000.mlt"
+cp "$src/run/rank-00001.mlt" "$d/"
+timeout 60 "$MPILENS" dump "$d" >"$d/out" 2>"$d/err"
+rc=$?
+[ $rc -lt 124 ] || soft_fail "mixed directory: mpilens dump exit $rc"
+want=$(grep -av '^#' "$src/full.txt" | awk '$1 == 1' | wc -l)
+got=$(grep -av '^#' "$d/out" | awk '$1 == 1' | wc -l)
+assert_eq "$want" "$got" "mixed directory: events of the intact rank 1"

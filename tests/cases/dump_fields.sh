@@ -1,0 +1,78 @@
+# mpilens dump prints what the calls were, as the contract says:
+#   <rank> <thread> <start_s> <end_s> <MPI_Routine> <file:line|func+off> [key=value ...]
+# checked on tests/programs/dumpcheck.c (4 ranks, both MPIs): call sites,
+# comm=, peer= as a world rank (also for a wildcard receive and on a
+# reordered communicator), tag=, bytes=, type=, req=, result= for a failed
+# call, end >= start, times ordered per thread, --rank R.
+need_mpilens
+src=$ROOT/tests/programs/dumpcheck.c
+for impl in openmpi mpich; do
+    same_with_runtime "$impl" 4 dumpcheck || [ -d "$LAST_RUN/run" ] || continue
+    d=$LAST_RUN
+    if ! "$MPILENS" dump "$d/run" >"$d/dump.txt" 2>"$d/dump.err"; then
+        soft_fail "$impl: mpilens dump failed: $(head -c 300 "$d/dump.err")"
+        continue
+    fi
+    grep -av '^#' "$d/dump.txt" >"$d/ev.txt"
+    [ -s "$d/ev.txt" ] || { soft_fail "$impl: no events"; continue; }
+    bad=$(grep -avE '^[0-9]+ [0-9]+ [0-9]+\.[0-9]+ [0-9]+\.[0-9]+ MPI_[A-Za-z0-9_]+ [^ ]+( [a-z_]+=[^ ]+)*$' "$d/ev.txt" | head -2 | tr '\n' '|')
+    [ -z "$bad" ] || soft_fail "$impl: lines not in the contract's format: ${bad:0:300}"
+    bad=$(awk '$4 + 0 < $3 + 0' "$d/ev.txt" | head -1)
+    [ -z "$bad" ] || soft_fail "$impl: event ending before it starts: $bad"
+    bad=$(awk '{ k = $1 " " $2; if ((k in last) && $3 + 0 < last[k]) { print; exit } last[k] = $3 + 0 }' "$d/ev.txt")
+    [ -z "$bad" ] || soft_fail "$impl: events of a thread not in time order: $bad"
+    # one event: rank routine marker -> its line
+    ev() { awk -v r="$1" -v f="$2" '$1 == r && $5 == f' "$d/ev.txt"; }
+    site_ok() {  # what line marker
+        local l; l=$(line_of "$src" "/* at:$3 */")
+        [[ $2 =~ \ (.*/)?dumpcheck\.c:$l\  ]] || soft_fail "$impl: $1: site is not dumpcheck.c:$l: ${2:0:200}"
+    }
+    has() {  # what line field=value...
+        local w=$1 l=$2 kv; shift 2
+        for kv in "$@"; do
+            [[ " $l " == *" $kv "* ]] || soft_fail "$impl: $w: no '$kv' in: ${l:0:200}"
+        done
+    }
+    e=$(ev 0 MPI_Send | head -1)
+    [ -n "$e" ] || soft_fail "$impl: rank 0 MPI_Send not recorded"
+    site_ok "rank 0 MPI_Send" "$e " send42
+    has "rank 0 MPI_Send" "$e" peer=1 tag=42 bytes=64 type=MPI_INT
+    world=$(sed -n 's/.* comm=\([^ ]*\).*/\1/p' <<<"$e")
+    e=$(ev 1 MPI_Recv | head -1)
+    site_ok "rank 1 MPI_Recv(ANY_SOURCE)" "$e " recvany
+    has "rank 1 MPI_Recv(ANY_SOURCE)" "$e" peer=0 tag=42 bytes=64 type=MPI_INT
+    e=$(ev 1 MPI_Send | head -1)
+    site_ok "rank 1 MPI_Send on the reversed comm" "$e " sendrev
+    has "rank 1 MPI_Send on the reversed comm" "$e" peer=3 tag=43 bytes=8 type=MPI_DOUBLE
+    rc=$(sed -n 's/.* comm=\([^ ]*\).*/\1/p' <<<"$e")
+    [ -n "$rc" ] && [ "$rc" != "$world" ] || soft_fail "$impl: the reversed comm has comm=$rc, world has comm=$world"
+    e=$(ev 3 MPI_Recv | head -1)
+    site_ok "rank 3 MPI_Recv on the reversed comm" "$e " recvrev
+    has "rank 3 MPI_Recv on the reversed comm" "$e" peer=1 tag=43 bytes=8
+    e=$(ev 2 MPI_Send | head -1)
+    site_ok "rank 2 failing MPI_Send" "$e " badsend
+    [[ $e == *" result="* ]] || soft_fail "$impl: rank 2 failing MPI_Send has no result=: ${e:0:200}"
+    e=$(ev 0 MPI_Isend | head -1)
+    site_ok "rank 0 MPI_Isend" "$e " isend
+    has "rank 0 MPI_Isend" "$e" peer=2 tag=44 bytes=2 type=MPI_CHAR
+    [[ $e =~ \ req=0x[0-9a-f]+ ]] || soft_fail "$impl: rank 0 MPI_Isend has no req=0x..: ${e:0:200}"
+    e=$(ev 2 MPI_Irecv | head -1)
+    site_ok "rank 2 MPI_Irecv" "$e " irecv
+    has "rank 2 MPI_Irecv" "$e" peer=0 tag=44
+    for r in 0 1 2 3; do
+        e=$(ev $r MPI_Bcast | head -1)
+        site_ok "rank $r MPI_Bcast" "$e " bcast
+        has "rank $r MPI_Bcast" "$e" "comm=$world"
+        [[ " $e " == *" result="* ]] && soft_fail "$impl: rank $r MPI_Bcast has a result=: ${e:0:200}"
+    done
+    # the successful calls carry no result=
+    n=$(grep -c ' result=' "$d/ev.txt")
+    assert_eq 1 "$n" "$impl: events with result="
+    # --rank
+    "$MPILENS" dump "$d/run" --rank 2 2>/dev/null | grep -av '^#' >"$d/r2.txt"
+    others=$(awk '$1 != 2' "$d/r2.txt" | wc -l)
+    mine=$(wc -l <"$d/r2.txt")
+    want=$(awk '$1 == 2' "$d/ev.txt" | wc -l)
+    assert_eq 0 "$others" "$impl: events of other ranks in dump --rank 2"
+    assert_eq "$want" "$mine" "$impl: events in dump --rank 2"
+done

@@ -1,0 +1,15 @@
+# MPI_Init, MPI_Init(NULL, NULL) and MPI_Init_thread at every level: provided
+# level, Initialized/Finalized, argv given back, predefined attributes; and the
+# exit status: a non-zero exit after MPI_Finalize, exit without MPI_Finalize,
+# MPI_Abort (tests/programs/sem_init.c).  Same with and without the runtime.
+for impl in openmpi mpich; do
+    for mode in init init-null single funneled serialized multiple; do
+        same_with_runtime "$impl" 2 sem_init "$mode" extra "arg with spaces"
+    done
+    same_with_runtime "$impl" 4 sem_init multiple
+    # rank 0's line after MPI_Finalize may be lost when the launcher ends the
+    # job on the other rank's non-zero exit (Open MPI): compare the rest
+    EXPECT_RC=any NORMALIZE='/^finalize /d' same_with_runtime "$impl" 2 sem_init init 7
+    EXPECT_RC=any same_with_runtime "$impl" 2 sem_init funneled nofinalize
+    EXPECT_RC=any same_with_runtime "$impl" 2 sem_init single abort
+done

@@ -1,0 +1,380 @@
+/*
+ * export.c — `mpilens export --format=perfetto|chrome|otf2 DIR -o FILE`: a
+ * recorded run in the formats other tools read.
+ *
+ * Perfetto / Chrome trace JSON (chrome://tracing, ui.perfetto.dev): one
+ * process track per rank, one thread track per thread of the rank, one
+ * complete ("X") slice per MPI call with its call site, peer, tag, bytes and
+ * communicator as arguments, and one flow arrow per matched message from the
+ * call that sent it to the call that completed its receive.  Times are
+ * microseconds on rank 0's clock (aligned and repaired as in the report),
+ * from the run's first call.  Within a track slices come in time order and
+ * do not overlap; every flow has its start and its end, each inside a slice
+ * of its track.
+ *
+ * OTF2: export_otf2.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis.h"
+#include "export.h"
+#include "json_out.h"
+#include "symbols.h"
+#include "tool.h"
+
+/* ---- call-site names, per rank ----------------------------------------------- */
+
+struct site_names {                 /* site id -> "file.c:42", per rank */
+    uint32_t *key;
+    char **val;
+    unsigned cap, n;
+};
+
+static const char *export_site(struct site_names *t, const struct an_rank *r, uint32_t site)
+{
+    if (site == 0) return "(unknown)";
+    if ((t->n + 1) * 2 > t->cap) {
+        unsigned cap = t->cap ? t->cap * 2 : 256;
+        uint32_t *k = calloc(cap, sizeof *k);
+        char **v = calloc(cap, sizeof *v);
+        if (!k || !v) {
+            free(k);
+            free(v);
+            return "(unknown)";
+        }
+        for (unsigned i = 0; i < t->cap; i++) {
+            if (!t->key[i]) continue;
+            unsigned j = (t->key[i] * 2654435761u) & (cap - 1);
+            while (k[j]) j = (j + 1) & (cap - 1);
+            k[j] = t->key[i];
+            v[j] = t->val[i];
+        }
+        free(t->key);
+        free(t->val);
+        t->key = k;
+        t->val = v;
+        t->cap = cap;
+    }
+    unsigned j = (site * 2654435761u) & (t->cap - 1);
+    while (t->key[j] && t->key[j] != site) j = (j + 1) & (t->cap - 1);
+    if (!t->key[j]) {
+        char buf[1024];
+        t->key[j] = site;
+        t->val[j] = strdup(sym_site(r->f, site, buf, sizeof buf));
+        t->n++;
+    }
+    return t->val[j] ? t->val[j] : "(unknown)";
+}
+
+static struct site_names *export_sites_new(unsigned nranks)
+{
+    return calloc(nranks ? nranks : 1, sizeof(struct site_names));
+}
+
+static void export_sites_free(struct site_names *sn, unsigned nranks)
+{
+    for (unsigned r = 0; sn && r < nranks; r++) {
+        for (unsigned i = 0; i < sn[r].cap; i++) free(sn[r].val[i]);
+        free(sn[r].key);
+        free(sn[r].val);
+    }
+    free(sn);
+}
+
+/* ---- Perfetto / Chrome JSON ------------------------------------------------------ */
+
+struct pf {
+    FILE *o;
+    struct an_run *run;
+    struct site_names *sites;
+    int64_t origin;
+    int have_origin;
+    uint64_t flow;
+    uint8_t **seen;                 /* per rank: thread tracks named */
+    unsigned *nseen;
+    uint64_t slices, flows;
+};
+
+/* Microseconds with nanosecond digits, exactly (no float rounding). */
+static void put_us(FILE *o, int64_t ns)
+{
+    uint64_t u = (uint64_t)ns;
+    if (ns < 0) {
+        putc('-', o);
+        u = -u;   /* INT64_MIN too */
+    }
+    fprintf(o, "%" PRIu64 ".%03" PRIu64, u / 1000, u % 1000);
+}
+
+static void pf_thread(struct pf *p, const struct an_event *e)
+{
+    unsigned ri = (unsigned)(e->r - p->run->ranks), t = e->ev.thread;
+    if (t < p->nseen[ri] && p->seen[ri][t]) return;
+    if (t >= p->nseen[ri]) {
+        unsigned n = t + 16;
+        uint8_t *s = realloc(p->seen[ri], n);
+        if (!s) return;
+        memset(s + p->nseen[ri], 0, n - p->nseen[ri]);
+        p->seen[ri] = s;
+        p->nseen[ri] = n;
+    }
+    p->seen[ri][t] = 1;
+    fprintf(p->o, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"thread %u (tid %" PRIu64 ")\"}}",
+            e->r->rank, t, t, e->ev.tid);
+    fprintf(p->o, ",\n{\"ph\":\"M\",\"pid\":%d,\"tid\":%u,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%u}}",
+            e->r->rank, t, t);
+}
+
+static void pf_peer(struct pf *p, const struct an_rank *r, const char *key, uint16_t comm, int32_t peer)
+{
+    if (peer == ML_PEER_NONE) return;
+    if (peer == r->any_source) fprintf(p->o, ",\"%s\":\"ANY_SOURCE\"", key);
+    else if (peer == r->proc_null) fprintf(p->o, ",\"%s\":\"PROC_NULL\"", key);
+    else {
+        int w = an_peer_world(p->run, r, comm, peer);
+        if (w >= 0) fprintf(p->o, ",\"%s\":%d", key, w);
+        else fprintf(p->o, ",\"%s\":\"%d (in comm)\"", key, peer);
+    }
+}
+
+static void pf_comm(struct pf *p, const struct an_rank *r, const char *key, uint16_t comm)
+{
+    if (comm == ML_COMM_NONE) return;
+    char name[160];
+    an_comm_name(p->run, comm < r->ncomms ? r->comm[comm] : UINT32_MAX, name, sizeof name);
+    fprintf(p->o, ",\"%s\":", key);
+    json_str(p->o, name);
+}
+
+static void pf_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct pf *p = ctx;
+    const struct an_rank *r = e->r;
+    const struct mlr_event *ev = &e->ev;
+    FILE *o = p->o;
+    (void)ops;
+    (void)nops;
+    if (!p->have_origin) {   /* the stream starts with the earliest call */
+        p->origin = e->t0;
+        p->have_origin = 1;
+    }
+    pf_thread(p, e);
+    fprintf(o, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", r->rank, ev->thread);
+    put_us(o, an_wsub(e->t0, p->origin));
+    fputs(",\"dur\":", o);
+    put_us(o, an_wsub(e->t1, e->t0));
+    fputs(",\"name\":", o);
+    json_str(o, mlr_routine_name(r->f, ev->routine));
+    const char *cat = "mpi";
+    switch (ev->type) {
+    case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = "p2p"; break;
+    case ML_REC_COLL: cat = "collective"; break;
+    case ML_REC_COMPLETE: cat = "completion"; break;
+    }
+    fprintf(o, ",\"cat\":\"%s\",\"args\":{\"site\":", cat);
+    json_str(o, export_site(&p->sites[r - p->run->ranks], r, ev->site));
+    switch (ev->type) {
+    case ML_REC_P2P:
+    case ML_REC_P2P_REQ:
+        pf_comm(p, r, "comm", ev->p2p[0].comm);
+        pf_peer(p, r, "peer", ev->p2p[0].comm, ev->p2p[0].peer);
+        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        fprintf(o, ",\"bytes\":%" PRIu32, ev->p2p[0].bytes);
+        if (ev->type == ML_REC_P2P_REQ) fprintf(o, ",\"request\":\"0x%" PRIx64 "\"", ev->request);
+        break;
+    case ML_REC_SENDRECV:
+        pf_comm(p, r, "comm", ev->p2p[0].comm);
+        pf_peer(p, r, "dest", ev->p2p[0].comm, ev->p2p[0].peer);
+        fprintf(o, ",\"sendtag\":%d,\"sendbytes\":%" PRIu32, ev->p2p[0].tag, ev->p2p[0].bytes);
+        pf_peer(p, r, "source", ev->p2p[1].comm, ev->p2p[1].peer);
+        fprintf(o, ",\"recvtag\":%d,\"recvbytes\":%" PRIu32, ev->p2p[1].tag, ev->p2p[1].bytes);
+        break;
+    case ML_REC_COLL:
+        pf_comm(p, r, "comm", ev->coll.comm);
+        pf_peer(p, r, "root", ev->coll.comm, ev->coll.root);
+        fprintf(o, ",\"bytes\":%" PRIu32 ",\"rbytes\":%" PRIu32, ev->coll.bytes, ev->coll.rbytes);
+        break;
+    case ML_REC_COMPLETE:
+        fprintf(o, ",\"requests\":%" PRIu32, ev->ndone);
+        break;
+    }
+    if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);
+    fputs("}}", o);
+    p->slices++;
+}
+
+/* Aligned time of a message end: the call's local time on its rank's clock. */
+static int64_t end_time(struct an_run *run, const struct an_end *e, int64_t local)
+{
+    const struct an_rank *r = &run->ranks[run->slot[e->rank]];
+    return an_wadd(an_clock_base(&r->clock, local), an_clock_extra(&r->clock, e->t0));
+}
+
+static void pf_message(void *ctx, const struct an_msg *m)
+{
+    struct pf *p = ctx;
+    FILE *o = p->o;
+    struct an_run *run = p->run;
+    /* an arrow from the middle of the sending call to the middle of the
+     * call that completed the receive: inside both slices, whatever their
+     * neighbours */
+    int64_t s0 = end_time(run, &m->send, m->send.t0), s1 = end_time(run, &m->send, m->send.t1);
+    int64_t r0 = end_time(run, &m->recv, m->recv.t0), r1 = end_time(run, &m->recv, m->recv.t1);
+    if (s1 < s0) s1 = s0;
+    if (r1 < r0) r1 = r0;
+    uint64_t id = ++p->flow;
+    fprintf(o, ",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->send.rank, m->send.thread);
+    put_us(o, an_wsub(an_wadd(s0, an_wsub(s1, s0) / 2), p->origin));
+    fprintf(o, ",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\",\"args\":{\"bytes\":%" PRIu32 ",\"tag\":%d}}",
+            m->bytes, m->tag);
+    fprintf(o, ",\n{\"ph\":\"f\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->recv.rank, m->recv.thread);
+    put_us(o, an_wsub(an_wadd(r0, an_wsub(r1, r0) / 2), p->origin));
+    fputs(",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\"}", o);
+    p->flows++;
+}
+
+static int export_perfetto(struct an_run *run, FILE *o, int progress)
+{
+    struct pf p;
+    memset(&p, 0, sizeof p);
+    p.o = o;
+    p.run = run;
+    p.sites = export_sites_new(run->n);
+    p.seen = calloc(run->n ? run->n : 1, sizeof *p.seen);
+    p.nseen = calloc(run->n ? run->n : 1, sizeof *p.nseen);
+    if (!p.sites || !p.seen || !p.nseen) {
+        export_sites_free(p.sites, run->n);
+        free(p.seen);
+        free(p.nseen);
+        return -1;
+    }
+    fprintf(o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"mpilens export\",\"run\":");
+    json_str(o, run->dir);
+    fprintf(o, ",\"mpi\":");
+    json_str(o, run->mpi_version);
+    fprintf(o, "},\n\"traceEvents\":[\n");
+    /* process tracks: one per rank, in rank order */
+    for (unsigned i = 0; i < run->n; i++) {
+        const struct an_rank *r = &run->ranks[i];
+        const struct ml_header *h = mlr_header(r->f);
+        char name[160];
+        snprintf(name, sizeof name, "rank %d (%s, pid %d)", r->rank, mlr_host(r->f), h->pid);
+        fprintf(o, "%s{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", i ? ",\n" : "", r->rank);
+        json_str(o, name);
+        fprintf(o, "}},\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
+                r->rank, r->rank);
+    }
+    struct an_sink sink = {&p, pf_event, pf_message, NULL};
+    struct an_result res;
+    int rc = an_analyse(run, NULL, &sink, progress, &res);
+    fprintf(o, "\n]}\n");
+    if (rc == 0)
+        fprintf(stderr, "mpilens export: %" PRIu64 " calls, %" PRIu64 " messages (flow arrows) on %u rank%s%s\n",
+                p.slices, p.flows, run->n, run->n == 1 ? "" : "s",
+                res.repair_max > 0 ? "; clocks repaired" : "");
+    an_result_free(&res);
+    for (unsigned i = 0; i < run->n; i++) free(p.seen[i]);
+    free(p.seen);
+    free(p.nseen);
+    export_sites_free(p.sites, run->n);
+    return rc;
+}
+
+/* ---- the verb ----------------------------------------------------------------- */
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens export --format=perfetto|chrome|otf2 DIR [-o OUT]\n\n"
+            "Writes run directory DIR (or one rank file) for other tools:\n"
+            "  perfetto, chrome  trace JSON for ui.perfetto.dev or chrome://tracing: a track per\n"
+            "                    rank, a sub-track per thread, a slice per MPI call, an arrow per\n"
+            "                    message (OUT default: <run>.json)\n"
+            "  otf2              OTF2 archive for Vampir, Scalasca, ViTE: OUT.otf2 and the folder OUT/\n"
+            "                    (OUT default: <run>-otf2/traces)\n\n"
+            "  -f, --format F    perfetto (default), chrome (the same JSON) or otf2\n"
+            "  -o, --output OUT  where to write; an existing file is never overwritten\n"
+            "  -q, --quiet       no progress line\n"
+            "  -h, --help        this text\n");
+}
+
+static void default_out(const char *dir, const char *suffix, char *buf, size_t n)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    size_t l = strlen(tmp);
+    while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+    const char *b = strrchr(tmp, '/');
+    b = b ? b + 1 : tmp;
+    snprintf(buf, n, "%s%s", b, suffix);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *format = "perfetto", *outpath = NULL;
+    int progress = 1, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'o': outpath = optarg; break;
+        case 'q': progress = 0; break;
+        case 'h': help(stdout); return 0;
+        default: help(stderr); return 2;
+        }
+    }
+    int otf2 = strcmp(format, "otf2") == 0;
+    if (!otf2 && strcmp(format, "perfetto") != 0 && strcmp(format, "chrome") != 0) {
+        fprintf(stderr, "mpilens export: unknown format '%s'; use perfetto, chrome or otf2\n", format);
+        return 2;
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mpilens export: give one run directory, e.g. 'mpilens export --format=perfetto "
+                        "mpilens-app-1234/ -o app.json'\n");
+        return 2;
+    }
+    const char *dir = argv[optind];
+    char def[4096];
+    if (!outpath) {
+        default_out(dir, otf2 ? "-otf2/traces" : ".json", def, sizeof def);
+        outpath = def;
+    }
+    struct an_run run;
+    if (an_run_open(dir, &run) != 0) {
+        for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+            fprintf(stderr, "mpilens export: %s\n", p);
+        an_run_close(&run);
+        return 1;
+    }
+    for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+        fprintf(stderr, "mpilens export: warning: %s\n", p);
+    int rc;
+    if (otf2) {
+        rc = export_otf2(&run, outpath, progress);
+    } else {
+        FILE *o = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "wx");
+        if (!o) {
+            fprintf(stderr, "mpilens export: cannot create %s: %s%s\n", outpath, strerror(errno),
+                    errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+            an_run_close(&run);
+            return 1;
+        }
+        rc = export_perfetto(&run, o, progress);
+        if (o != stdout && fclose(o) != 0) rc = -1;
+        if (rc == 0 && o != stdout) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
+    }
+    an_run_close(&run);
+    sym_cleanup();
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,461 @@
+/*
+ * export_otf2.c — `mpilens export --format=otf2`: the run as an OTF2
+ * archive (Vampir, Scalasca, ViTE, otf2-print), written with libotf2.  Only
+ * the tool links libotf2, never the runtime; without it at build time this
+ * format says so and the rest of mpilens works.
+ *
+ * What is written:
+ *   definitions  a system tree (machine, one node per host), one location
+ *                group per rank, one location per thread of a rank, one
+ *                region per MPI routine, one communicator per communicator
+ *                of the run (a COMM_GROUP of world ranks over the
+ *                COMM_LOCATIONS group of the ranks' first threads)
+ *   events       Enter/Leave per call; MpiSend/MpiRecv for blocking
+ *                point-to-point, MpiIsend/MpiIsendComplete and
+ *                MpiIrecvRequest/MpiIrecv for nonblocking and persistent
+ *                requests (request id unique per rank and activation);
+ *                MpiCollectiveBegin/End for collectives
+ * Times: nanoseconds on rank 0's clock (aligned and repaired as in the
+ * report) from the run's first call.  Peers are ranks in the communicator;
+ * for an inter-communicator the group is both groups together, so a peer
+ * rank there is relative to the remote group (OTF2's InterComm is not used).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "export.h"
+
+#ifdef ML_NO_OTF2
+
+int export_otf2(struct an_run *run, const char *out, int progress)
+{
+    (void)run;
+    (void)out;
+    (void)progress;
+    fprintf(stderr, "mpilens export: this mpilens was built without libotf2 (Debian: libotf2-trace-dev); "
+                    "rebuild with it for --format=otf2\n");
+    return -1;
+}
+
+#else
+
+#include <otf2/otf2.h>
+
+struct loc {                      /* one thread of one rank */
+    OTF2_EvtWriter *w;
+    uint64_t events;
+    uint64_t tid;
+};
+
+struct ox {
+    struct an_run *run;
+    OTF2_Archive *ar;
+    struct loc **locs;            /* per rank slot: per thread */
+    unsigned *nlocs;
+    int64_t origin, last;
+    int have_origin;
+    int failed;
+    char **strs;                  /* string definitions, id = index */
+    unsigned nstrs, capstrs;
+    uint64_t events, sends, recvs, colls;
+};
+
+static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
+{
+    (void)ud;
+    (void)ft;
+    (void)loc;
+    (void)cd;
+    (void)final;
+    return OTF2_FLUSH;
+}
+
+/* no post-flush callback: no BufferFlush records in the trace */
+static OTF2_FlushCallbacks flush_cb = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
+
+static uint64_t loc_id(int rank, unsigned thread)
+{
+    return (uint64_t)rank << 16 | thread;
+}
+
+static uint32_t str_id(struct ox *x, const char *s)
+{
+    for (unsigned i = 0; i < x->nstrs; i++)
+        if (strcmp(x->strs[i], s) == 0) return i;
+    if (x->nstrs == x->capstrs) {
+        unsigned cap = x->capstrs ? x->capstrs * 2 : 256;
+        char **p = realloc(x->strs, cap * sizeof *p);
+        if (!p) return 0;
+        x->strs = p;
+        x->capstrs = cap;
+    }
+    x->strs[x->nstrs] = strdup(s);
+    return x->strs[x->nstrs] ? x->nstrs++ : 0;
+}
+
+static struct loc *loc_get(struct ox *x, unsigned slot, unsigned thread)
+{
+    if (thread >= 65536) return NULL;
+    if (thread >= x->nlocs[slot]) {
+        unsigned n = thread + 4;
+        struct loc *p = realloc(x->locs[slot], n * sizeof *p);
+        if (!p) return NULL;
+        memset(p + x->nlocs[slot], 0, (n - x->nlocs[slot]) * sizeof *p);
+        x->locs[slot] = p;
+        x->nlocs[slot] = n;
+    }
+    struct loc *l = &x->locs[slot][thread];
+    if (!l->w) {
+        l->w = OTF2_Archive_GetEvtWriter(x->ar, loc_id(x->run->ranks[slot].rank, thread));
+        if (!l->w) x->failed = 1;
+    }
+    return l->w ? l : NULL;
+}
+
+static int coll_op(const char *name)
+{
+    static const struct { const char *n; int op; } t[] = {
+        {"Barrier", OTF2_COLLECTIVE_OP_BARRIER},       {"Bcast", OTF2_COLLECTIVE_OP_BCAST},
+        {"Gather", OTF2_COLLECTIVE_OP_GATHER},         {"Gatherv", OTF2_COLLECTIVE_OP_GATHERV},
+        {"Scatter", OTF2_COLLECTIVE_OP_SCATTER},       {"Scatterv", OTF2_COLLECTIVE_OP_SCATTERV},
+        {"Allgather", OTF2_COLLECTIVE_OP_ALLGATHER},   {"Allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
+        {"Alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},     {"Alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
+        {"Alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},   {"Allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE},
+        {"Reduce", OTF2_COLLECTIVE_OP_REDUCE},         {"Reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER},
+        {"Scan", OTF2_COLLECTIVE_OP_SCAN},             {"Exscan", OTF2_COLLECTIVE_OP_EXSCAN},
+        {"Reduce_scatter_block", OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK},
+        {"Neighbor_allgather", OTF2_COLLECTIVE_OP_ALLGATHER},
+        {"Neighbor_allgatherv", OTF2_COLLECTIVE_OP_ALLGATHERV},
+        {"Neighbor_alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
+        {"Neighbor_alltoallv", OTF2_COLLECTIVE_OP_ALLTOALLV},
+        {"Neighbor_alltoallw", OTF2_COLLECTIVE_OP_ALLTOALLW},
+    };
+    char b[64];
+    if (strncasecmp(name, "MPI_", 4) == 0) name += 4;
+    snprintf(b, sizeof b, "%s", name);
+    size_t l = strlen(b);
+    if (l > 2 && strcasecmp(b + l - 2, "_c") == 0) b[l -= 2] = 0;
+    if (l > 5 && strcasecmp(b + l - 5, "_init") == 0) b[l -= 5] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *n = pass == 0 ? b : b + 1;   /* then without the nonblocking I */
+        if (pass == 1 && (b[0] != 'I' && b[0] != 'i')) break;
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+            if (strcasecmp(n, t[i].n) == 0) return t[i].op;
+    }
+    return -1;
+}
+
+static OTF2_RegionRole region_role(const char *name, int role)
+{
+    switch (role) {
+    case AN_SEND: case AN_ISEND: case AN_RECV: case AN_IRECV: case AN_SEND_INIT: case AN_RECV_INIT:
+    case AN_SENDRECV: case AN_ISENDRECV: case AN_PROBE: case AN_MPROBE: case AN_START:
+        return OTF2_REGION_ROLE_POINT2POINT;
+    }
+    switch (coll_op(name)) {
+    case OTF2_COLLECTIVE_OP_BARRIER: return OTF2_REGION_ROLE_BARRIER;
+    case OTF2_COLLECTIVE_OP_BCAST: case OTF2_COLLECTIVE_OP_SCATTER: case OTF2_COLLECTIVE_OP_SCATTERV:
+        return OTF2_REGION_ROLE_COLL_ONE2ALL;
+    case OTF2_COLLECTIVE_OP_GATHER: case OTF2_COLLECTIVE_OP_GATHERV: case OTF2_COLLECTIVE_OP_REDUCE:
+        return OTF2_REGION_ROLE_COLL_ALL2ONE;
+    case -1: return OTF2_REGION_ROLE_FUNCTION;
+    }
+    return OTF2_REGION_ROLE_COLL_ALL2ALL;
+}
+
+static void ox_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct ox *x = ctx;
+    const struct an_rank *r = e->r;
+    const struct mlr_event *ev = &e->ev;
+    if (!x->have_origin) {
+        x->origin = e->t0;
+        x->have_origin = 1;
+    }
+    if (e->t1 > x->last) x->last = e->t1;
+    struct loc *l = loc_get(x, (unsigned)(r - x->run->ranks), ev->thread);
+    if (!l) return;
+    l->tid = ev->tid;
+    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)e->t1 - (uint64_t)x->origin;
+    OTF2_RegionRef region = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
+    OTF2_EvtWriter *w = l->w;
+    uint64_t n = 0;
+    OTF2_EvtWriter_Enter(w, NULL, t0, region);
+    n++;
+    int op = -1;
+    if (ev->type == ML_REC_COLL) {
+        op = coll_op(mlr_routine_name(r->f, ev->routine));
+        if (op < 0) op = OTF2_COLLECTIVE_OP_BARRIER;   /* unknown kind: still a collective */
+        OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0);
+        n++;
+    }
+    for (unsigned i = 0; i < nops; i++) {   /* what starts at the call's start */
+        const struct an_op *o = &ops[i];
+        if (o->comm == UINT32_MAX) continue;
+        switch (o->kind) {
+        case AN_OP_SEND:
+            if (o->peer_comm < 0) break;
+            OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+            n++;
+            x->sends++;
+            break;
+        case AN_OP_ISEND:
+            if (o->peer_comm < 0) break;
+            OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes, o->req);
+            n++;
+            x->sends++;
+            break;
+        case AN_OP_IRECV:
+            OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, o->req);
+            n++;
+            break;
+        }
+    }
+    for (unsigned i = 0; i < nops; i++) {   /* what completes at its end */
+        const struct an_op *o = &ops[i];
+        if (o->comm == UINT32_MAX) continue;
+        switch (o->kind) {
+        case AN_OP_SEND_DONE:
+            OTF2_EvtWriter_MpiIsendComplete(w, NULL, t1, o->req);
+            n++;
+            break;
+        case AN_OP_RECV:
+            if (o->peer_comm < 0) break;
+            OTF2_EvtWriter_MpiRecv(w, NULL, t1, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+            n++;
+            x->recvs++;
+            break;
+        case AN_OP_RECV_DONE:
+            if (o->peer_comm < 0) break;
+            OTF2_EvtWriter_MpiIrecv(w, NULL, t1, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes, o->req);
+            n++;
+            x->recvs++;
+            break;
+        }
+    }
+    if (op >= 0) {
+        const struct ml_coll *c = &ev->coll;
+        uint32_t comm = c->comm < r->ncomms ? r->comm[c->comm] : UINT32_MAX;
+        uint32_t root = c->root >= 0 ? (uint32_t)c->root : OTF2_UNDEFINED_UINT32;
+        OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t1, (OTF2_CollectiveOp)op,
+                                        comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : comm, root, c->bytes, c->rbytes);
+        n++;
+        x->colls++;
+    }
+    OTF2_EvtWriter_Leave(w, NULL, t1, region);
+    n++;
+    l->events += n;
+    x->events++;
+}
+
+static int split_out(const char *out, char *dir, size_t dn, char *name, size_t nn)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", out);
+    size_t l = strlen(tmp);
+    if (l > 5 && strcmp(tmp + l - 5, ".otf2") == 0) tmp[l -= 5] = 0;
+    while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+    char *s = strrchr(tmp, '/');
+    if (s) {
+        *s = 0;
+        snprintf(dir, dn, "%s", s == tmp ? "/" : tmp);
+        snprintf(name, nn, "%s", s + 1);
+    } else {
+        snprintf(dir, dn, ".");
+        snprintf(name, nn, "%s", tmp);
+    }
+    return name[0] ? 0 : -1;
+}
+
+static int mkdirs(const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        if (mkdir(tmp, 0700) != 0 && errno != EEXIST) return -1;
+        *p = '/';
+    }
+    return mkdir(tmp, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Global definitions.  Run twice: with g == NULL only the strings are
+ * collected (str_id is never called inside W), so they can be written
+ * before anything refers to them. */
+#define W(call)      \
+    do {             \
+        if (g) call; \
+    } while (0)
+
+static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
+{
+    struct an_run *run = x->run;
+    str_id(x, "");
+    uint64_t len = x->last > x->origin ? (uint64_t)x->last - (uint64_t)x->origin : 0;
+    W(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, 0, len + 1, OTF2_UNDEFINED_TIMESTAMP));
+    /* regions first (their ids are the routine name ids) */
+    uint8_t *roles = calloc(run->nnames ? run->nnames : 1, 1);
+    for (unsigned i = 0; roles && i < run->n; i++)
+        for (unsigned k = 0; k < run->ranks[i].nroutines; k++) roles[run->ranks[i].name[k]] = run->ranks[i].role[k];
+    uint32_t mpi_file = str_id(x, "MPI");
+    for (unsigned n = 0; n < run->nnames; n++) {
+        uint32_t s = str_id(x, run->names[n]);
+        W(OTF2_GlobalDefWriter_WriteRegion(g, n, s, s, s, region_role(run->names[n], roles ? roles[n] : 0),
+                                         OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, mpi_file, 0, 0));
+    }
+    free(roles);
+    /* system tree: the machine, one node per host */
+    uint32_t s_machine = str_id(x, "machine"), s_node = str_id(x, "node");
+    W(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
+    char **hosts = calloc(run->n ? run->n : 1, sizeof *hosts);
+    unsigned nhosts = 0;
+    uint32_t *host_of = calloc(run->n ? run->n : 1, sizeof *host_of);
+    for (unsigned i = 0; hosts && host_of && i < run->n; i++) {
+        const char *h = mlr_host(run->ranks[i].f);
+        unsigned k;
+        for (k = 0; k < nhosts && strcmp(hosts[k], h) != 0; k++) {
+        }
+        if (k == nhosts) {
+            hosts[nhosts++] = (char *)h;
+            uint32_t s_host = str_id(x, h);
+            W(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, k + 1, s_host, s_node, 0));
+        }
+        host_of[i] = k + 1;
+    }
+    /* location groups (every rank of the job), locations */
+    uint64_t *world = calloc(run->size ? run->size : 1, sizeof *world);
+    for (int rank = 0; world && rank < run->size; rank++) {
+        char b[64];
+        int slot = run->slot[rank];
+        snprintf(b, sizeof b, "rank %d", rank);
+        uint32_t s_rank = str_id(x, b);
+        W(OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)rank, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS,
+                                                slot >= 0 && host_of ? host_of[slot] : 0,
+                                                OTF2_UNDEFINED_LOCATION_GROUP));
+        world[rank] = loc_id(rank, 0);
+        unsigned nt = slot >= 0 ? x->nlocs[slot] : 0;
+        for (unsigned t = 0; t < nt || t == 0; t++) {
+            struct loc *l = slot >= 0 && t < nt ? &x->locs[slot][t] : NULL;
+            if (t > 0 && (!l || !l->w)) continue;
+            snprintf(b, sizeof b, "rank %d thread %u", rank, t);
+            uint32_t s_thread = str_id(x, b);
+            W(OTF2_GlobalDefWriter_WriteLocation(g, loc_id(rank, t), s_thread, OTF2_LOCATION_TYPE_CPU_THREAD,
+                                               l ? l->events : 0, (uint32_t)rank));
+        }
+    }
+    /* communicators: group 0 = the ranks' first threads; group c+1 = comm c */
+    uint32_t s_locs = str_id(x, "MPI_COMM_WORLD locations"), s_empty = str_id(x, "");
+    if (world)
+        W(OTF2_GlobalDefWriter_WriteGroup(g, 0, s_locs, OTF2_GROUP_TYPE_COMM_LOCATIONS,
+                                        OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)run->size, world));
+    uint32_t world_comm = OTF2_UNDEFINED_COMM;
+    for (unsigned c = 0; c < run->ncomms; c++)
+        if (run->comms[c].world) world_comm = c;
+    for (unsigned c = 0; c < run->ncomms; c++) {
+        const struct an_comm *cm = &run->comms[c];
+        uint64_t *mem = malloc((cm->size ? cm->size : 1) * sizeof *mem);
+        if (!mem) continue;
+        for (uint32_t k = 0; k < cm->size; k++) mem[k] = cm->world ? k : (uint64_t)cm->members[k];
+        char name[160];
+        an_comm_name(run, c, name, sizeof name);
+        uint32_t s_comm = str_id(x, name);
+        W(OTF2_GlobalDefWriter_WriteGroup(g, c + 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+                                          OTF2_GROUP_FLAG_NONE, cm->size, mem));
+        W(OTF2_GlobalDefWriter_WriteComm(g, c, s_comm, c + 1, cm->world ? OTF2_UNDEFINED_COMM : world_comm,
+                                         OTF2_COMM_FLAG_NONE));
+        free(mem);
+    }
+    free(world);
+    free(hosts);
+    free(host_of);
+}
+
+int export_otf2(struct an_run *run, const char *out, int progress)
+{
+    char dir[4096], name[1024], path[5200];
+    struct stat st;
+    if (split_out(out, dir, sizeof dir, name, sizeof name)) {
+        fprintf(stderr, "mpilens export: '%s' names no archive; give -o DIR/NAME\n", out);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/%s.otf2", dir, name);
+    int exists = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (exists || stat(path, &st) == 0) {
+        fprintf(stderr, "mpilens export: %s/%s.otf2 or %s/ exists; an existing archive is never overwritten\n",
+                dir, name, path);
+        return -1;
+    }
+    if (mkdirs(dir) != 0) {
+        fprintf(stderr, "mpilens export: cannot create %s: %s\n", dir, strerror(errno));
+        return -1;
+    }
+    struct ox x;
+    memset(&x, 0, sizeof x);
+    x.run = run;
+    x.locs = calloc(run->n ? run->n : 1, sizeof *x.locs);
+    x.nlocs = calloc(run->n ? run->n : 1, sizeof *x.nlocs);
+    x.ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                             OTF2_COMPRESSION_NONE);
+    if (!x.ar || !x.locs || !x.nlocs) {
+        fprintf(stderr, "mpilens export: cannot create the OTF2 archive %s/%s\n", dir, name);
+        free(x.locs);
+        free(x.nlocs);
+        if (x.ar) OTF2_Archive_Close(x.ar);
+        return -1;
+    }
+    OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cb, NULL);
+    OTF2_Archive_SetSerialCollectiveCallbacks(x.ar);
+    OTF2_Archive_SetCreator(x.ar, "mpilens export");
+    OTF2_Archive_OpenEvtFiles(x.ar);
+    /* every rank's first thread is a location of the communicators */
+    for (unsigned i = 0; i < run->n; i++) loc_get(&x, i, 0);
+    struct an_sink sink = {&x, ox_event, NULL, NULL};
+    struct an_result res;
+    int rc = an_analyse(run, NULL, &sink, progress, &res);
+    an_result_free(&res);
+    for (unsigned i = 0; i < run->n; i++)
+        for (unsigned t = 0; t < x.nlocs[i]; t++)
+            if (x.locs[i][t].w) OTF2_Archive_CloseEvtWriter(x.ar, x.locs[i][t].w);
+    OTF2_Archive_CloseEvtFiles(x.ar);
+    OTF2_Archive_OpenDefFiles(x.ar);
+    for (unsigned i = 0; i < run->n; i++)
+        for (unsigned t = 0; t < x.nlocs[i]; t++) {
+            if (!x.locs[i][t].w) continue;
+            OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x.ar, loc_id(run->ranks[i].rank, t));
+            if (d) OTF2_Archive_CloseDefWriter(x.ar, d);
+        }
+    OTF2_Archive_CloseDefFiles(x.ar);
+    write_defs(&x, NULL);
+    OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x.ar);
+    if (g) {
+        for (unsigned i = 0; i < x.nstrs; i++) OTF2_GlobalDefWriter_WriteString(g, i, x.strs[i]);
+        write_defs(&x, g);
+        OTF2_Archive_CloseGlobalDefWriter(x.ar, g);
+    } else {
+        x.failed = 1;
+    }
+    OTF2_ErrorCode ec = OTF2_Archive_Close(x.ar);
+    if (ec != OTF2_SUCCESS) {
+        fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s\n", OTF2_Error_GetDescription(ec));
+        rc = -1;
+    }
+    if (x.failed) rc = -1;
+    if (rc == 0)
+        fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
+                        " receives, %" PRIu64 " collective calls\n",
+                dir, name, x.events, x.sends, x.recvs, x.colls);
+    for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
+    free(x.locs);
+    free(x.nlocs);
+    for (unsigned i = 0; i < x.nstrs; i++) free(x.strs[i]);
+    free(x.strs);
+    return rc;
+}
+
+#endif

@@ -1,0 +1,738 @@
+/*
+ * profile_report.c — the profile part of `mpilens report`: what the run's
+ * MPI calls cost (per routine, call site and rank, with the imbalance across
+ * ranks), its messages (matched send to receive, sizes) and collectives,
+ * and what did not match.  Text that fits 100 columns, or JSON with the same
+ * data (docs/REPORT.md describes the schema).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "json_out.h"
+#include "profile_report.h"
+#include "symbols.h"
+#include "tool.h"
+
+#define WIDTH 100
+
+/* ---- numbers for people ------------------------------------------------------ */
+
+static const char *fmt_time(int64_t ns, char *b, size_t n)
+{
+    double v = (double)ns;
+    if (ns < 0) v = 0;
+    if (v < 1e3) snprintf(b, n, "%.0f ns", v);
+    else if (v < 1e6) snprintf(b, n, "%.1f us", v / 1e3);
+    else if (v < 1e9) snprintf(b, n, "%.1f ms", v / 1e6);
+    else snprintf(b, n, "%.3f s", v / 1e9);
+    return b;
+}
+
+static const char *fmt_bytes(uint64_t x, char *b, size_t n)
+{
+    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)x;
+    int k = 0;
+    while (v >= 1024 && k < 5) {
+        v /= 1024;
+        k++;
+    }
+    if (k == 0) snprintf(b, n, "%" PRIu64 " B", x);
+    else snprintf(b, n, "%.1f %s", v, u[k]);
+    return b;
+}
+
+static const char *fmt_count(uint64_t x, char *b, size_t n)
+{
+    if (x < 100000) snprintf(b, n, "%" PRIu64, x);
+    else if (x < 9999500) snprintf(b, n, "%.1fk", x / 1e3);
+    else snprintf(b, n, "%.1fM", x / 1e6);
+    return b;
+}
+
+/* s cut to w columns, keeping its tail ("...dir/file.c:42"). */
+static const char *fit(const char *s, size_t w, char *b, size_t n)
+{
+    size_t l = strlen(s);
+    if (l <= w || w < 8) return s;
+    snprintf(b, n, "...%s", s + l - (w - 3));
+    return b;
+}
+
+/* A C++ function name "_ZN9LAMMPS_NS4Comm7bordersEv" as "LAMMPS_NS::Comm::borders"
+ * (nested names only; anything else is left as it is).  Returns the length
+ * written to out, 0 if not such a name. */
+static size_t demangle_nested(const char *s, char *out, size_t n)
+{
+    if (strncmp(s, "_ZN", 3) != 0) return 0;
+    const char *p = s + 3;
+    size_t o = 0;
+    while (*p == 'K' || *p == 'V' || *p == 'r') p++;   /* cv-qualifiers of methods */
+    while (*p >= '1' && *p <= '9') {
+        char *end;
+        unsigned long len = strtoul(p, &end, 10);
+        if (len > strlen(end)) return 0;
+        if (o + len + 3 >= n) return 0;
+        if (o) {
+            out[o++] = ':';
+            out[o++] = ':';
+        }
+        memcpy(out + o, end, len);
+        o += len;
+        p = end + len;
+    }
+    if ((p[0] == 'C' || p[0] == 'D') && p[1] >= '0' && p[1] <= '9' && o) {
+        /* constructor / destructor: the class name again */
+        out[o] = 0;
+        const char *cls = out;
+        for (const char *c = out; (c = strstr(c, "::")); c += 2) cls = c + 2;
+        size_t cl = strlen(cls);
+        if (o + cl + 4 >= n) return 0;
+        char tmp[256];
+        snprintf(tmp, sizeof tmp, "::%s%.*s", p[0] == 'D' ? "~" : "", (int)cl, cls);
+        memcpy(out + o, tmp, strlen(tmp));
+        o += strlen(tmp);
+        p += 2;
+    }
+    if (*p != 'E' || o == 0) return 0;
+    out[o] = 0;
+    return o;
+}
+
+/* A call site for a table column of w: file:line as it is (tail kept);
+ * "function+0x1a(module)" demangled, then without the module, then without
+ * the leading namespaces, until it fits. */
+static const char *site_cell(const char *s, size_t w, char *b, size_t n)
+{
+    const char *plus = strrchr(s, '+');
+    if (strlen(s) <= w || !plus || !strchr(plus, '(')) return fit(s, w, b, n);
+    char fn[512], name[512], off[64];
+    size_t fl = (size_t)(plus - s) < sizeof fn ? (size_t)(plus - s) : sizeof fn - 1;
+    memcpy(fn, s, fl);
+    fn[fl] = 0;
+    snprintf(off, sizeof off, "%.*s", (int)strcspn(plus, "("), plus);
+    if (!demangle_nested(fn, name, sizeof name)) snprintf(name, sizeof name, "%s", fn);
+    char *q = name;
+    for (;;) {
+        snprintf(b, n, "%s%s", q, off);
+        if (strlen(b) <= w) return b;
+        char *sep = strstr(q, "::");
+        if (!sep) break;
+        q = sep + 2;
+    }
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s", b);
+    fit(tmp, w, b, n);   /* longer than w: fit writes its tail into b */
+    return b;
+}
+
+static const char *rname(const struct an_run *run, uint16_t name)
+{
+    return name < run->nnames ? run->names[name] : "MPI_(unknown)";
+}
+
+/* ---- the data of one report ------------------------------------------------ */
+
+struct report {
+    struct an_run run;
+    struct an_profile *prof;
+    struct an_result res;
+    const char *dir;
+    int all;
+};
+
+static const char *site_name(const struct report *rp, int rank, uint32_t site, char *b, size_t n)
+{
+    if (rank < 0 || rank >= rp->run.size || rp->run.slot[rank] < 0 || site == 0) return "(unknown)";
+    return sym_site(rp->run.ranks[rp->run.slot[rank]].f, site, b, n);
+}
+
+static const char *peer_text(int32_t p, char *b, size_t n)
+{
+    if (p < 0) snprintf(b, n, "any rank");
+    else snprintf(b, n, "rank %d", p);
+    return b;
+}
+
+static const char *tag_text(int32_t t, char *b, size_t n)
+{
+    if (t < 0) snprintf(b, n, "any tag");
+    else snprintf(b, n, "tag %d", t);
+    return b;
+}
+
+static const char *finding_kind(enum an_finding_kind k)
+{
+    switch (k) {
+    case AN_F_UNMATCHED_SEND: return "unmatched_send";
+    case AN_F_UNMATCHED_RECV: return "unmatched_receive";
+    case AN_F_PENDING_RECV: return "pending_receive";
+    case AN_F_UNRESOLVED_RECV: return "unresolved_receive";
+    case AN_F_SIZE_MISMATCH: return "size_mismatch";
+    case AN_F_COLL_INCOMPLETE: return "collective_incomplete";
+    case AN_F_COLL_MISMATCH: return "collective_mismatch";
+    case AN_F_UNKNOWN_COMM: return "unknown_communicator";
+    }
+    return "other";
+}
+
+/* One finding as a sentence. */
+static void finding_text(const struct report *rp, const struct an_finding *f, char *b, size_t n)
+{
+    char comm[160], site[600], p[32], t[32], by[32], cnt[32];
+    an_comm_name(&rp->run, f->comm, comm, sizeof comm);
+    site_name(rp, f->rank, f->site, site, sizeof site);
+    const char *rt = rname(&rp->run, f->name);
+    fmt_count(f->count, cnt, sizeof cnt);
+    switch (f->kind) {
+    case AN_F_UNMATCHED_SEND:
+        snprintf(b, n, "%s message%s (%s) from rank %d to %s, %s, %s: sent by %s at %s, never received", cnt,
+                 f->count == 1 ? "" : "s", fmt_bytes(f->bytes, by, sizeof by), f->rank,
+                 peer_text(f->peer, p, sizeof p), tag_text(f->tag, t, sizeof t), comm, rt, site);
+        break;
+    case AN_F_UNMATCHED_RECV:
+        snprintf(b, n, "%s receive%s on rank %d from %s, %s, %s: completed by %s at %s, but no recorded send "
+                       "fits",
+                 cnt, f->count == 1 ? "" : "s", f->rank, peer_text(f->peer, p, sizeof p),
+                 tag_text(f->tag, t, sizeof t), comm, rt, site);
+        break;
+    case AN_F_PENDING_RECV:
+        snprintf(b, n, "%s receive%s on rank %d from %s, %s, %s: posted by %s at %s, never completed nor "
+                       "matched",
+                 cnt, f->count == 1 ? "" : "s", f->rank, peer_text(f->peer, p, sizeof p),
+                 tag_text(f->tag, t, sizeof t), comm, rt, site);
+        break;
+    case AN_F_UNRESOLVED_RECV:
+        snprintf(b, n, "%s receive%s on rank %d from %s, %s, %s (%s at %s): the actual source or tag was not "
+                       "recorded, so the message cannot be named",
+                 cnt, f->count == 1 ? "" : "s", f->rank, peer_text(f->peer, p, sizeof p),
+                 tag_text(f->tag, t, sizeof t), comm, rt, site);
+        break;
+    case AN_F_SIZE_MISMATCH:
+        snprintf(b, n, "%s message%s from rank %d to rank %d, %s, %s: the receive (%s at %s) got another size "
+                       "than was sent (%s in all); the pairing is doubtful",
+                 cnt, f->count == 1 ? "" : "s", f->peer, f->rank, tag_text(f->tag, t, sizeof t), comm, rt, site,
+                 fmt_bytes(f->bytes, by, sizeof by));
+        break;
+    case AN_F_COLL_INCOMPLETE:
+        snprintf(b, n, "%s on %s: collective #%" PRIu64 " was called by %d of %u ranks (rank %d did not); %s "
+                       "incomplete instance%s",
+                 rt, comm, f->index + 1, f->peer, f->comm < rp->run.ncomms ? rp->run.comms[f->comm].size : 0,
+                 f->rank, cnt, f->count == 1 ? "" : "s");
+        break;
+    case AN_F_COLL_MISMATCH:
+        snprintf(b, n, "collective #%" PRIu64 " on %s: rank %d called %s at %s where another rank called %s",
+                 f->index + 1, comm, f->rank, rt, site, rname(&rp->run, f->name2));
+        break;
+    case AN_F_UNKNOWN_COMM:
+        snprintf(b, n, "%s call%s on rank %d (%s at %s) name communicator definition %d, which the rank file "
+                       "does not hold",
+                 cnt, f->count == 1 ? "" : "s", f->rank, rt, site, f->peer);
+        break;
+    }
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+static void rule(FILE *o, const char *title)
+{
+    fprintf(o, "\n%s\n", title);
+    for (size_t i = 0; i < strlen(title); i++) putc('-', o);
+    putc('\n', o);
+}
+
+static void cmdline_text(const struct an_run *run, char *b, size_t n)
+{
+    const struct ml_header *h = mlr_header(run->ranks[0].f);
+    size_t o = 0, lim = sizeof h->cmdline;
+    for (size_t i = 0; i < lim && o + 1 < n; i++) {
+        char c = h->cmdline[i];
+        if (c == 0) {
+            if (i + 1 < lim && h->cmdline[i + 1] == 0) break;
+            c = ' ';
+        }
+        b[o++] = (c < 32 || c == 127) ? '?' : c;
+    }
+    while (o && b[o - 1] == ' ') o--;
+    b[o] = 0;
+}
+
+static void text_header(FILE *o, const struct report *rp)
+{
+    const struct an_run *run = &rp->run;
+    char b1[64], b2[64], cmd[1100], fb[200];
+    int64_t first, last;
+    an_profile_span(rp->prof, &first, &last);
+    cmdline_text(run, cmd, sizeof cmd);
+    fprintf(o, "mpilens report: %s\n", fit(rp->dir, WIDTH - 16, fb, sizeof fb));
+    fprintf(o, "  program    %s\n", fit(cmd[0] ? cmd : run->exe, WIDTH - 13, fb, sizeof fb));
+    fprintf(o, "  MPI        %.80s\n", run->mpi_version[0] ? run->mpi_version : run->mpi_impl);
+    fprintf(o, "  ranks      %d (%u rank file%s read)\n", run->size, run->n, run->n == 1 ? "" : "s");
+    fprintf(o, "  run time   %s on rank 0's clock, first call to last; %s MPI calls\n",
+            fmt_time(last > first ? an_wsub(last, first) : 0, b1, sizeof b1),
+            fmt_count(an_profile_events(rp->prof), b2, sizeof b2));
+    unsigned two = 0, one = 0;
+    for (unsigned i = 0; i < run->n; i++) {
+        if (run->ranks[i].clock.samples == 2) two++;
+        else if (run->ranks[i].clock.samples == 1) one++;
+    }
+    fprintf(o, "  clocks     %u rank%s interpolated between MPI_Init and MPI_Finalize offsets", two, two == 1 ? "" : "s");
+    if (one) fprintf(o, ", %u with the MPI_Init offset only", one);
+    fputc('\n', o);
+    if (rp->res.repair_max > 0)
+        fprintf(o, "             repaired %" PRIu64 " message%s that arrived before being sent; largest correction "
+                   "%s (rank %d)%s\n",
+                rp->res.repair_steps, rp->res.repair_steps == 1 ? "" : "s", fmt_time(rp->res.repair_max, b1, sizeof b1),
+                rp->res.repair_rank, rp->res.repair_converged ? "" : "; not fully repaired");
+    else
+        fprintf(o, "             largest correction 0 ns: no message arrives before it was sent\n");
+}
+
+static void text_problems(FILE *o, const struct report *rp)
+{
+    if (!rp->run.nproblems) return;
+    rule(o, "Input problems");
+    unsigned k = 0;
+    for (const char *p = an_run_problem(&rp->run, NULL); p; p = an_run_problem(&rp->run, p)) {
+        if (k++ == 20 && !rp->all) {
+            fprintf(o, "  ... %u more (--all shows them)\n", rp->run.nproblems - 20);
+            break;
+        }
+        fprintf(o, "  %s\n", p);
+    }
+}
+
+static void text_messages(FILE *o, const struct report *rp)
+{
+    const struct an_match_stats *st = &rp->res.stats;
+    char a[32], b[32], c[32], d[32], e[32];
+    uint64_t bad_recvs = st->unmatched_recvs + st->pending_recvs + st->unresolved_recvs;
+    rule(o, "Messages");
+    fprintf(o, "  point-to-point  %s matched (%s); unmatched: %s send%s (%s), %s receive%s",
+            fmt_count(st->messages, a, sizeof a), fmt_bytes(st->bytes, b, sizeof b),
+            fmt_count(st->unmatched_sends, c, sizeof c), st->unmatched_sends == 1 ? "" : "s",
+            fmt_bytes(st->unmatched_send_bytes, d, sizeof d), fmt_count(bad_recvs, e, sizeof e),
+            bad_recvs == 1 ? "" : "s");
+    fputc('\n', o);
+    if (st->proc_null || st->probes)
+        fprintf(o, "                  %" PRIu64 " to or from MPI_PROC_NULL (no message), %" PRIu64 " probe%s\n",
+                st->proc_null, st->probes, st->probes == 1 ? "" : "s");
+    fprintf(o, "  collectives     %s call%s in %s instance%s", fmt_count(st->coll_calls, c, sizeof c),
+            st->coll_calls == 1 ? "" : "s", fmt_count(st->coll_instances, d, sizeof d),
+            st->coll_instances == 1 ? "" : "s");
+    if (st->coll_incomplete || st->coll_mismatch)
+        fprintf(o, "; %" PRIu64 " incomplete, %" PRIu64 " mismatched", st->coll_incomplete, st->coll_mismatch);
+    fputc('\n', o);
+}
+
+static int rank_mpi_cmp(const void *a, const void *b)
+{
+    const struct an_rank_prof *x = *(const struct an_rank_prof *const *)a, *y = *(const struct an_rank_prof *const *)b;
+    double sx = x->app ? (double)x->mpi / x->app : 0, sy = y->app ? (double)y->mpi / y->app : 0;
+    return sx > sy ? -1 : sx < sy;
+}
+
+struct imbalance {
+    double mean;
+    int64_t max, min;
+    int max_rank, min_rank;
+    double pct;
+};
+
+static void imbalance_of(const struct report *rp, struct imbalance *im)
+{
+    unsigned n;
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &n);
+    memset(im, 0, sizeof *im);
+    im->min = INT64_MAX;
+    im->max_rank = im->min_rank = -1;
+    double sum = 0;
+    for (unsigned i = 0; i < n; i++) {
+        sum += (double)r[i].mpi;
+        if (r[i].mpi > im->max || im->max_rank < 0) {
+            im->max = r[i].mpi;
+            im->max_rank = r[i].rank;
+        }
+        if (r[i].mpi < im->min) {
+            im->min = r[i].mpi;
+            im->min_rank = r[i].rank;
+        }
+    }
+    if (!n) im->min = 0;
+    im->mean = n ? sum / n : 0;
+    im->pct = im->max > 0 ? 100.0 * ((double)im->max - im->mean) / (double)im->max : 0;
+}
+
+static void text_ranks(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &n);
+    char a[32], b[32], c[32], d[32], e[32];
+    rule(o, "Ranks (application time: end of MPI_Init to start of MPI_Finalize)");
+    fprintf(o, "  %6s %12s %12s %7s %10s %12s %12s %4s\n", "rank", "app time", "MPI time", "MPI %", "calls",
+            "MPI_Init", "MPI_Finalize", "thr");
+    const struct an_rank_prof **order = malloc((n ? n : 1) * sizeof *order);
+    if (!order) return;
+    for (unsigned i = 0; i < n; i++) order[i] = &r[i];
+    unsigned shown = n;
+    if (n > 16 && !rp->all) {
+        qsort(order, n, sizeof *order, rank_mpi_cmp);  /* highest MPI share first */
+        shown = 16;
+    }
+    for (unsigned i = 0; i < shown; i++) {
+        const struct an_rank_prof *x = order[i];
+        fprintf(o, "  %6d %12s %12s %6.1f%% %10s %12s %12s %4u%s\n", x->rank, fmt_time(x->app, a, sizeof a),
+                fmt_time(x->mpi, b, sizeof b), x->app ? 100.0 * x->mpi / x->app : 0.0,
+                fmt_count(x->calls, c, sizeof c), fmt_time(x->init, d, sizeof d), fmt_time(x->finalize, e, sizeof e),
+                x->threads, x->finalized ? "" : "  no MPI_Finalize");
+    }
+    if (shown < n) fprintf(o, "  ... %u more ranks (shown: the 16 with the highest MPI share; --all shows all)\n", n - shown);
+    free(order);
+    struct imbalance im;
+    imbalance_of(rp, &im);
+    fprintf(o, "  MPI time across ranks: mean %s, max %s (rank %d), min %s (rank %d); imbalance %.1f%%\n",
+            fmt_time((int64_t)im.mean, a, sizeof a), fmt_time(im.max, b, sizeof b), im.max_rank,
+            fmt_time(im.min, c, sizeof c), im.min_rank, im.pct);
+    fprintf(o, "  (imbalance = (max - mean) / max: the share of the slowest rank's MPI time the others lack)\n");
+}
+
+static void text_routines(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_routine_prof *r = an_profile_routines(rp->prof, &n);
+    int64_t mpi = 0;
+    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, r[i].all.total);
+    char a[32], b[32], c[32], d[32], e[32];
+    rule(o, "Routines (all ranks; imbalance of the per-rank time)");
+    fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %6s\n", "routine", "calls", "total", "mean", "max", "bytes",
+            "time%", "imbal");
+    unsigned shown = n > 30 && !rp->all ? 30 : n;
+    for (unsigned i = 0; i < shown; i++) {
+        const struct an_routine_prof *x = &r[i];
+        double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
+        double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
+        fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
+                fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+                fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
+                fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
+                mpi ? 100.0 * x->all.total / mpi : 0.0, imb);
+    }
+    if (shown < n) fprintf(o, "  ... %u more routines (--all or --json)\n", n - shown);
+}
+
+static void text_sites(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
+    char a[32], b[32], c[32], d[32], e[32], w[700];
+    rule(o, "Call sites, by time (all ranks)");
+    fprintf(o, "  %-29s %-18s %8s %10s %9s %9s %9s\n", "call site", "routine", "calls", "total", "mean", "max",
+            "bytes");
+    unsigned shown = n > 20 && !rp->all ? 20 : n;
+    for (unsigned i = 0; i < shown; i++) {
+        const struct an_site_prof *x = &s[i];
+        fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
+                rname(&rp->run, x->name), fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+                fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
+                fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
+    }
+    if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
+}
+
+static void bucket_range(unsigned k, char *b, size_t n)
+{
+    char x[32], y[32];
+    if (k == 0) snprintf(b, n, "0 B");
+    else if (k == 1) snprintf(b, n, "1 B");
+    else if (k >= AN_SIZE_BUCKETS - 1) snprintf(b, n, ">= %s", fmt_bytes(1ull << (AN_SIZE_BUCKETS - 2), x, sizeof x));
+    else snprintf(b, n, "%s - %s", fmt_bytes(1ull << (k - 1), x, sizeof x), fmt_bytes((1ull << k) - 1, y, sizeof y));
+}
+
+static void text_sizes(FILE *o, const struct report *rp)
+{
+    uint64_t cnt[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS], total = 0;
+    an_profile_sizes(rp->prof, cnt, by);
+    for (unsigned k = 0; k < AN_SIZE_BUCKETS; k++) total += cnt[k];
+    rule(o, "Message sizes (matched point-to-point messages)");
+    if (!total) {
+        fprintf(o, "  no point-to-point messages\n");
+        return;
+    }
+    fprintf(o, "  %-22s %10s %7s %12s  %s\n", "size", "messages", "%", "bytes", "");
+    uint64_t maxc = 0;
+    for (unsigned k = 0; k < AN_SIZE_BUCKETS; k++)
+        if (cnt[k] > maxc) maxc = cnt[k];
+    for (unsigned k = 0; k < AN_SIZE_BUCKETS; k++) {
+        if (!cnt[k]) continue;
+        char r[64], a[32], b[32], bar[41];
+        bucket_range(k, r, sizeof r);
+        unsigned len = (unsigned)(40.0 * cnt[k] / maxc + 0.5);
+        if (len == 0) len = 1;
+        memset(bar, '#', len);
+        bar[len] = 0;
+        fprintf(o, "  %-22s %10s %6.1f%% %12s  %s\n", r, fmt_count(cnt[k], a, sizeof a), 100.0 * cnt[k] / total,
+                fmt_bytes(by[k], b, sizeof b), bar);
+    }
+}
+
+static void text_colls(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_coll_prof *c = an_profile_colls(rp->prof, &n);
+    if (!n) return;
+    char a[32], b[32], d[32], e[32];
+    rule(o, "Collectives (instances: one call on every member; skew: first to last arrival)");
+    fprintf(o, "  %-28s %10s %12s %12s %12s\n", "routine", "instances", "mean skew", "max skew", "bytes");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "  %-28.28s %10s %12s %12s %12s\n", rname(&rp->run, c[i].name),
+                fmt_count(c[i].instances, a, sizeof a),
+                fmt_time(c[i].instances ? c[i].skew_total / (int64_t)c[i].instances : 0, b, sizeof b),
+                fmt_time(c[i].skew_max, d, sizeof d), fmt_bytes(c[i].bytes, e, sizeof e));
+}
+
+static void text_findings(FILE *o, const struct report *rp)
+{
+    rule(o, "Findings");
+    const struct an_match_stats *st = &rp->res.stats;
+    if (!rp->res.nfindings) {
+        fprintf(o, "  none: every message matched, every collective complete\n");
+        return;
+    }
+    char buf[2048];
+    unsigned shown = rp->res.nfindings > 20 && !rp->all ? 20 : rp->res.nfindings;
+    for (unsigned i = 0; i < shown; i++) {
+        finding_text(rp, &rp->res.findings[i], buf, sizeof buf);
+        /* wrap at WIDTH */
+        const char *p = buf;
+        int first = 1;
+        while (*p) {
+            size_t w = WIDTH - 6, l = strlen(p);
+            if (l > w) {
+                size_t cut = w;
+                while (cut > 20 && p[cut] != ' ') cut--;
+                if (cut <= 20) cut = w;
+                fprintf(o, "  %s %.*s\n", first ? "-" : " ", (int)cut, p);
+                p += cut;
+                while (*p == ' ') p++;
+            } else {
+                fprintf(o, "  %s %s\n", first ? "-" : " ", p);
+                break;
+            }
+            first = 0;
+        }
+    }
+    if (shown < rp->res.nfindings) fprintf(o, "  ... %u more (--all or --json)\n", rp->res.nfindings - shown);
+    if (st->cancels && (st->pending_recvs || st->unmatched_recvs))
+        fprintf(o, "  note: the program called MPI_Cancel %" PRIu64 " time%s; a cancelled receive shows as "
+                   "pending\n  (the runtime does not record which request MPI_Cancel names)\n",
+                st->cancels, st->cancels == 1 ? "" : "s");
+}
+
+static void report_text(FILE *o, const struct report *rp)
+{
+    text_header(o, rp);
+    text_problems(o, rp);
+    text_messages(o, rp);
+    text_ranks(o, rp);
+    text_routines(o, rp);
+    text_sites(o, rp);
+    text_sizes(o, rp);
+    text_colls(o, rp);
+    text_findings(o, rp);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void j_stat(FILE *o, const struct an_stat *s)
+{
+    fprintf(o, "\"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64
+               ", \"bytes\": %" PRIu64,
+            s->calls, s->total, s->calls ? s->total / (int64_t)s->calls : 0, s->max, s->bytes);
+}
+
+static void report_json(FILE *o, const struct report *rp)
+{
+    const struct an_run *run = &rp->run;
+    const struct an_match_stats *st = &rp->res.stats;
+    char cmd[1100];
+    int64_t first, last;
+    an_profile_span(rp->prof, &first, &last);
+    cmdline_text(run, cmd, sizeof cmd);
+    fprintf(o, "{\n  \"mpilens_report\": 1,\n  \"run\": {\"dir\": ");
+    json_str(o, rp->dir);
+    fprintf(o, ", \"exe\": ");
+    json_str(o, run->exe);
+    fprintf(o, ", \"command\": ");
+    json_str(o, cmd);
+    fprintf(o, ", \"mpi_impl\": ");
+    json_str(o, run->mpi_impl);
+    fprintf(o, ", \"mpi_version\": ");
+    json_str(o, run->mpi_version);
+    fprintf(o, ",\n          \"ranks\": %d, \"rank_files\": %u, \"ranks_read\": %u, \"events\": %" PRIu64
+               ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
+            run->size, run->nfiles, run->n, an_profile_events(rp->prof), first == INT64_MAX ? 0 : first,
+            last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
+    fprintf(o, "  \"input_problems\": [");
+    int k = 0;
+    for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {
+        fprintf(o, "%s\n    ", k++ ? "," : "");
+        json_str(o, p);
+    }
+    fprintf(o, "],\n");
+    unsigned two = 0, one = 0;
+    for (unsigned i = 0; i < run->n; i++) {
+        if (run->ranks[i].clock.samples == 2) two++;
+        else if (run->ranks[i].clock.samples == 1) one++;
+    }
+    fprintf(o, "  \"clock\": {\"ranks_two_samples\": %u, \"ranks_one_sample\": %u, \"passes\": %u, "
+               "\"repaired_messages\": %" PRIu64 ", \"largest_correction_ns\": %" PRId64
+               ", \"largest_correction_rank\": %d, \"converged\": %s},\n",
+            two, one, rp->res.passes, rp->res.repair_steps, rp->res.repair_max,
+            rp->res.repair_max > 0 ? rp->res.repair_rank : -1, rp->res.repair_converged ? "true" : "false");
+    fprintf(o, "  \"messages\": {\"matched\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"sends\": %" PRIu64
+               ", \"receives\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64 ", \"unmatched_send_bytes\": %" PRIu64
+               ",\n               \"unmatched_receives\": %" PRIu64 ", \"pending_receives\": %" PRIu64
+               ", \"unresolved_receives\": %" PRIu64 ", \"proc_null\": %" PRIu64 ", \"probes\": %" PRIu64
+               ", \"cancels\": %" PRIu64 ",\n               \"in_flight_max\": %" PRIu64
+               ", \"held_behind_wildcards_max\": %" PRIu64 ", \"untracked_completions\": %" PRIu64 "},\n",
+            st->messages, st->bytes, st->sends, st->recvs, st->unmatched_sends, st->unmatched_send_bytes,
+            st->unmatched_recvs, st->pending_recvs, st->unresolved_recvs, st->proc_null, st->probes, st->cancels,
+            st->inflight_max, st->held_max, st->untracked_done);
+    unsigned n;
+    const struct an_coll_prof *c = an_profile_colls(rp->prof, &n);
+    fprintf(o, "  \"collectives\": {\"calls\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"incomplete\": %" PRIu64
+               ", \"mismatched\": %" PRIu64 ", \"by_routine\": [",
+            st->coll_calls, st->coll_instances, st->coll_incomplete, st->coll_mismatch);
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(o, "%s\n    {\"routine\": ", i ? "," : "");
+        json_str(o, rname(run, c[i].name));
+        fprintf(o, ", \"instances\": %" PRIu64 ", \"skew_total_ns\": %" PRId64 ", \"skew_max_ns\": %" PRId64
+                   ", \"bytes\": %" PRIu64 "}",
+                c[i].instances, c[i].skew_total, c[i].skew_max, c[i].bytes);
+    }
+    fprintf(o, "]},\n");
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &n);
+    fprintf(o, "  \"ranks\": [");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s\n    {\"rank\": %d, \"app_ns\": %" PRId64 ", \"mpi_ns\": %" PRId64 ", \"mpi_share\": %.6f, "
+                   "\"init_ns\": %" PRId64 ", \"finalize_ns\": %" PRId64 ", \"calls\": %" PRIu64
+                   ", \"threads\": %u, \"finalized\": %s}",
+                i ? "," : "", r[i].rank, r[i].app, r[i].mpi, r[i].app ? (double)r[i].mpi / r[i].app : 0.0,
+                r[i].init, r[i].finalize, r[i].calls, r[i].threads, r[i].finalized ? "true" : "false");
+    fprintf(o, "],\n");
+    struct imbalance im;
+    imbalance_of(rp, &im);
+    fprintf(o, "  \"imbalance\": {\"mpi_mean_ns\": %.0f, \"mpi_max_ns\": %" PRId64 ", \"mpi_max_rank\": %d, "
+               "\"mpi_min_ns\": %" PRId64 ", \"mpi_min_rank\": %d, \"percent\": %.3f},\n",
+            im.mean, im.max, im.max_rank, im.min, im.min_rank, im.pct);
+    const struct an_routine_prof *ro = an_profile_routines(rp->prof, &n);
+    int64_t mpi = 0;
+    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, ro[i].all.total);
+    fprintf(o, "  \"routines\": [");
+    for (unsigned i = 0; i < n; i++) {
+        double mean_rank = run->n ? (double)ro[i].all.total / run->n : 0;
+        fprintf(o, "%s\n    {\"routine\": ", i ? "," : "");
+        json_str(o, rname(run, ro[i].name));
+        fprintf(o, ", ");
+        j_stat(o, &ro[i].all);
+        fprintf(o, ", \"time_share\": %.6f, \"ranks\": %u, \"rank_min_ns\": %" PRId64 ", \"rank_max_ns\": %" PRId64
+                   ", \"rank_max\": %d, \"imbalance_percent\": %.3f}",
+                mpi ? (double)ro[i].all.total / mpi : 0.0, ro[i].nranks, ro[i].rank_min, ro[i].rank_max,
+                ro[i].rank_argmax,
+                ro[i].rank_max > 0 ? 100.0 * ((double)ro[i].rank_max - mean_rank) / (double)ro[i].rank_max : 0.0);
+    }
+    fprintf(o, "],\n");
+    const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
+    fprintf(o, "  \"sites\": [");
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(o, "%s\n    {\"site\": ", i ? "," : "");
+        json_str(o, s[i].where);
+        fprintf(o, ", \"routine\": ");
+        json_str(o, rname(run, s[i].name));
+        fprintf(o, ", ");
+        j_stat(o, &s[i].all);
+        fprintf(o, ", \"ranks\": %u}", s[i].nranks);
+    }
+    fprintf(o, "],\n");
+    uint64_t cnt[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS];
+    an_profile_sizes(rp->prof, cnt, by);
+    fprintf(o, "  \"message_sizes\": [");
+    k = 0;
+    for (unsigned b = 0; b < AN_SIZE_BUCKETS; b++) {
+        if (!cnt[b]) continue;
+        uint64_t lo = b == 0 ? 0 : 1ull << (b - 1);
+        fprintf(o, "%s\n    {\"min_bytes\": %" PRIu64 ", ", k++ ? "," : "", lo);
+        if (b == 0) fprintf(o, "\"max_bytes\": 0");
+        else if (b == AN_SIZE_BUCKETS - 1) fprintf(o, "\"max_bytes\": null");
+        else fprintf(o, "\"max_bytes\": %" PRIu64, (uint64_t)((1ull << b) - 1));
+        fprintf(o, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", cnt[b], by[b]);
+    }
+    fprintf(o, "],\n  \"findings\": [");
+    char buf[2048], site[600], comm[160];
+    for (unsigned i = 0; i < rp->res.nfindings; i++) {
+        const struct an_finding *f = &rp->res.findings[i];
+        fprintf(o, "%s\n    {\"kind\": \"%s\", \"rank\": %d, \"peer\": %d, \"tag\": %d, \"comm\": ", i ? "," : "",
+                finding_kind(f->kind), f->rank, f->peer, f->tag);
+        an_comm_name(run, f->comm, comm, sizeof comm);
+        json_str(o, comm);
+        fprintf(o, ", \"routine\": ");
+        json_str(o, rname(run, f->name));
+        fprintf(o, ", \"site\": ");
+        json_str(o, site_name(rp, f->rank, f->site, site, sizeof site));
+        fprintf(o, ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"instance\": %" PRIu64 ", \"text\": ",
+                f->count, f->bytes, f->index);
+        finding_text(rp, f, buf, sizeof buf);
+        json_str(o, buf);
+        fputc('}', o);
+    }
+    fprintf(o, "]\n}\n");
+}
+
+/* ---- entry ------------------------------------------------------------------- */
+
+int report_profile_opts(const char *dir, FILE *out, const struct report_opts *opts)
+{
+    struct report rp;
+    memset(&rp, 0, sizeof rp);
+    rp.dir = dir;
+    rp.all = opts->all;
+    int err = an_run_open(dir, &rp.run);
+    if (err) {
+        for (const char *p = an_run_problem(&rp.run, NULL); p; p = an_run_problem(&rp.run, p))
+            fprintf(stderr, "mpilens report: %s\n", p);
+        an_run_close(&rp.run);
+        return 1;
+    }
+    if (!opts->json)   /* problems go to the report; say them on stderr too when it goes to a file */
+        for (const char *p = an_run_problem(&rp.run, NULL); p && out != stdout; p = an_run_problem(&rp.run, p))
+            fprintf(stderr, "mpilens report: warning: %s\n", p);
+    rp.prof = an_profile_new(&rp.run);
+    if (!rp.prof) {
+        an_run_close(&rp.run);
+        fprintf(stderr, "mpilens report: out of memory\n");
+        return 1;
+    }
+    struct an_sink sink = an_profile_sink(rp.prof);
+    if (an_analyse(&rp.run, &sink, NULL, opts->progress, &rp.res) != 0 || an_profile_finish(rp.prof, sym_site)) {
+        fprintf(stderr, "mpilens report: out of memory while reading %s\n", dir);
+        an_profile_free(rp.prof);
+        an_result_free(&rp.res);
+        an_run_close(&rp.run);
+        return 1;
+    }
+    if (opts->json) report_json(out, &rp);
+    else report_text(out, &rp);
+    an_profile_free(rp.prof);
+    an_result_free(&rp.res);
+    an_run_close(&rp.run);
+    sym_cleanup();
+    return 0;
+}
+
+int report_profile(const char *dir, FILE *out, int json)
+{
+    struct report_opts o = {json, 0, 1};
+    return report_profile_opts(dir, out, &o);
+}

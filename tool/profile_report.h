@@ -1,0 +1,22 @@
+/*
+ * profile_report.h — the profile part of `mpilens report` (profile_report.c),
+ * for tool/report.c to call.
+ */
+#ifndef ML_PROFILE_REPORT_H
+#define ML_PROFILE_REPORT_H
+
+#include <stdio.h>
+
+struct report_opts {
+    int json;      /* JSON (docs/REPORT.md) instead of text */
+    int all;       /* every rank, routine, call site and finding, not the top ones */
+    int progress;  /* progress line on stderr when it is a terminal */
+};
+
+/* Profile, messages and findings of run directory dir (or one rank file)
+ * written to out.  Returns the exit status: 0, or 1 when nothing could be
+ * read (the reason is on stderr). */
+int report_profile(const char *dir, FILE *out, int json);
+int report_profile_opts(const char *dir, FILE *out, const struct report_opts *opts);
+
+#endif
