@@ -125,18 +125,21 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
     char path[232];
 };
 
-/* Live state of one thread: what it is doing now (issue: live monitor). */
+/* Live state of one thread: what it is doing now.  The owner writes
+ * routine..t_start under the sequence lock when a call starts, and only
+ * t_end (one atomic store) when it ends: the thread is inside MPI exactly
+ * while t_start > t_end, computing otherwise. */
 struct ml_live {
-    uint32_t seq;              /* odd while being written */
+    uint32_t seq;              /* odd while the start fields are written */
     uint16_t routine;          /* current or last routine */
-    uint8_t in_call;           /* 1 inside an MPI call, 0 computing */
-    uint8_t used;
+    uint8_t in_call;           /* unused (0): see t_start / t_end */
+    uint8_t used;              /* 1 once the thread made a call */
     uint32_t site;             /* call site of that routine */
-    int32_t peer;              /* comm rank waited for, or -1 */
+    int32_t peer;              /* comm rank waited for, or ML_PEER_NONE */
     int32_t tag;
     uint32_t comm;             /* comm definition index */
-    uint64_t t_start, t_end;   /* ticks */
-    uint64_t calls;            /* calls completed by this thread */
+    uint64_t t_start, t_end;   /* ticks: start of the current/last call, end of the last */
+    uint64_t calls;            /* unused (0): count the records instead */
     uint64_t tid;              /* kernel thread id */
     uint64_t pad[1];
 };

@@ -174,6 +174,10 @@ static int load(struct mlr_file *f)
     if (h->version != ML_VERSION) return MLR_EVERSION;
     cstr(f->host, sizeof f->host, h->host, sizeof h->host);
     cstr(f->mpi_version, sizeof f->mpi_version, h->mpi_version, sizeof h->mpi_version);
+    {   /* first line only */
+        size_t l = strcspn(h->mpi_version, "\r\n");
+        if (l < strlen(f->mpi_version)) f->mpi_version[l] = 0;
+    }
     cstr(f->exe, sizeof f->exe, h->exe, sizeof h->exe);
 
     /* routine names */
@@ -243,6 +247,7 @@ static int load(struct mlr_file *f)
             break;
         }
         const struct ml_chunk *c = (const void *)(f->base + off);
+        if (c->magic == 0 && c->committed == 0) continue;   /* prepared, never used */
         if (c->magic != ML_CHUNK_MAGIC) {
             warnf(f, "%s: chunk %llu has no valid header; skipped", f->path, (unsigned long long)i);
             continue;

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -284,18 +285,87 @@ static void process_init(void)
     memcpy(hdr->magic, ML_MAGIC, 8);
 }
 
+/* ---- chunks ----------------------------------------------------------------
+ * A chunk costs page-cache pages, and the first store to a page of a shared
+ * file mapping costs a fault: about 2 us per 4 KiB page, i.e. several ns per
+ * record if paid on the hot path.  A pager thread therefore keeps a few
+ * chunks ready (file extended, mapped, every page mapped writable) and a
+ * thread whose chunk is full takes a ready one.  Ready chunks have a zero
+ * magic until taken, which readers skip silently; unused ones at the end of
+ * the file are cut off when the process exits. */
+
+#define POOL 3
+static struct ml_chunk *pool[POOL];
+static uint32_t pool_idx[POOL];
+static int npool, pager_started, pager_stop;
+static pthread_cond_t pager_cv = PTHREAD_COND_INITIALIZER;
+
+/* Extend the file by one chunk and map it (lock held for the extension). */
+static struct ml_chunk *chunk_make(uint32_t *idx_out)
+{
+    uint32_t idx = hdr->nchunks;
+    off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
+    if (ftruncate(fd, off + ML_CHUNK_SIZE) != 0) return NULL;
+    void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    if (m == MAP_FAILED) return NULL;
+    /* every page writable now, in one system call (MAP_POPULATE maps shared
+     * pages read-only, so stores would still fault) */
+    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) madvise(m, ML_CHUNK_SIZE, MADV_WILLNEED);
+    __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
+    *idx_out = idx;
+    return m;
+}
+
+static void *pager(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&lock);
+    while (!pager_stop && !ml_disabled) {
+        if (npool < POOL) {
+            uint32_t idx;
+            struct ml_chunk *c = chunk_make(&idx);
+            if (!c) break;
+            pool_idx[npool] = idx;
+            pool[npool++] = c;
+            continue;
+        }
+        pthread_cond_wait(&pager_cv, &lock);
+    }
+    pthread_mutex_unlock(&lock);
+    return NULL;
+}
+
+static void pager_start(void)
+{
+    const char *e = getenv("MPILENS_PAGER");
+    if (e && *e == '0') return;
+    pthread_attr_t a;
+    pthread_t t;
+    sigset_t all, old;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&a, 64 * 1024);
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
+    if (pthread_create(&t, &a, pager, NULL) == 0) pager_started = 1;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&a);
+}
+
 /* A new chunk for this thread; its records' times count from `base`. */
 static void chunk_next(struct ml_thread *th, uint64_t base)
 {
     pthread_mutex_lock(&lock);
     struct ml_chunk *ch = NULL;
     if (fd >= 0 && !ml_disabled) {
-        uint32_t idx = hdr->nchunks;
-        off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
-        if (ftruncate(fd, off + ML_CHUNK_SIZE) == 0) {
-            void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                           fd, off);
-            if (m != MAP_FAILED) ch = m;
+        uint32_t idx;
+        if (npool > 0) {
+            ch = pool[0];
+            memmove(pool, pool + 1, sizeof *pool * (size_t)(npool - 1));
+            memmove(pool_idx, pool_idx + 1, sizeof *pool_idx * (size_t)(npool - 1));
+            npool--;
+        } else {
+            ch = chunk_make(&idx);
         }
         if (ch) {
             ch->thread = th->index;
@@ -304,8 +374,9 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
             ch->committed = 0;
             ch->base_ticks = base;
             __atomic_store_n(&ch->magic, ML_CHUNK_MAGIC, __ATOMIC_RELEASE);
-            __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
             anchor_refresh();
+            if (!pager_started) pager_start();
+            pthread_cond_signal(&pager_cv);
         } else {
             warn("cannot extend %s: %s; recording stops here", path, strerror(errno));
             ml_disabled = 1;
@@ -327,6 +398,45 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
     th->last = base;
 }
 
+/* Give back ready chunks that nobody took, if they are the last ones. */
+static void pool_trim(void)
+{
+    pthread_mutex_lock(&lock);
+    pager_stop = 1;
+    pthread_cond_signal(&pager_cv);
+    while (npool > 0 && pool_idx[npool - 1] + 1 == hdr->nchunks) {
+        npool--;
+        munmap(pool[npool], ML_CHUNK_SIZE);
+        hdr->nchunks--;
+    }
+    if (fd >= 0 && ftruncate(fd, (off_t)(hdr->chunks_off + (uint64_t)hdr->nchunks * ML_CHUNK_SIZE)) != 0) {
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* ml_enter when th->ok is 0: the thread's first call, a call nested in
+ * another wrapper (not recorded), or a C call inside a Fortran wrapper
+ * (recorded with the Fortran call site, exactly once). */
+int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->chunk == NULL) {
+        if (ml_disabled) return 0;
+        ml_thread_start(th);
+        if (!th->ok) return 0;
+        return ml_enter(c, routine, ret_addr);
+    }
+    if (!th->fort_pending) return 0;
+    th->fort_pending = 0;
+    th->fort_taken = 1;
+    c->th = th;
+    c->routine = routine | ML_ROUTINE_FORTRAN;
+    c->site = th->fort_site;
+    c->restore = 0;                  /* the Fortran wrapper is still active */
+    c->t0 = ml_now();
+    return 1;
+}
+
 void ml_thread_start(struct ml_thread *th)
 {
     pthread_once(&once, process_init);
@@ -342,6 +452,7 @@ void ml_thread_start(struct ml_thread *th)
     th->live->tid = (uint64_t)syscall(SYS_gettid);
     th->live->used = 1;
     chunk_next(th, ml_now());
+    if (!ml_disabled) th->ok = 1;
 }
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
@@ -649,7 +760,7 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
 
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf)
 {
-    if (n <= 0 || !reqs) return buf;
+    if (n <= 0 || !reqs) return NULL;
     uint64_t *q = n <= ML_REQ_STACK ? buf : malloc(sizeof(uint64_t) * (size_t)n);
     if (!q) return buf;
     for (int i = 0; i < n; i++) q[i] = ML_HANDLE(reqs[i]);
@@ -664,11 +775,14 @@ MPI_Status *ml_status_buf(int n, MPI_Status *buf)
 }
 
 /* idx_kind: 0 = requests 0..n-1 completed; 1 = *idx is the one index;
- * 2 = idx[0..n-1] are the indices. */
+ * 2 = idx[0..n-1] are the indices.  total: requests passed to the call.
+ * Anything out of range (a failed call, a bad argument) records nothing. */
 void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const MPI_Status *st,
-                 const int *idx, int idx_kind)
+                 const int *idx, int idx_kind, int total)
 {
-    if (n < 0) n = 0;
+    if (n < 0 || !reqs || n > total) n = 0;
+    if (idx_kind && ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) n = 0;
+    if (st == MPI_STATUSES_IGNORE) st = NULL;
     uint8_t type = ML_REC_COMPLETE;
     int k = 0;
     do {
@@ -676,25 +790,28 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
         struct ml_rec *r = ml_rec_begin(c, type, 3 + 3 * (unsigned)m);
         if (type == ML_REC_COMPLETE_MORE) r->dt = r->dur = 0;
         uint32_t *cnt = (uint32_t *)(r + 1);
-        cnt[0] = (uint32_t)m;
-        cnt[1] = 0;
         struct ml_done *d = (struct ml_done *)(cnt + 2);
+        int w = 0;
         for (int j = 0; j < m; j++, k++) {
             int i = idx_kind == 0 ? k : idx_kind == 1 ? idx[0] : idx[k];
-            d[j].index = i;
-            d[j].request = reqs[i];
-            d[j].source = ML_PEER_NONE;
-            d[j].tag = ML_PEER_NONE;
-            d[j].bytes = 0;
-            if (st && st != MPI_STATUSES_IGNORE && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
+            if (i < 0 || i >= total) continue;
+            struct ml_done *e = &d[w++];
+            e->index = i;
+            e->request = reqs[i];
+            e->source = ML_PEER_NONE;
+            e->tag = ML_PEER_NONE;
+            e->bytes = 0;
+            if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
                 int b = 0;
-                d[j].source = s->MPI_SOURCE;
-                d[j].tag = s->MPI_TAG;
+                e->source = s->MPI_SOURCE;
+                e->tag = s->MPI_TAG;
                 if (PMPI_Get_count(s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED && b > 0)
-                    d[j].bytes = (uint32_t)b;
+                    e->bytes = (uint32_t)b;
             }
         }
+        cnt[0] = (uint32_t)w;
+        cnt[1] = 0;
         ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
         type = ML_REC_COMPLETE_MORE;
     } while (k < n);
@@ -785,8 +902,14 @@ static void clock_sync(struct ml_clock_sync *out)
     int64_t res[2] = {0, 0};                   /* offset, rtt */
     MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
     PMPI_Comm_rank(priv, &wrank);
-    if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    /* MPILENS_NODE_SIZE=k makes groups of k consecutive ranks act as nodes,
+     * to test the cross-node path on one machine. */
+    const char *ns = getenv("MPILENS_NODE_SIZE");
+    if (ns && atoi(ns) > 0) {
+        if (PMPI_Comm_split(priv, wrank / atoi(ns), wrank, &node) != MPI_SUCCESS) return;
+    } else if (PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
         return;
+    }
     PMPI_Comm_rank(node, &nrank);
     PMPI_Comm_split(priv, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders);
     if (leaders != MPI_COMM_NULL) {
@@ -885,10 +1008,8 @@ void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code)
     (void)comm;
     /* MPI_Abort does not return: record the call now, code as its result. */
     c->t1 = ml_now();
-    c->th->depth--;
     struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
     ml_rec_end(c, r, code == MPI_SUCCESS ? -1 : code);
-    c->th->depth++;
     anchor_refresh();
 }
 
@@ -903,6 +1024,7 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
 __attribute__((destructor)) static void ml_exit(void)
 {
     if (!hdr) return;
+    pool_trim();
     if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;
     anchor_refresh();
 }

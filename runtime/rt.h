@@ -15,7 +15,7 @@
  * (first call of a thread, chunk full, new call site, new communicator or
  * datatype, 32-bit time overflow) is a call into rt.c's slow paths.
  *
- * Fortran: a Fortran entry point's wrapper sets the nesting depth and
+ * Fortran: a Fortran entry point's wrapper closes the nesting gate and
  * offers its call site to an inner C wrapper (MPICH's Fortran bindings call
  * the C MPI_ symbols).  If the inner C wrapper runs, it records the call with
  * full detail and the Fortran call site; if not (Open MPI's bindings call
@@ -53,7 +53,7 @@ struct ml_thread {
     struct ml_chunk *chunk;    /* current chunk, NULL before the first call */
     struct ml_live *live;      /* this thread's live slot */
     uint64_t last;             /* start ticks of the previous record */
-    int depth;                 /* MPI wrapper nesting depth */
+    int ok;                    /* 1: started and not inside a wrapper (the one hot-path test) */
     int fort_pending;          /* a Fortran wrapper offers its site */
     int fort_taken;            /* an inner C wrapper recorded the call */
     uint32_t fort_site;
@@ -72,6 +72,7 @@ struct ml_call {
     uint64_t t0, t1;
     uint32_t site;
     uint16_t routine;
+    uint8_t restore;           /* th->ok when this call ends */
 };
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
@@ -98,7 +99,7 @@ void ml_after_finalize(void);
 void ml_before_abort(struct ml_call *c, MPI_Comm comm, int code);
 void ml_before_abort_f(struct ml_call *c, void *comm, void *code);
 void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs,
-                 const MPI_Status *st, const int *idx, int idx_kind);
+                 const MPI_Status *st, const int *idx, int idx_kind, int total);
 void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest, int stag,
                      int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
                      MPI_Status *status, int ret);
@@ -126,31 +127,17 @@ ML_INLINE uint32_t ml_site(struct ml_thread *th, void *ret_addr)
 
 /* Returns 0 when the call must not be recorded (nested inside another
  * wrapper): the wrapper then just calls PMPI. */
+int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr);
+
 ML_INLINE int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
-    if (ML_UNLIKELY(th->depth != 0 || th->chunk == NULL)) {
-        if (th->chunk == NULL && th->depth == 0) {
-            if (ml_disabled) return 0;
-            ml_thread_start(th);
-            if (th->chunk == NULL) return 0;
-        } else if (th->fort_pending) {          /* C call inside a Fortran wrapper */
-            th->fort_pending = 0;
-            th->fort_taken = 1;
-            c->th = th;
-            c->routine = routine | ML_ROUTINE_FORTRAN;
-            c->site = th->fort_site;
-            th->depth++;
-            c->t0 = ml_now();
-            return 1;
-        } else {
-            return 0;
-        }
-    }
+    if (ML_UNLIKELY(!th->ok)) return ml_enter_slow(c, routine, ret_addr);
+    th->ok = 0;
     c->th = th;
     c->routine = routine;
+    c->restore = 1;
     c->site = ml_site(th, ret_addr);
-    th->depth++;
     c->t0 = ml_now();
     return 1;
 }
@@ -171,7 +158,6 @@ ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
     l->seq = ++th->seq;                       /* odd: being written */
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->routine = c->routine;
-    l->in_call = 1;
     l->site = c->site;
     l->peer = peer;
     l->tag = tag;
@@ -184,7 +170,7 @@ ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
 ML_INLINE void ml_leave(struct ml_call *c)
 {
     c->t1 = ml_now();
-    c->th->depth--;
+    c->th->ok = c->restore;
 }
 
 /* Reserve a record of `words` 8-byte words and fill its common header. */
@@ -208,18 +194,13 @@ ML_INLINE struct ml_rec *ml_rec_begin(struct ml_call *c, uint8_t type, unsigned 
 ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
 {
     struct ml_thread *th = c->th;
-    if (ML_UNLIKELY(r->dur == UINT32_MAX)) ml_longdur_record(c);
+    if (ML_UNLIKELY(c->t1 - c->t0 >= UINT32_MAX)) ml_longdur_record(c);
     if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
     __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
                      __ATOMIC_RELEASE);
-    struct ml_live *l = th->live;
-    l->seq = ++th->seq;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->in_call = 0;
-    l->t_end = c->t1;
-    l->calls = ++th->calls;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq = ++th->seq;
+    /* One atomic store ends the call for the live view: the thread is in a
+     * call exactly while t_start > t_end. */
+    __atomic_store_n(&th->live->t_end, c->t1, __ATOMIC_RELEASE);
 }
 
 ML_INLINE void ml_rec_call(struct ml_call *c, int ret)
@@ -285,19 +266,19 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
 ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
-    if (th->depth != 0) return 0;
-    if (ML_UNLIKELY(th->chunk == NULL)) {
-        if (ml_disabled) return 0;
+    if (ML_UNLIKELY(!th->ok)) {
+        if (th->chunk != NULL || ml_disabled) return 0;   /* nested, or not recording */
         ml_thread_start(th);
-        if (th->chunk == NULL) return 0;
+        if (!th->ok) return 0;
     }
+    th->ok = 0;
     c->th = th;
     c->routine = routine | ML_ROUTINE_FORTRAN;
+    c->restore = 1;
     c->site = ml_site(th, ret_addr);
     th->fort_site = c->site;
     th->fort_pending = 1;
     th->fort_taken = 0;
-    th->depth++;
     c->t0 = ml_now();
     ml_live_wait(c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE);
     return 1;
@@ -316,7 +297,7 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         PRE;                                                                         \
         RT ret = real(ML_FPASS);                                                     \
         c.t1 = ml_now();                                                             \
-        c.th->depth--;                                                               \
+        c.th->ok = 1;                                                                \
         c.th->fort_pending = 0;                                                      \
         if (!c.th->fort_taken) ml_fortran_record(&c, COMM, PEER, TAG, COUNT, DTYPE); \
         c.th->fort_taken = 0;                                                        \

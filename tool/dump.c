@@ -104,6 +104,15 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         fprintf(o, "# rank %d of %d: pid %d on %s, %s, %s, state %s, %u threads, exe %s\n", rank,
                 h->size, h->pid, mlr_host(f), h->mpi_impl, mlr_mpi_version(f), state_name(h->state),
                 mlr_nthreads(f), mlr_exe(f));
+    if (header) {
+        const struct ml_clock_sync *a = &h->sync_init, *b = &h->sync_final;
+        fprintf(o, "# rank %d clock: offset to rank 0 at MPI_Init ", rank);
+        if (a->valid) fprintf(o, "%+lld ns (rtt %lld ns)", (long long)a->offset_ns, (long long)a->rtt_ns);
+        else fprintf(o, "not measured");
+        fprintf(o, ", at MPI_Finalize ");
+        if (b->valid) fprintf(o, "%+lld ns (rtt %lld ns)\n", (long long)b->offset_ns, (long long)b->rtt_ns);
+        else fprintf(o, "not measured\n");
+    }
     memset(reqs, 0, sizeof reqs);
     struct mlr_iter *it = mlr_iter_new(f);
     if (!it) return -1;

@@ -1,4 +1,389 @@
-/* placeholder until the run verb lands */
+/*
+ * run.c — `mpilens run`: launch an MPI program with the runtime preloaded.
+ *
+ *   mpilens run [-n N] [-o DIR] [--mpi=openmpi|mpich] ./app [args]
+ *   mpilens run [-o DIR] [--mpi=...] -- <launcher command ...>
+ *
+ * It checks everything it can before creating anything: the program exists,
+ * is executable and is dynamically linked against an MPI it has a runtime
+ * for; the run directory does not exist yet and its parent is writable.
+ * Only then does it create the directory (0700) and start the launcher with
+ * LD_PRELOAD, MPILENS_DIR and MPILENS_JOBID in its environment.  Its exit
+ * status is the launcher's (128 + signal number if it was killed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "tool.h"
-int cmd_run(int argc, char **argv) { (void)argc; (void)argv; fprintf(stderr, "mpilens run: not built yet\n"); return 2; }
+
+#define ERR(...) (fprintf(stderr, "mpilens run: " __VA_ARGS__), fputc('\n', stderr))
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens run [options] PROGRAM [ARGS...]\n"
+            "       mpilens run [options] -- LAUNCHER [LAUNCHER ARGS...]\n\n"
+            "Runs an MPI program with every MPI call recorded into a run directory\n"
+            "(one file per rank). Without --, mpilens starts the launcher of the MPI the\n"
+            "program is linked against (mpirun.openmpi or mpiexec.mpich); after --, it\n"
+            "runs your launcher command (mpirun, mpiexec, srun, ...) as given.\n\n"
+            "  -n, -np N         number of ranks (default 2)\n"
+            "  -o DIR            run directory (default: mpilens-<program>-<id>); must not exist\n"
+            "      --mpi=NAME    openmpi or mpich, when it cannot be told from the program\n"
+            "  -q, --quiet       no summary line at the end\n"
+            "  -h, --help        this text\n\n"
+            "The exit status is the program's. Then: mpilens dump DIR.\n");
+}
+
+static pid_t child = -1;
+
+static void forward(int sig)
+{
+    if (child > 0) kill(child, sig);
+}
+
+/* PATH lookup; returns 0 and the full path in out if an executable file. */
+static int find_exe(const char *name, char *out, size_t n)
+{
+    if (strchr(name, '/')) {
+        snprintf(out, n, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path) path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = strdup(path), *save = NULL;
+    for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        snprintf(out, n, "%s/%s", *d ? d : ".", name);
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) {
+            free(copy);
+            return 0;
+        }
+    }
+    free(copy);
+    return -1;
+}
+
+enum link_kind { LINK_ERROR, LINK_OPENMPI, LINK_MPICH, LINK_NO_MPI, LINK_STATIC, LINK_SCRIPT };
+
+/* What MPI does the program link?  Asks the dynamic loader (ldd). */
+static enum link_kind program_mpi(const char *exe)
+{
+    char head[2] = {0};
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return LINK_ERROR;
+    ssize_t got = read(fd, head, 2);
+    close(fd);
+    if (got == 2 && head[0] == '#' && head[1] == '!') return LINK_SCRIPT;
+    int p[2];
+    if (pipe(p) != 0) return LINK_ERROR;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) dup2(null, 2);
+        close(p[0]);
+        execlp("ldd", "ldd", exe, (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    char buf[65536];
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof buf - 1 && (r = read(p[0], buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)r;
+    buf[len] = 0;
+    close(p[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (strstr(buf, "libmpi.so.40")) return LINK_OPENMPI;
+    if (strstr(buf, "libmpich.so") || strstr(buf, "libmpi.so.12")) return LINK_MPICH;
+    if (strstr(buf, "not a dynamic executable") || strstr(buf, "statically linked")) return LINK_STATIC;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return LINK_STATIC;
+    return LINK_NO_MPI;
+}
+
+/* The MPI a launcher belongs to, from where it really lives. */
+static const char *launcher_mpi(const char *launcher)
+{
+    char path[PATH_MAX], real[PATH_MAX];
+    if (find_exe(launcher, path, sizeof path) != 0 || !realpath(path, real)) return NULL;
+    if (strstr(real, "openmpi") || strstr(real, "orterun") || strstr(real, "prterun")) return "openmpi";
+    if (strstr(real, "mpich") || strstr(real, "hydra")) return "mpich";
+    return NULL;
+}
+
+static int is_interpreter(const char *exe)
+{
+    const char *b = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    return !strncmp(b, "python", 6) || !strncmp(b, "perl", 4) || !strncmp(b, "ruby", 4) ||
+           !strncmp(b, "julia", 5) || !strncmp(b, "R", 2);
+}
+
+static int count_rank_files(const char *dir)
+{
+    struct mlr_dir d;
+    if (mlr_dir_scan(dir, &d) != MLR_OK) return 0;
+    int n = (int)d.n;
+    mlr_dir_free(&d);
+    return n;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"np", required_argument, 0, 'n'},
+        {"mpi", required_argument, 0, 'm'},
+        {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    long nranks = 2;
+    const char *outdir = NULL, *mpi = NULL;
+    int quiet = 0, c;
+    /* -np is the mpirun spelling: accept it as --np */
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "-np")) argv[i] = "--np";
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+n:o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n': {
+            char *end;
+            nranks = strtol(optarg, &end, 10);
+            if (*end || nranks < 1 || nranks > 1000000) {
+                ERR("-n wants a number of ranks (1, 2, ...), not '%s'", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'o': outdir = optarg; break;
+        case 'm':
+            if (strcmp(optarg, "openmpi") && strcmp(optarg, "mpich")) {
+                ERR("unknown MPI '%s': use --mpi=openmpi or --mpi=mpich", optarg);
+                return 2;
+            }
+            mpi = optarg;
+            break;
+        case 'q': quiet = 1; break;
+        case 'h': help(stdout); return 0;
+        default:
+            fprintf(stderr, "try 'mpilens run --help'\n");
+            return 2;
+        }
+    }
+    int dashdash = optind > 1 && !strcmp(argv[optind - 1], "--");
+    if (optind >= argc) {
+        if (dashdash) ERR("nothing after '--': give the launcher command, e.g. -- mpirun -n 4 ./app");
+        else ERR("which program? e.g. mpilens run -n 4 ./app");
+        return 2;
+    }
+    char **cmd = argv + optind;
+    int ncmd = argc - optind;
+
+    /* the program: the first argument (direct), or found in the launcher command */
+    char prog[PATH_MAX] = "", found[PATH_MAX];
+    const char *from_launcher = NULL;
+    if (!dashdash) {
+        if (find_exe(cmd[0], prog, sizeof prog) != 0) {
+            ERR("%s: no such program in PATH", cmd[0]);
+            return 2;
+        }
+    } else {
+        for (int i = 1; i < ncmd; i++) {
+            struct stat st;
+            if (cmd[i][0] == '-') continue;
+            if (find_exe(cmd[i], found, sizeof found) == 0 && stat(found, &st) == 0 &&
+                S_ISREG(st.st_mode) && access(found, X_OK) == 0) {
+                snprintf(prog, sizeof prog, "%s", found);
+                break;
+            }
+        }
+        from_launcher = launcher_mpi(cmd[0]);
+        if (find_exe(cmd[0], found, sizeof found) != 0) {
+            ERR("%s: no such launcher in PATH", cmd[0]);
+            return 2;
+        }
+    }
+    if (prog[0]) {
+        struct stat st;
+        if (stat(prog, &st) != 0) {
+            ERR("%s: no such program (%s)", prog, strerror(errno));
+            return 2;
+        }
+        if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+            ERR("%s is not an executable file (chmod +x, or give the right path)", prog);
+            return 2;
+        }
+    } else if (!dashdash) {
+        return 2;
+    }
+    if (!mpi) {
+        enum link_kind k = prog[0] ? program_mpi(prog) : LINK_SCRIPT;
+        switch (k) {
+        case LINK_OPENMPI: mpi = "openmpi"; break;
+        case LINK_MPICH: mpi = "mpich"; break;
+        case LINK_STATIC:
+            ERR("%s is statically linked (or not an ELF program): preloading cannot work; link the "
+                "runtime explicitly (see README, 'Linking the runtime explicitly')", prog);
+            return 2;
+        case LINK_SCRIPT:
+        case LINK_NO_MPI:
+            if (k == LINK_SCRIPT || is_interpreter(prog)) {
+                /* an interpreter loads MPI itself (python3 + mpi4py): the launcher's MPI */
+                mpi = dashdash ? from_launcher : launcher_mpi("mpirun");
+                if (!mpi) {
+                    ERR("cannot tell which MPI %s will load: say --mpi=openmpi or --mpi=mpich",
+                        prog[0] ? prog : cmd[0]);
+                    return 2;
+                }
+                break;
+            }
+            ERR("%s is not linked against MPI (no libmpi/libmpich): is it an MPI program?", prog);
+            return 2;
+        default:
+            ERR("%s: cannot read it", prog);
+            return 2;
+        }
+    }
+
+    char rt[PATH_MAX];
+    snprintf(rt, sizeof rt, "%s/../lib/mpilens/libmpilens-%s.so", mpilens_self_dir(), mpi);
+    if (access(rt, R_OK) != 0) {
+        ERR("no runtime for %s (%s missing): was mpilens built with %s installed?", mpi, rt, mpi);
+        return 2;
+    }
+    char rtreal[PATH_MAX];
+    if (realpath(rt, rtreal)) snprintf(rt, sizeof rt, "%s", rtreal);
+
+    /* the run directory */
+    char dir[PATH_MAX];
+    if (outdir) {
+        snprintf(dir, sizeof dir, "%s", outdir);
+    } else {
+        const char *base = prog[0] ? prog : cmd[0];
+        const char *b = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+        snprintf(dir, sizeof dir, "mpilens-%s-%d", b, (int)getpid());
+    }
+    size_t dl = strlen(dir);
+    while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
+    struct stat st;
+    if (lstat(dir, &st) == 0) {
+        ERR("%s already exists: choose another -o DIR (run directories are never overwritten)", dir);
+        return 2;
+    }
+    char parent[PATH_MAX];
+    snprintf(parent, sizeof parent, "%s", dir);
+    const char *pd = dirname(parent);
+    if (access(pd, W_OK | X_OK) != 0) {
+        ERR("cannot create %s: %s is not writable (%s); choose another -o DIR", dir, pd, strerror(errno));
+        return 2;
+    }
+    if (mkdir(dir, 0700) != 0) {
+        ERR("cannot create %s: %s", dir, strerror(errno));
+        return 2;
+    }
+    char absdir[PATH_MAX];
+    if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
+
+    /* environment */
+    const char *old = getenv("LD_PRELOAD");
+    char *pre = malloc(strlen(rt) + (old ? strlen(old) : 0) + 2);
+    sprintf(pre, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "");
+    setenv("LD_PRELOAD", pre, 1);
+    setenv("MPILENS_DIR", absdir, 1);
+    char job[64];
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    snprintf(job, sizeof job, "%llu",
+             (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec);
+    setenv("MPILENS_JOBID", job, 1);
+
+    /* the command */
+    char **av = calloc((size_t)ncmd + 16, sizeof *av);
+    int k = 0;
+    char nbuf[32];
+    if (dashdash) {
+        for (int i = 0; i < ncmd; i++) av[k++] = cmd[i];
+    } else if (!strcmp(mpi, "openmpi")) {
+        av[k++] = "mpirun.openmpi";
+        if (find_exe("mpirun.openmpi", found, sizeof found) != 0) av[0] = "mpirun";
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (nranks > cores) av[k++] = "--oversubscribe";
+        if (geteuid() == 0 && !getenv("OMPI_ALLOW_RUN_AS_ROOT")) av[k++] = "--allow-run-as-root";
+        av[k++] = "-x"; av[k++] = "LD_PRELOAD";
+        av[k++] = "-x"; av[k++] = "MPILENS_DIR";
+        av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
+        snprintf(nbuf, sizeof nbuf, "%ld", nranks);
+        av[k++] = "-n"; av[k++] = nbuf;
+        av[k++] = prog;
+        for (int i = 1; i < ncmd; i++) av[k++] = cmd[i];
+    } else {
+        av[k++] = "mpiexec.mpich";
+        if (find_exe("mpiexec.mpich", found, sizeof found) != 0) av[0] = "mpiexec";
+        snprintf(nbuf, sizeof nbuf, "%ld", nranks);
+        av[k++] = "-n"; av[k++] = nbuf;
+        av[k++] = prog;
+        for (int i = 1; i < ncmd; i++) av[k++] = cmd[i];
+    }
+    av[k] = NULL;
+
+    struct sigaction sa = {0};
+    sa.sa_handler = forward;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    /* Ctrl+C reaches the launcher through the terminal; mpilens stays to report */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+
+    if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s into %s/\n",
+                        dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi, dir);
+    child = fork();
+    if (child < 0) {
+        ERR("cannot start %s: %s", av[0], strerror(errno));
+        rmdir(dir);
+        return 1;
+    }
+    if (child == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGQUIT, SIG_DFL);
+        execvp(av[0], av);
+        fprintf(stderr, "mpilens run: cannot start %s: %s\n", av[0], strerror(errno));
+        _exit(127);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    child = -1;
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+    int n = count_rank_files(dir);
+    if (n == 0) {
+        rmdir(dir);
+        ERR("no rank files were written (the program never called MPI, or the launcher dropped "
+            "LD_PRELOAD: see README, 'Recording without mpilens run'); exit status %d", rc);
+        return rc ? rc : 1;
+    }
+    if (!quiet) {
+        if (WIFSIGNALED(status))
+            fprintf(stderr, "mpilens: launcher killed by signal %d; ", WTERMSIG(status));
+        else
+            fprintf(stderr, "mpilens: exit status %d; ", rc);
+        fprintf(stderr, "%d rank file%s in %s/ (see: mpilens dump %s)\n", n, n == 1 ? "" : "s", dir, dir);
+    }
+    free(av);
+    free(pre);
+    return rc;
+}

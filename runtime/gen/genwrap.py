@@ -38,13 +38,13 @@ COMPLETION = {
 PRE_HOOK = {
     'MPI_Finalize': 'ml_before_finalize()',
     'MPI_Abort': 'ml_before_abort(&c, a0, a1)',
-    'MPI_Comm_free': 'uint64_t h_ = ML_HANDLE(*a0)',
-    'MPI_Comm_disconnect': 'uint64_t h_ = ML_HANDLE(*a0)',
-    'MPI_Type_free': 'uint64_t h_ = ML_HANDLE(*a0)',
+    'MPI_Comm_free': 'uint64_t h_ = a0 ? ML_HANDLE(*a0) : 0',
+    'MPI_Comm_disconnect': 'uint64_t h_ = a0 ? ML_HANDLE(*a0) : 0',
+    'MPI_Type_free': 'uint64_t h_ = a0 ? ML_HANDLE(*a0) : 0',
 }
 POST_HOOK = {
     'MPI_Init': 'ml_after_init(-1)',
-    'MPI_Init_thread': 'ml_after_init(ret == MPI_SUCCESS ? *a3 : -1)',
+    'MPI_Init_thread': 'ml_after_init(ret == MPI_SUCCESS && a3 ? *a3 : -1)',
     'MPI_Finalize': 'ml_after_finalize()',
     'MPI_Comm_free': 'ml_comm_forget(h_)',
     'MPI_Comm_disconnect': 'ml_comm_forget(h_)',
@@ -325,12 +325,12 @@ def emit_c(w, name, rid, proto):
             cnt = 'a%d' % count if count is not None else '0'
             dt = 'a%d' % dtype if dtype is not None else 'MPI_DATATYPE_NULL'
             tg = 'a%d' % tag if tag is not None else 'ML_PEER_NONE'
-            req = 'ML_HANDLE(*a%d)' % request if request is not None else '0'
+            req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
             if st and dest is None:
                 flag = idx('flag')
                 w('    ml_rec_p2p_status(&c, %s, %s, a%d, %s, %s, %s, %s, %s, %d, %s);'
                   % (cexpr, dt, peer, tg, cnt, st, req, res, 1 if request is not None else 0,
-                     '*a%d' % flag if flag is not None else '1'))
+                     '(a%d && *a%d)' % (flag, flag) if flag is not None else '1'))
             else:
                 w('    ml_rec_p2p(&c, %s, %s, a%d, %s, %s, %s, %s, %d);'
                   % (cexpr, dt, peer, tg, cnt, req, res, 1 if request is not None else 0))
@@ -345,7 +345,7 @@ def emit_c(w, name, rid, proto):
             rc = 'a%d' % rcount if rcount is not None else '0'
             rt = 'a%d' % rtype if rtype is not None else 'MPI_DATATYPE_NULL'
             rr = 'a%d' % root if root is not None else 'ML_PEER_NONE'
-            req = 'ML_HANDLE(*a%d)' % request if request is not None else '0'
+            req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
             w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
         else:
             kind = 'call'
@@ -363,15 +363,15 @@ def emit_c(w, name, rid, proto):
 def emit_completion(w, kind, args, ptypes, pnames, call, name):
     """Wait/Test family and Start: record which requests completed."""
     if kind in ('wait', 'test', 'start'):
-        w('    uint64_t rq_ = ML_HANDLE(*a0);')
+        w('    uint64_t rq_ = a0 ? ML_HANDLE(*a0) : 0;')
         w('    int ret = %s;' % call)
         w('    ml_leave(&c);')
         if kind == 'wait':
-            w('    ml_rec_done(&c, ret, 1, &rq_, stp_, NULL, 0);')
+            w('    ml_rec_done(&c, ret, a0 ? 1 : 0, &rq_, stp_, NULL, 0, 1);')
         elif kind == 'test':
-            w('    ml_rec_done(&c, ret, *a1 ? 1 : 0, &rq_, stp_, NULL, 0);')
+            w('    ml_rec_done(&c, ret, a0 && a1 && *a1 ? 1 : 0, &rq_, stp_, NULL, 0, 1);')
         else:
-            w('    ml_rec_done(&c, ret, 1, &rq_, NULL, NULL, 0);')
+            w('    ml_rec_done(&c, ret, a0 ? 1 : 0, &rq_, NULL, NULL, 0, 1);')
         w('    return ret;')
         return
     # array forms: a0 = count, a1 = requests
@@ -379,7 +379,7 @@ def emit_completion(w, kind, args, ptypes, pnames, call, name):
     if kind == 'startall':
         w('    int ret = %s;' % call)
         w('    ml_leave(&c);')
-        w('    ml_rec_done(&c, ret, a0, rq_, NULL, NULL, 0);')
+        w('    ml_rec_done(&c, ret, a0, rq_, NULL, NULL, 0, a0);')
     else:
         sti = next(i for i, p in enumerate(pnames) if p.startswith('array_of_statuses') or p == 'status')
         arr = pnames[sti] == 'array_of_statuses'
@@ -392,17 +392,17 @@ def emit_completion(w, kind, args, ptypes, pnames, call, name):
         w('    int ret = %s;' % call)
         w('    ml_leave(&c);')
         if kind == 'waitall':
-            w('    ml_rec_done(&c, ret, a0, rq_, stp_, NULL, 0);')
+            w('    ml_rec_done(&c, ret, a0, rq_, stp_, NULL, 0, a0);')
         elif kind == 'testall':
-            w('    ml_rec_done(&c, ret, *a2 ? a0 : 0, rq_, stp_, NULL, 0);')
+            w('    ml_rec_done(&c, ret, a2 && *a2 ? a0 : 0, rq_, stp_, NULL, 0, a0);')
         elif kind == 'waitany':
-            w('    ml_rec_done(&c, ret, *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1);')
+            w('    ml_rec_done(&c, ret, a2 && *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1, a0);')
         elif kind == 'testany':
-            w('    ml_rec_done(&c, ret, *a3 && *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1);')
+            w('    ml_rec_done(&c, ret, a2 && a3 && *a3 && *a2 != MPI_UNDEFINED, rq_, stp_, a2, 1, a0);')
         elif kind in ('waitsome', 'testsome'):
-            w('    ml_rec_done(&c, ret, *a2 == MPI_UNDEFINED ? 0 : *a2, rq_, stp_, a3, 2);')
+            w('    ml_rec_done(&c, ret, !a2 || !a3 || *a2 == MPI_UNDEFINED ? 0 : *a2, rq_, stp_, a3, 2, a0);')
         if arr:
-            w('    if (stp_ != a%d && stp_ != stb_) free(stp_);' % sti)
+            w('    if (stp_ != a%d && stp_ != stb_ && stp_ != MPI_STATUSES_IGNORE) free(stp_);' % sti)
     w('    if (rq_ != rqb_) free(rq_);')
     w('    return ret;')
 
