@@ -204,7 +204,8 @@ enum ml_rec_type {
 
 struct ml_rec {          /* 16 bytes, starts every record */
     uint8_t type;        /* enum ml_rec_type */
-    uint8_t words;       /* record length in 8-byte words, >= 2 */
+    uint8_t words;       /* record length in 8-byte words (>= 2); 0 for definition
+                            records (COMM, TYPE), whose length in bytes is in dur */
     uint16_t routine;
     uint32_t site;       /* index in the site table; 0 = unknown */
     uint32_t dt;         /* start minus previous start (or chunk base / TIME record) */

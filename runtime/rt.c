@@ -301,22 +301,38 @@ static uint32_t pool_idx[POOL];
 static int npool, pager_started, pager_stop;
 static pthread_cond_t pager_cv = PTHREAD_COND_INITIALIZER;
 
-/* Extend the file by one chunk and map it (lock held for the extension). */
-static struct ml_chunk *chunk_make(uint32_t *idx_out)
+/* Reserve the next chunk of the file and extend the file (lock held). */
+static int chunk_reserve(uint32_t *idx_out, off_t *off_out)
 {
     uint32_t idx = hdr->nchunks;
     off_t off = (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
-    if (ftruncate(fd, off + ML_CHUNK_SIZE) != 0) return NULL;
-    void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
-    if (m == MAP_FAILED) return NULL;
-    /* every page writable now, in one system call (MAP_POPULATE maps shared
-     * pages read-only, so stores would still fault) */
-    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) madvise(m, ML_CHUNK_SIZE, MADV_WILLNEED);
+    if (ftruncate(fd, off + ML_CHUNK_SIZE) != 0) return -1;
     __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
     *idx_out = idx;
+    *off_out = off;
+    return 0;
+}
+
+/* Map a reserved chunk with every page writable (no lock needed): one
+ * system call instead of a write fault per page on the hot path
+ * (MAP_POPULATE maps shared pages read-only, so stores would still fault). */
+static struct ml_chunk *chunk_map(off_t off)
+{
+    void *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
+    if (m == MAP_FAILED) return NULL;
+    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) madvise(m, ML_CHUNK_SIZE, MADV_WILLNEED);
     return m;
 }
 
+static struct ml_chunk *chunk_make(uint32_t *idx_out)
+{
+    off_t off;
+    if (chunk_reserve(idx_out, &off) != 0) return NULL;
+    return chunk_map(off);
+}
+
+/* The pager holds the lock only to reserve a chunk and to hand it over, so
+ * a thread changing chunks never waits for a chunk being prepared. */
 static void *pager(void *arg)
 {
     (void)arg;
@@ -324,7 +340,11 @@ static void *pager(void *arg)
     while (!pager_stop && !ml_disabled) {
         if (npool < POOL) {
             uint32_t idx;
-            struct ml_chunk *c = chunk_make(&idx);
+            off_t off;
+            if (chunk_reserve(&idx, &off) != 0) break;
+            pthread_mutex_unlock(&lock);
+            struct ml_chunk *c = chunk_map(off);
+            pthread_mutex_lock(&lock);
             if (!c) break;
             pool_idx[npool] = idx;
             pool[npool++] = c;
@@ -1042,7 +1062,8 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
 
 __attribute__((destructor)) static void ml_exit(void)
 {
-    if (!hdr || getpid() != hdr->pid) return;   /* a fork()ed child shares the file */
+    /* a child forked by the program shares the mapping: the file is not its own */
+    if (!hdr || hdr->pid != (int32_t)getpid()) return;
     ml_fs_at_exit();
     pool_trim();
     if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;

@@ -38,9 +38,10 @@ for off in $offsets; do
     rc=$?
     if [ $rc -eq 124 ]; then soft_fail "cut at $off: mpilens dump hung"; continue; fi
     if [ $rc -ge 128 ]; then soft_fail "cut at $off: mpilens dump crashed (exit $rc): $(head -c 200 "$d/err")"; continue; fi
-    grep -q 'rank-00000.mlt' "$d/err" || soft_fail "cut at $off (exit $rc): no warning naming rank-00000.mlt on stderr"
     # one thread: what a cut file shows is the beginning of what the uncut one shows
     n=$(grep -av '^#' "$d/out" | wc -l)
+    grep -q 'rank-00000.mlt' "$d/err" ||
+        soft_fail "cut at $off of $size (exit $rc, $n of $full0 events shown): no warning naming rank-00000.mlt on stderr"
     if ! head -n "$n" "$src/only0.txt" | cmp -s - <(grep -av '^#' "$d/out"); then
         soft_fail "cut at $off: the $n events shown are not the first $n of the uncut file: $(grep -av '^#' "$d/out" | head -n "$n" | diff - <(head -n "$n" "$src/only0.txt") | grep -m2 '^[<>]' | tr '\n' '|' | head -c 200)"
     fi

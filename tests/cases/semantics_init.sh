@@ -2,6 +2,7 @@
 # level, Initialized/Finalized, argv given back, predefined attributes; and the
 # exit status: a non-zero exit after MPI_Finalize, exit without MPI_Finalize,
 # MPI_Abort (tests/programs/sem_init.c).  Same with and without the runtime.
+# timeout: 300
 for impl in openmpi mpich; do
     for mode in init init-null single funneled serialized multiple; do
         same_with_runtime "$impl" 2 sem_init "$mode" extra "arg with spaces"

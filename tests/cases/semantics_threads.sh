@@ -2,7 +2,9 @@
 # Is_thread_main, and 4 threads per rank ping-ponging on their own tags and
 # running collectives on their own communicators (tests/programs/sem_thread.c):
 # identical with and without the runtime, both MPIs, 2 and 4 ranks.  Then, via
-# mpilens dump, at least 4 distinct thread ids recorded for rank 0.
+# mpilens dump, at least 4 distinct thread ids recorded for rank 0, and all
+# 800 of its sends (4 threads x 200 iterations, one send call each).
+# timeout: 300
 same_everywhere sem_thread
 need_mpilens
 for d in "$TEST_TMP"/*-sem_thread; do
