@@ -48,14 +48,14 @@ for track, sl in slices.items():
         if t0 + d0 > t1 + 1e-9: bad.append(f'track {track}: {n0} ({t0}+{d0}) overlaps {n1} at {t1}'); break
 def inside(e):
     for t0, d, n in slices.get((e['pid'], e['tid']), []):
-        if t0 <= float(e['ts']) <= t0 + d: return (t0, d)
+        if t0 - 1e-6 <= float(e['ts']) <= t0 + d + 1e-6: return (t0, d)
     return None
 for fid, f in flows.items():
     if set(f) != {'s', 'f'}: bad.append(f'flow {fid} lacks an end: {sorted(f)}'); continue
     s, r = inside(f['s']), inside(f['f'])
     if not s: bad.append(f'flow {fid} starts outside any slice of its track')
     if not r: bad.append(f'flow {fid} ends outside any slice of its track')
-    if s and r and r[0] + r[1] < s[0]: bad.append(f'flow {fid}: the receive ends before the send began')
+    if s and r and r[0] + r[1] < s[0] - 1e-6: bad.append(f'flow {fid}: the receive ends before the send began')
 if len(flows) != rep['messages']['matched']: bad.append(f'{len(flows)} flows, report matched {rep["messages"]["matched"]}')
 for b in bad[:10]: print(f'FAIL {impl} perfetto: {b}')
 sys.exit(1 if bad else 0)
