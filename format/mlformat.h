@@ -154,22 +154,44 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
 };
 
 /* Live state of one thread: what it is doing now.  The owner writes
- * routine..t_start under the sequence lock when a call starts, and only
- * t_end (one atomic store) when it ends: the thread is inside MPI exactly
- * while t_start > t_end, computing otherwise. */
+ * routine..t_start (and aux) under the sequence lock when a call starts, and
+ * one end stamp (one atomic store, after the lock) when it ends:
+ *   t_end   the call completed something (every call but the ones below);
+ *   t_idle  the call completed nothing: MPI_Test/Testany/Testsome/Testall,
+ *           MPI_Iprobe/Improbe, MPI_Request_get_status returning flag = false,
+ *           Wait or Test calls with nothing active.
+ * So the thread is inside MPI exactly while t_start > t_end and
+ * t_start > t_idle; it made progress when t_end changed; it is polling
+ * without progress while t_idle keeps changing and t_end does not.
+ * Local calls that never wait (MPI_Comm_rank, MPI_Wtime, MPI_Get_count,
+ * MPI_Type_size, ...: runtime/gen/genwrap.py LOCAL) do not touch the slot:
+ * it shows the last call that communicates.
+ *
+ * aux depends on the routine (the wait-for graph of mpilens top uses it):
+ *   collectives, and collectives creating communicators/windows/files:
+ *       number of this collective on its communicator in this process
+ *       (1, 2, ...; the same instance has the same number on every member);
+ *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
+ *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
+ *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);
+ *   anything else: stale (left from an earlier call). */
 struct ml_live {
     uint32_t seq;              /* odd while the start fields are written */
     uint16_t routine;          /* current or last routine */
-    uint8_t in_call;           /* unused (0): see t_start / t_end */
+    uint8_t in_call;           /* unused (0): see t_start / t_end / t_idle */
     uint8_t used;              /* 1 once the thread made a call */
     uint32_t site;             /* call site of that routine */
-    int32_t peer;              /* comm rank waited for, or ML_PEER_NONE */
+    int32_t peer;              /* comm rank waited for, root, or ML_PEER_NONE */
     int32_t tag;
     uint32_t comm;             /* comm definition index */
-    uint64_t t_start, t_end;   /* ticks: start of the current/last call, end of the last */
-    uint64_t calls;            /* unused (0): count the records instead */
+    uint64_t t_start, t_end;   /* ticks: start of the current/last call, end of the last
+                                * call that completed something */
+    union {
+        uint64_t aux;          /* see above */
+        uint64_t calls;        /* former name (never written as a count) */
+    };
     uint64_t tid;              /* kernel thread id */
-    uint64_t pad[1];
+    uint64_t t_idle;           /* ticks: end of the last call that completed nothing */
 };
 
 struct ml_chunk {              /* 64-byte header, then records */

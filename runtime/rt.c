@@ -38,6 +38,7 @@ __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
 uint32_t ml_comm_gen;
 int ml_disabled;
+uint32_t ml_coll_seq[ML_COMM_NONE];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -848,7 +849,9 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
         }
         cnt[0] = (uint32_t)w;
         cnt[1] = 0;
-        ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
+        /* completing nothing (an unsuccessful test) is not progress */
+        if (n == 0) ml_rec_end_idle(c, r, ret);
+        else ml_rec_end(c, r, type == ML_REC_COMPLETE ? ret : MPI_SUCCESS);
         type = ML_REC_COMPLETE_MORE;
     } while (k < n);
 }

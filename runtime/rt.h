@@ -3,7 +3,8 @@
  *
  * A wrapper does, in this order:
  *   ml_enter()    nesting guard, start time, live slot "in call"      (inline)
- *   ml_live_wait  publish what the call waits for (peer, tag, comm)  (inline)
+ *   ml_live_wait  publish what the call waits for (peer, tag, comm)  (inline;
+ *                 not for local calls such as MPI_Comm_rank)
  *   PMPI_X(...)   the real routine, arguments untouched
  *   ml_leave()    end time, nesting guard                            (inline)
  *   ml_rec_*()    one fixed-size record appended to the thread's chunk
@@ -79,6 +80,7 @@ extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec"))
 extern int ml_use_tsc;
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed */
 extern int ml_disabled;
+extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
 
 /* slow paths (rt.c) */
 void ml_thread_start(struct ml_thread *th);
@@ -183,6 +185,30 @@ ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
     l->seq = ++th->seq;
 }
 
+/* Same, with the routine-specific word (mlformat.h, struct ml_live: aux). */
+ML_INLINE void ml_live_wait_aux(struct ml_call *c, int peer, int tag, uint16_t comm, uint64_t aux)
+{
+    struct ml_thread *th = c->th;
+    struct ml_live *l = th->live;
+    l->seq = ++th->seq;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->routine = c->routine;
+    l->site = c->site;
+    l->peer = peer;
+    l->tag = tag;
+    l->comm = comm;
+    l->aux = aux;
+    l->t_start = c->t0;
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->seq = ++th->seq;
+}
+
+/* Number of this collective on communicator definition ci (1, 2, ...). */
+ML_INLINE uint64_t ml_coll_next(uint16_t ci)
+{
+    return ci == ML_COMM_NONE ? 0 : ++ml_coll_seq[ci];
+}
+
 ML_INLINE void ml_leave(struct ml_call *c)
 {
     c->t1 = ml_now();
@@ -206,23 +232,51 @@ ML_INLINE struct ml_rec *ml_rec_begin(struct ml_call *c, uint8_t type, unsigned 
     return r;
 }
 
-/* Publish the record (and its follow-ups) to readers; update the live slot. */
-ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
+/* Publish the record (and its follow-ups) to readers. */
+ML_INLINE void ml_rec_commit(struct ml_call *c, struct ml_rec *r, int ret)
 {
     struct ml_thread *th = c->th;
+    (void)r;
     if (ML_UNLIKELY(c->t1 - c->t0 >= UINT32_MAX)) ml_longdur_record(c);
     if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
     __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
                      __ATOMIC_RELEASE);
-    /* One atomic store ends the call for the live view: the thread is in a
-     * call exactly while t_start > t_end. */
-    __atomic_store_n(&th->live->t_end, c->t1, __ATOMIC_RELEASE);
+}
+
+/* Publish the record; one atomic store ends the call for the live view. */
+ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
+{
+    ml_rec_commit(c, r, ret);
+    __atomic_store_n(&c->th->live->t_end, c->t1, __ATOMIC_RELEASE);
+}
+
+/* Same for a call that completed nothing (an unsuccessful test or probe):
+ * its end goes to t_idle, so t_end changes only with progress. */
+ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
+{
+    ml_rec_commit(c, r, ret);
+    __atomic_store_n(&c->th->live->t_idle, c->t1, __ATOMIC_RELEASE);
 }
 
 ML_INLINE void ml_rec_call(struct ml_call *c, int ret)
 {
     struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
     ml_rec_end(c, r, ret);
+}
+
+/* A local call (MPI_Comm_rank, MPI_Wtime, ...): recorded, live slot untouched. */
+ML_INLINE void ml_rec_call_local(struct ml_call *c, int ret)
+{
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
+    ml_rec_commit(c, r, ret);
+}
+
+/* A call that reports through a flag whether it completed something. */
+ML_INLINE void ml_rec_call_flag(struct ml_call *c, int ret, int flag)
+{
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_CALL, 2);
+    if (flag) ml_rec_end(c, r, ret);
+    else ml_rec_end_idle(c, r, ret);
 }
 
 ML_INLINE uint32_t ml_bytes(int64_t count, int size)
@@ -232,7 +286,8 @@ ML_INLINE uint32_t ml_bytes(int64_t count, int size)
 }
 
 ML_INLINE void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int peer,
-                                  int tag, uint32_t bytes, uint64_t req, int ret, int has_req)
+                                  int tag, uint32_t bytes, uint64_t req, int ret, int has_req,
+                                  int idle)
 {
     struct ml_rec *r = ml_rec_begin(c, has_req ? ML_REC_P2P_REQ : ML_REC_P2P, has_req ? 5 : 4);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);
@@ -242,7 +297,8 @@ ML_INLINE void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int 
     p->tag = tag;
     p->bytes = bytes;
     if (has_req) *(uint64_t *)(p + 1) = req;
-    ml_rec_end(c, r, ret);
+    if (idle) ml_rec_end_idle(c, r, ret);
+    else ml_rec_end(c, r, ret);
 }
 
 ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
@@ -250,7 +306,7 @@ ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int
 {
     int size = 0;
     uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
-    ml_rec_p2p_raw(c, comm, t, peer, tag, ml_bytes(count, size), req, ret, has_req);
+    ml_rec_p2p_raw(c, comm, t, peer, tag, ml_bytes(count, size), req, ret, has_req, 0);
 }
 
 /* Receives and probes: the actual source, tag and size come from the status
@@ -268,7 +324,7 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
         tag = st->MPI_TAG;
         if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = (uint32_t)n;
     }
-    ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req);
+    ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req, !has_req && !valid);
 }
 
 /* ---- Fortran entry points ---------------------------------------------- */

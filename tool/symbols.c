@@ -138,6 +138,11 @@ const char *sym_addr(const struct mlr_file *f, uint64_t addr, char *buf, size_t 
         snprintf(buf, n, "0x%" PRIx64, addr);
         return buf;
     }
+    return sym_module_addr(mm, addr, buf, n);
+}
+
+const char *sym_module_addr(const struct ml_module *mm, uint64_t addr, char *buf, size_t n)
+{
     struct module *m = module_get(mm->path);
     if (!m) {
         snprintf(buf, n, "0x%" PRIx64, addr);

@@ -16,6 +16,8 @@
 const char *sym_site(const struct mlr_file *f, uint32_t site, char *buf, size_t n);
 /* Same for a raw return address of that process. */
 const char *sym_addr(const struct mlr_file *f, uint64_t addr, char *buf, size_t n);
+/* Same for an address inside the mapping mm (path NUL-terminated). */
+const char *sym_module_addr(const struct ml_module *mm, uint64_t addr, char *buf, size_t n);
 void sym_cleanup(void);
 
 #endif

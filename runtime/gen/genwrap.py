@@ -65,6 +65,26 @@ COLLECTIVE_NAMES = re.compile(
     r'^MPI_I?(Barrier|Bcast|Gather|Gatherv|Scatter|Scatterv|Allgather|Allgatherv|'
     r'Alltoall|Alltoallv|Alltoallw|Reduce|Allreduce|Reduce_scatter|'
     r'Reduce_scatter_block|Scan|Exscan|Neighbor_\w+)(_init)?(_c)?$')
+# Collectives that create a communicator, window or file: they take part in
+# the collective order of their communicator like any other collective.
+COMM_COLLECTIVES = re.compile(
+    r'^MPI_(Comm_(dup|dup_with_info|split|split_type|create)|Intercomm_merge|Cart_(create|sub)|'
+    r'Graph_create|Dist_graph_create(_adjacent)?|Win_(create|allocate|allocate_shared|create_dynamic)|'
+    r'File_open)$')
+# Local calls: they never wait for another process and complete nothing, so
+# they leave the live slot alone (it keeps showing the last call that
+# communicates, and a polling loop that also calls MPI_Wtime still reads as
+# polling without progress).  They are still recorded.
+LOCAL = re.compile(
+    r'^MPI_(Wtime|Wtick|Comm_rank|Comm_size|Comm_remote_size|Comm_test_inter|Comm_compare|'
+    r'Comm_get_name|Comm_get_attr|Comm_group|Comm_remote_group|Group_\w+|Get_count|Get_elements|'
+    r'Get_elements_x|Status_set_\w+|Test_cancelled|Type_size|Type_size_x|Type_get_extent|'
+    r'Type_get_extent_x|Type_get_true_extent|Type_get_true_extent_x|Type_get_name|'
+    r'Type_get_envelope|Type_get_contents|Type_get_attr|Initialized|Finalized|Query_thread|'
+    r'Is_thread_main|Get_version|Get_library_version|Get_processor_name|Error_string|'
+    r'Error_class|Get_address|Address|Aint_add|Aint_diff|Topo_test|Cartdim_get|Cart_get|'
+    r'Cart_rank|Cart_coords|Cart_shift|Graphdims_get|Graph_get|Graph_neighbors_count|'
+    r'Graph_neighbors|Dist_graph_neighbors_count|Dist_graph_neighbors)(_c)?$')
 TYPE_WORDS = {'int', 'char', 'void', 'double', 'float', 'long', 'short', 'unsigned',
               'signed', 'const', 'struct', 'size_t', 'int64_t', 'uint64_t'}
 
@@ -318,16 +338,33 @@ def emit_c(w, name, rid, proto):
         kind = 'p2p'
     elif comm is not None and (COLLECTIVE_NAMES.match(name) or root is not None) and isint:
         kind = 'coll'
+    ccoll = comm is not None and isint and bool(COMM_COLLECTIVES.match(name))
+    local = kind == 'call' and bool(LOCAL.match(name))
     cexpr = 'ML_COMM_NONE'
-    if comm is not None and (kind in ('p2p', 'sendrecv', 'coll') or
+    if comm is not None and (kind in ('p2p', 'sendrecv', 'coll') or ccoll or
                              any(not name.startswith('MPI_Comm_idup') for _ in newcomms)):
         w('    uint16_t ci_ = ml_comm_index(a%d);' % comm)
         cexpr = 'ci_'
-    live_comm = cexpr if kind in ('p2p', 'sendrecv', 'coll') else 'ML_COMM_NONE'
+    live_comm = cexpr if kind in ('p2p', 'sendrecv', 'coll') or ccoll else 'ML_COMM_NONE'
 
-    if kind in ('p2p', 'sendrecv'):
+    # The live slot (mlformat.h, struct ml_live): what the call waits for.
+    if local:
+        pass
+    elif kind == 'sendrecv' and rtag is not None:
+        w('    ml_live_wait_aux(&c, a%d, a%d, %s, (uint32_t)a%d | (uint64_t)(uint32_t)a%d << 32);'
+          % (dest, tag, live_comm, source, rtag))
+    elif kind in ('p2p', 'sendrecv'):
         peer = dest if dest is not None else (source if source is not None else target)
         w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', live_comm))
+    elif (kind == 'coll' or ccoll) and not re.search(r'_init(_c)?$', name):
+        w('    ml_live_wait_aux(&c, %s, ML_PEER_NONE, %s, ml_coll_next(%s));'
+          % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm, live_comm))
+    elif kind in ('wait', 'test'):
+        w('    ml_live_wait_aux(&c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE, a0 ? ML_HANDLE(*a0) : 0);')
+    elif kind in ('waitall', 'testall', 'waitany', 'testany', 'waitsome', 'testsome'):
+        w('    ml_live_wait_aux(&c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE, (uint64_t)(int64_t)a0);')
+    elif name == 'MPI_Request_get_status' and isint:
+        w('    ml_live_wait_aux(&c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE, ML_HANDLE(a0));')
     else:
         w('    ml_live_wait(&c, %s, ML_PEER_NONE, %s);' % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm))
 
@@ -376,6 +413,10 @@ def emit_c(w, name, rid, proto):
             rr = 'a%d' % root if root is not None else 'ML_PEER_NONE'
             req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
             w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
+        elif local:
+            w('    ml_rec_call_local(&c, %s);' % res)
+        elif name == 'MPI_Request_get_status' and isint:
+            w('    ml_rec_call_flag(&c, ret, a1 && *a1);')
         else:
             kind = 'call'
             w('    ml_rec_call(&c, %s);' % res)

@@ -1,0 +1,873 @@
+/*
+ * deadlock.c — the wait-for graph of one snapshot of the live state, and the
+ * verdict (live.h: deadlock_check).
+ *
+ * Nodes are the threads that are inside a blocking MPI call or polling
+ * without progress.  What each one waits for comes from its live slot:
+ *
+ *   blocking send/receive/probe     one operation: send to / receive from a
+ *                                   world rank (or any member: MPI_ANY_SOURCE)
+ *   MPI_Sendrecv                    both
+ *   MPI_Wait/Test (request in aux), the requests of the thread that are
+ *   Waitall/any/some, Testall/...   active: rebuilt from its trace (nonblocking
+ *                                   starts minus completions), AND for
+ *                                   Wait/Waitall/Testall, OR for any/some
+ *   collective (number in aux)      the members of the communicator that have
+ *                                   not arrived at the same instance
+ *   MPI_Finalize                    the ranks that are neither in it nor past it
+ *
+ * A pending operation whose counterpart is pending too (a send to us that
+ * our receive matches: a large transfer still going) is satisfied.  The
+ * rest are clauses: a node needs every clause (AND) to have one rank (OR)
+ * that can progress.  Ranks that can progress: computing (a sink), not
+ * started, stale, or with a node that can.  A finalized, exited or dead rank
+ * never can (it will never send).  The fixpoint leaves the nodes that can
+ * never progress: the deadlock.  A node whose wait cannot be known (a
+ * nonblocking collective's request, a one-sided or I/O call, ...) is
+ * assumed to progress: the verdict may miss a deadlock, never invent one.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+#include "symbols.h"
+#include "tool.h"
+
+enum { K_UNKNOWN = 0, K_ALL, K_ANY, K_COLL, K_FINALIZE };
+
+struct op {
+    int send;                /* 1 send, 0 receive */
+    uint64_t gid;            /* communicator */
+    int any;                 /* receive from any source */
+    int peer;                /* world rank, -1 unknown, -2 MPI_PROC_NULL */
+    int tag;                 /* -1: any tag */
+    uint32_t comm;           /* definition index in the rank's file */
+    char desc[160];          /* "receive from 1 tag 5 (MPI_Irecv at x.c:10)" */
+};
+
+struct node {
+    unsigned ent;
+    int rank;
+    int kind;
+    struct op *ops;
+    unsigned nops;
+    /* collectives */
+    uint64_t gid, seq;
+    int rgid, root;
+    int *members;
+    unsigned nmembers;
+    /* state */
+    int active;
+    int matched_all;         /* every operation met its counterpart */
+    int **cl;                /* clauses: cl[i] = ranks, ncl_n[i] of them */
+    unsigned *cln;
+    unsigned ncl;
+    int *clause_any;         /* clause comes from MPI_ANY_SOURCE / any-of requests */
+    char why[160];
+};
+
+/* ---- requests of a rank, from its trace ---------------------------------- */
+
+struct req {
+    uint64_t handle;
+    unsigned thread;
+    int send, persistent, active;
+    uint32_t comm;
+    int32_t peer, tag;
+    char site[96];
+    char routine[40];
+};
+
+struct reqs {
+    struct req *r;
+    unsigned n, cap;
+};
+
+static struct req *req_find(struct reqs *q, uint64_t h)
+{
+    for (unsigned i = q->n; i-- > 0;)
+        if (q->r[i].handle == h) return &q->r[i];
+    return NULL;
+}
+
+static void load_requests(struct lf *lf, struct reqs *q)
+{
+    struct mlr_file *f;
+    if (mlr_open(lf_path(lf), &f) != 0) return;
+    struct mlr_iter *it = mlr_iter_new(f);
+    struct mlr_event e;
+    while (it && mlr_next(it, &e)) {
+        const char *name = mlr_routine_name(f, e.routine);
+        if (e.type == ML_REC_P2P_REQ) {
+            struct req *r = req_find(q, e.request);
+            if (!r) {
+                if (q->n == q->cap) {
+                    unsigned c = q->cap ? q->cap * 2 : 64;
+                    struct req *p = realloc(q->r, c * sizeof *p);
+                    if (!p) break;
+                    q->r = p;
+                    q->cap = c;
+                }
+                r = &q->r[q->n++];
+            }
+            memset(r, 0, sizeof *r);
+            r->handle = e.request;
+            r->thread = e.thread;
+            r->send = strstr(name, "send") != NULL && strstr(name, "recv") == NULL;
+            r->persistent = strstr(name, "_init") != NULL;
+            r->active = !r->persistent;
+            r->comm = e.p2p[0].comm;
+            r->peer = e.p2p[0].peer;
+            r->tag = e.p2p[0].tag;
+            snprintf(r->routine, sizeof r->routine, "%s", name);
+            sym_site(f, e.site, r->site, sizeof r->site);
+        } else if (e.type == ML_REC_COMPLETE) {
+            int start = !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");
+            for (uint32_t i = 0; i < e.ndone; i++) {
+                struct req *r = req_find(q, e.done[i].request);
+                if (!r) continue;
+                if (start) r->active = 1;
+                else if (r->persistent) r->active = 0;
+                else *r = q->r[--q->n];          /* gone */
+            }
+        }
+    }
+    mlr_iter_free(it);
+    mlr_close(f);
+}
+
+/* ---- building the nodes --------------------------------------------------- */
+
+struct g {
+    struct ent *ents;
+    unsigned nents;
+    int nranks;
+    int64_t now;
+    struct node *nodes;
+    unsigned nnodes;
+    int *rank_term;          /* 0 running, ES_FINALIZED / ES_EXITED / ES_DIED */
+    int *rank_active;
+    int *rank_first;         /* first entity of each rank, -1 */
+    struct reqs *rq;         /* per rank, loaded on demand */
+    char *rq_loaded;
+};
+
+static int world_of(struct lf *f, uint32_t comm, int peer)
+{
+    if (peer == lf_proc_null(f)) return -2;
+    return lf_world(f, comm, peer);
+}
+
+static uint64_t comm_gid(struct lf *f, uint32_t comm)
+{
+    const struct lf_comm *c = comm < ML_COMM_NONE ? lf_comm(f, comm) : NULL;
+    return c ? c->gid : 0;
+}
+
+static struct op *op_add(struct node *n)
+{
+    struct op *p = realloc(n->ops, (n->nops + 1) * sizeof *p);
+    if (!p) return NULL;
+    n->ops = p;
+    struct op *o = &p[n->nops++];
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+static void op_fill(struct op *o, struct lf *f, int send, uint32_t comm, int32_t peer, int32_t tag)
+{
+    char p[48], t[24];
+    o->send = send;
+    o->comm = comm;
+    o->gid = comm_gid(f, comm);
+    o->any = !send && peer == lf_any_source(f);
+    o->peer = o->any ? -1 : world_of(f, comm, peer);
+    o->tag = tag;
+    if (o->any) snprintf(p, sizeof p, "any source");
+    else if (o->peer == -2) snprintf(p, sizeof p, "MPI_PROC_NULL");
+    else if (o->peer >= 0) snprintf(p, sizeof p, "%d", o->peer);
+    else snprintf(p, sizeof p, "?");
+    if (tag == -1) snprintf(t, sizeof t, "any tag");
+    else snprintf(t, sizeof t, "tag %d", tag);
+    snprintf(o->desc, sizeof o->desc, "%s %s %s %s", send ? "send" : "receive", send ? "to" : "from", p, t);
+}
+
+/* The operations of a Wait/Test-family node from the rank's requests. */
+static void node_requests(struct g *G, struct node *n, const struct ent *e)
+{
+    int r = e->rank;
+    if (!G->rq_loaded[r]) {
+        G->rq_loaded[r] = 1;
+        load_requests(e->f, &G->rq[r]);
+    }
+    struct reqs *q = &G->rq[r];
+    int c = e->rclass;
+    int single = c == RC_WAIT || c == RC_TEST || c == RC_REQ_STATUS;
+    unsigned want = single ? 1 : (unsigned)(int64_t)e->l.aux;
+    struct req *pick[256];
+    unsigned np = 0;
+    if (single) {
+        struct req *x = req_find(q, e->l.aux);
+        if (x && x->active) pick[np++] = x;
+    } else {
+        for (unsigned i = 0; i < q->n && np < 256; i++)
+            if (q->r[i].active && q->r[i].thread == e->thread) pick[np++] = &q->r[i];
+    }
+    int any = c == RC_WAITANY || c == RC_WAITSOME || c == RC_TESTANY || c == RC_TESTSOME;
+    if (np == 0 || (np != want && (any || np > want))) {
+        snprintf(n->why, sizeof n->why, "%s on request%s the trace does not describe (a collective's?)",
+                 lf_routine(e->f, e->l.routine), want == 1 ? "" : "s");
+        n->kind = K_UNKNOWN;
+        return;
+    }
+    /* Waitall with fewer known requests than it waits for: the known ones
+     * are still all needed (fewer clauses: never a false verdict) */
+    n->kind = any ? K_ANY : K_ALL;
+    for (unsigned i = 0; i < np; i++) {
+        struct op *o = op_add(n);
+        if (!o) return;
+        op_fill(o, e->f, pick[i]->send, pick[i]->comm, pick[i]->peer, pick[i]->tag);
+        size_t l = strlen(o->desc);
+        snprintf(o->desc + l, sizeof o->desc - l, " (%s at %s)", pick[i]->routine, pick[i]->site);
+    }
+}
+
+static void build_node(struct g *G, struct node *n, const struct ent *e)
+{
+    struct lf *f = e->f;
+    n->rank = e->rank;
+    n->kind = K_ALL;
+    switch (e->rclass) {
+    case RC_SEND:
+    case RC_RECV:
+    case RC_PROBE:
+    case RC_IPROBE: {
+        struct op *o = op_add(n);
+        if (o) op_fill(o, f, e->rclass == RC_SEND, e->l.comm, e->l.peer, e->l.tag);
+        break;
+    }
+    case RC_SENDRECV: {
+        struct op *o = op_add(n);
+        if (o) op_fill(o, f, 1, e->l.comm, e->l.peer, e->l.tag);
+        o = op_add(n);
+        if (o) op_fill(o, f, 0, e->l.comm, (int32_t)(uint32_t)e->l.aux, (int32_t)(uint32_t)(e->l.aux >> 32));
+        break;
+    }
+    case RC_COLL:
+    case RC_COMM_COLL: {
+        const struct lf_comm *c = e->l.comm < ML_COMM_NONE ? lf_comm(f, e->l.comm) : NULL;
+        if (!c) {
+            n->kind = K_UNKNOWN;
+            snprintf(n->why, sizeof n->why, "collective on an unknown communicator");
+            break;
+        }
+        n->kind = K_COLL;
+        n->gid = c->gid;
+        n->seq = e->l.aux;
+        n->rgid = e->rgid;
+        n->root = rclass_rooted(lf_routine(f, e->l.routine)) ? world_of(f, e->l.comm, e->l.peer) : -1;
+        unsigned m = (c->flags & 2) ? (unsigned)G->nranks : c->size + c->remote_size;
+        n->members = malloc((m ? m : 1) * sizeof *n->members);
+        if (!n->members) break;
+        for (unsigned i = 0; i < m; i++) n->members[i] = (c->flags & 2) ? (int)i : c->members[i];
+        n->nmembers = m;
+        break;
+    }
+    case RC_FINALIZE:
+        n->kind = K_FINALIZE;
+        break;
+    case RC_WAIT:
+    case RC_TEST:
+    case RC_REQ_STATUS:
+    case RC_WAITALL:
+    case RC_TESTALL:
+    case RC_WAITANY:
+    case RC_TESTANY:
+    case RC_WAITSOME:
+    case RC_TESTSOME:
+        node_requests(G, n, e);
+        break;
+    default:
+        n->kind = K_UNKNOWN;
+        snprintf(n->why, sizeof n->why, "%s: what it waits for is not known", lf_routine(f, e->l.routine));
+        break;
+    }
+    for (unsigned i = 0; i < n->nops; i++)
+        if (n->ops[i].peer == -1 && !n->ops[i].any) {
+            n->kind = K_UNKNOWN;     /* a peer we cannot name */
+            snprintf(n->why, sizeof n->why, "peer on an unknown communicator");
+        }
+}
+
+/* Does some node of rank r have a pending operation matching o (of rank me)? */
+static int counterpart(struct g *G, const struct op *o, int me, int r)
+{
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *m = &G->nodes[k];
+        if (m->rank != r) continue;
+        for (unsigned i = 0; i < m->nops; i++) {
+            const struct op *x = &m->ops[i];
+            if (x->send == o->send || x->gid != o->gid) continue;
+            const struct op *s = o->send ? o : x, *rc = o->send ? x : o;
+            int sender = o->send ? me : r, receiver = o->send ? r : me;
+            if (s->peer != receiver) continue;
+            if (!rc->any && rc->peer != sender) continue;
+            if (rc->tag != -1 && rc->tag != s->tag) continue;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void clause_add(struct node *n, const int *ranks, unsigned k, int any)
+{
+    int **c = realloc(n->cl, (n->ncl + 1) * sizeof *c);
+    if (!c) return;
+    n->cl = c;
+    unsigned *cn = realloc(n->cln, (n->ncl + 1) * sizeof *cn);
+    if (!cn) return;
+    n->cln = cn;
+    int *ca = realloc(n->clause_any, (n->ncl + 1) * sizeof *ca);
+    if (!ca) return;
+    n->clause_any = ca;
+    int *r = malloc((k ? k : 1) * sizeof *r);
+    if (!r) return;
+    memcpy(r, ranks, k * sizeof *r);
+    n->cl[n->ncl] = r;
+    n->cln[n->ncl] = k;
+    n->clause_any[n->ncl] = any;
+    n->ncl++;
+}
+
+/* Candidates of an operation: its peer, or every member of the
+ * communicator but me for MPI_ANY_SOURCE. */
+static unsigned op_candidates(struct g *G, const struct op *o, const struct node *n, int *out)
+{
+    if (!o->any) {
+        out[0] = o->peer;
+        return 1;
+    }
+    const struct ent *e = &G->ents[n->ent];
+    const struct lf_comm *c = o->comm < ML_COMM_NONE ? lf_comm(e->f, o->comm) : NULL;
+    unsigned k = 0;
+    if (!c || (c->flags & 2)) {
+        for (int r = 0; r < G->nranks; r++)
+            if (r != n->rank) out[k++] = r;
+    } else {
+        unsigned base = (c->flags & 1) ? c->size : 0, m = (c->flags & 1) ? c->remote_size : c->size;
+        for (unsigned i = 0; i < m; i++)
+            if (c->members[base + i] != n->rank) out[k++] = c->members[base + i];
+    }
+    return k;
+}
+
+/* Where member r stands in collective n: 1 arrived (or past), 0 not, and
+ * *mismatch when it is in another collective at the same position. */
+static int coll_arrived(struct g *G, const struct node *n, int r, const struct node **mismatch)
+{
+    int arrived = 0;
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        const struct node *m = &G->nodes[k];
+        if (m->rank != r || m->kind != K_COLL || m->gid != n->gid) continue;
+        if (!n->seq || !m->seq) {
+            if (m->rgid == n->rgid) arrived = 1;
+            else if (mismatch) *mismatch = m;
+            continue;
+        }
+        if (m->seq > n->seq) arrived = 1;
+        else if (m->seq == n->seq) {
+            if (m->rgid == n->rgid && m->root == n->root) arrived = 1;
+            else if (mismatch) *mismatch = m;
+        }
+    }
+    return arrived;
+}
+
+static void make_clauses(struct g *G, struct node *n)
+{
+    int *tmp = malloc((size_t)(G->nranks + 1) * sizeof *tmp);
+    if (!tmp) return;
+    switch (n->kind) {
+    case K_ALL: {
+        unsigned open = 0;
+        for (unsigned i = 0; i < n->nops; i++) {
+            const struct op *o = &n->ops[i];
+            if (o->peer == -2) continue;              /* MPI_PROC_NULL completes */
+            unsigned k = op_candidates(G, o, n, tmp);
+            int met = 0;
+            for (unsigned j = 0; j < k && !met; j++) met = counterpart(G, o, n->rank, tmp[j]);
+            if (met) continue;
+            clause_add(n, tmp, k, o->any);
+            open++;
+        }
+        if (!open) n->matched_all = 1;
+        break;
+    }
+    case K_ANY: {
+        /* one clause: the union of every operation's candidates */
+        char *in = calloc((size_t)G->nranks + 1, 1);
+        int *c = malloc((size_t)(G->nranks + 1) * sizeof *c);
+        unsigned k = 0;
+        int met = 0;
+        for (unsigned i = 0; in && c && i < n->nops && !met; i++) {
+            const struct op *o = &n->ops[i];
+            if (o->peer == -2) {
+                met = 1;
+                break;
+            }
+            unsigned kc = op_candidates(G, o, n, c);
+            for (unsigned j = 0; j < kc && !met; j++) met = counterpart(G, o, n->rank, c[j]);
+            for (unsigned j = 0; j < kc; j++)
+                if (c[j] >= 0 && c[j] < G->nranks && !in[c[j]]) {
+                    in[c[j]] = 1;
+                    tmp[k++] = c[j];
+                }
+        }
+        if (met) n->matched_all = 1;
+        else clause_add(n, tmp, k, 1);
+        free(in);
+        free(c);
+        break;
+    }
+    case K_COLL:
+        for (unsigned i = 0; i < n->nmembers; i++) {
+            int r = n->members[i];
+            if (r == n->rank || r < 0 || r >= G->nranks) continue;
+            if (coll_arrived(G, n, r, NULL)) continue;
+            clause_add(n, &r, 1, 0);
+        }
+        if (!n->ncl) n->matched_all = 1;
+        break;
+    case K_FINALIZE:
+        for (int r = 0; r < G->nranks; r++) {
+            if (r == n->rank || G->rank_term[r] == ES_FINALIZED) continue;
+            int in = 0;
+            for (unsigned k = 0; k < G->nnodes && !in; k++)
+                in = G->nodes[k].rank == r && G->nodes[k].kind == K_FINALIZE;
+            if (!in) clause_add(n, &r, 1, 0);
+        }
+        if (!n->ncl) n->matched_all = 1;
+        break;
+    }
+    free(tmp);
+}
+
+/* ---- the verdict --------------------------------------------------------- */
+
+struct sbuf {
+    char *s;
+    size_t n, cap;
+};
+
+static void sput(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void sput(struct sbuf *b, const char *fmt, ...)
+{
+    char tmp[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
+    if (b->n + (size_t)n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 4096;
+        while (c < b->n + (size_t)n + 1) c *= 2;
+        char *p = realloc(b->s, c);
+        if (!p) return;
+        b->s = p;
+        b->cap = c;
+    }
+    memcpy(b->s + b->n, tmp, (size_t)n + 1);
+    b->n += (size_t)n;
+}
+
+static const char *term_name(int t)
+{
+    return t == ES_FINALIZED ? "finalized" : t == ES_EXITED ? "exited" : t == ES_DIED ? "died" : "";
+}
+
+static void ent_where(const struct ent *e, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", lf_site_text(e->sgid));
+}
+
+/* Short description of what rank r is doing: "in MPI_Recv from 1 tag 5 at x.c:3". */
+static void rank_brief(struct g *G, int r, char *buf, size_t n)
+{
+    if (r < 0 || r >= G->nranks) {
+        snprintf(buf, n, "?");
+        return;
+    }
+    if (G->rank_term[r]) {
+        snprintf(buf, n, "%s", term_name(G->rank_term[r]));
+        return;
+    }
+    int i = G->rank_first[r];
+    if (i < 0) {
+        snprintf(buf, n, "not started");
+        return;
+    }
+    for (unsigned k = 0; k < G->nnodes; k++)
+        if (G->nodes[k].rank == r) {
+            const struct ent *e = &G->ents[G->nodes[k].ent];
+            char w[200], s[120];
+            fmt_what(e, w, sizeof w);
+            ent_where(e, s, sizeof s);
+            snprintf(buf, n, "in %s at %s", w, s);
+            return;
+        }
+    snprintf(buf, n, "computing");
+}
+
+static int icmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The ranks node n still waits for (members of its unsatisfiable clauses). */
+static unsigned waits_for(struct g *G, const struct node *n, int *out, unsigned cap)
+{
+    unsigned k = 0;
+    for (unsigned c = 0; c < n->ncl; c++)
+        for (unsigned j = 0; j < n->cln[c]; j++) {
+            int r = n->cl[c][j];
+            unsigned x = 0;
+            while (x < k && out[x] != r) x++;
+            if (x == k && k < cap) out[k++] = r;
+        }
+    qsort(out, k, sizeof *out, icmp);
+    (void)G;
+    return k;
+}
+
+static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
+{
+    int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
+    unsigned nd = 0;
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active) continue;
+        unsigned x = 0;
+        while (x < nd && dead_ranks[x] != n->rank) x++;
+        if (x == nd) dead_ranks[nd++] = n->rank;
+    }
+    qsort(dead_ranks, nd, sizeof *dead_ranks, icmp);
+    sput(b, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
+         stalled, nd, nd == 1 ? " is" : "s are");
+    char rl[256];
+    fmt_ranks(rl, sizeof rl, dead_ranks, nd);
+    sput(b, " (%s%s).\n", nd == 1 ? "rank " : "ranks ", rl);
+
+    /* every blocked thread: what, where, since, waits for */
+    int *wf = malloc((size_t)(G->nranks + 1) * sizeof *wf);
+    unsigned shown = 0;
+    for (unsigned k = 0; k < G->nnodes && wf; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active) continue;
+        if (shown++ >= 32) continue;
+        const struct ent *e = &G->ents[n->ent];
+        char what[256], where[160], th[32] = "";
+        fmt_what(e, what, sizeof what);
+        ent_where(e, where, sizeof where);
+        if (e->thread) snprintf(th, sizeof th, " thread %u", e->thread);
+        sput(b, "  rank %d%s: %s at %s", n->rank, th, what, where);
+        if (e->since_ns) sput(b, " (%s %.1f s ago)", e->state == ES_POLL ? "last progress" : "started",
+                              (double)(G->now - e->since_ns) / 1e9);
+        sput(b, "\n");
+        for (unsigned i = 0; i < n->nops && (n->kind == K_ALL || n->kind == K_ANY); i++) {
+            if (e->rclass >= RC_WAIT && e->rclass <= RC_REQ_STATUS)
+                sput(b, "      request: %s\n", n->ops[i].desc);
+        }
+        unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
+        if (!k2) continue;
+        int anyc = 0;
+        for (unsigned c = 0; c < n->ncl; c++) anyc |= n->clause_any[c];
+        fmt_ranks(rl, sizeof rl, wf, k2);
+        sput(b, "      waits for %s%s %s", anyc && k2 > 1 ? "any of " : "", k2 == 1 ? "rank" : "ranks", rl);
+        /* the state of each (a few) */
+        unsigned lim = k2 < 4 ? k2 : 4;
+        sput(b, ":");
+        for (unsigned j = 0; j < lim; j++) {
+            char br[400];
+            rank_brief(G, wf[j], br, sizeof br);
+            sput(b, "%s rank %d %s", j ? ";" : "", wf[j], br);
+        }
+        if (k2 > lim) sput(b, "; ...");
+        if (anyc) sput(b, "; no rank will ever send to it");
+        sput(b, "\n");
+    }
+    if (shown > 32) sput(b, "  ... and %u more blocked threads\n", shown - 32);
+
+    /* collectives: who is in, who never arrives, mismatches */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active || n->kind != K_COLL) continue;
+        int seen = 0;
+        for (unsigned j = 0; j < k && !seen; j++) {
+            struct node *m = &G->nodes[j];
+            seen = !m->active && m->kind == K_COLL && m->gid == n->gid && m->seq == n->seq &&
+                   m->rgid == n->rgid && m->root == n->root;
+        }
+        if (seen) continue;
+        int *in = malloc((size_t)(G->nranks + 1) * sizeof *in), *out = malloc((size_t)(G->nranks + 1) * sizeof *out);
+        unsigned nin = 0, nout = 0;
+        const struct node *mis = NULL;
+        for (unsigned i = 0; in && out && i < n->nmembers; i++) {
+            int r = n->members[i];
+            if (r < 0 || r >= G->nranks) continue;
+            if (r == n->rank || coll_arrived(G, n, r, NULL)) in[nin++] = r;
+            else {
+                out[nout++] = r;
+                const struct node *mm = NULL;
+                coll_arrived(G, n, r, &mm);
+                if (mm && !mis) mis = mm;
+            }
+        }
+        const struct ent *e = &G->ents[n->ent];
+        char what[256], where[160], il[256], ol[256];
+        fmt_what(e, what, sizeof what);
+        ent_where(e, where, sizeof where);
+        if (in && out) {
+            qsort(in, nin, sizeof *in, icmp);
+            qsort(out, nout, sizeof *out, icmp);
+            fmt_ranks(il, sizeof il, in, nin);
+            fmt_ranks(ol, sizeof ol, out, nout);
+            sput(b, "  collective %s at %s", what, where);
+            if (n->seq) sput(b, " (collective #%llu on it)", (unsigned long long)n->seq);
+            sput(b, ": rank%s %s in it; rank%s %s never arrive%s", nin == 1 ? "" : "s", il,
+                 nout == 1 ? "" : "s", ol, nout == 1 ? "s" : "");
+            unsigned lim = nout < 4 ? nout : 4;
+            for (unsigned j = 0; j < lim; j++) {
+                char br[400];
+                rank_brief(G, out[j], br, sizeof br);
+                sput(b, "%s rank %d %s", j ? ";" : ":", out[j], br);
+            }
+            sput(b, "\n");
+            if (mis) {
+                const struct ent *me = &G->ents[mis->ent];
+                char w2[256], s2[160];
+                fmt_what(me, w2, sizeof w2);
+                ent_where(me, s2, sizeof s2);
+                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d in %s at %s", n->rank,
+                     what, where, mis->rank, w2, s2);
+                if (n->seq) sput(b, " (both collective #%llu on the communicator)", (unsigned long long)n->seq);
+                sput(b, "\n");
+            }
+        }
+        free(in);
+        free(out);
+    }
+
+    /* a cycle among the blocked ranks */
+    if (wf && nd) {
+        int *state = calloc((size_t)G->nranks + 1, sizeof *state);   /* 0 new, 1 on path, 2 done */
+        int *path = malloc((size_t)(G->nranks + 1) * sizeof *path);
+        int found = 0;
+        for (unsigned s = 0; s < nd && state && path && !found; s++) {
+            int start = dead_ranks[s];
+            if (state[start]) continue;
+            /* iterative DFS following the first blocked successor that leads on */
+            unsigned depth = 0;
+            path[depth++] = start;
+            state[start] = 1;
+            while (depth && !found) {
+                int r = path[depth - 1], next = -1;
+                for (unsigned k = 0; k < G->nnodes && next < 0; k++) {
+                    struct node *n = &G->nodes[k];
+                    if (n->active || n->rank != r) continue;
+                    unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
+                    for (unsigned j = 0; j < k2; j++) {
+                        int q = wf[j];
+                        if (q < 0 || q >= G->nranks || G->rank_term[q] || G->rank_active[q]) continue;
+                        if (state[q] == 1) {
+                            /* cycle: from q's position in the path */
+                            unsigned from = 0;
+                            while (path[from] != q) from++;
+                            sput(b, "  cycle: ");
+                            unsigned len = depth - from;
+                            for (unsigned i = from; i < depth; i++) {
+                                if (len > 12 && i == from + 6) {
+                                    sput(b, "... (%u ranks) -> ", len - 10);
+                                    i = depth - 4;
+                                }
+                                sput(b, "rank %d -> ", path[i]);
+                            }
+                            sput(b, "rank %d\n", q);
+                            found = 1;
+                            break;
+                        }
+                        if (state[q] == 0) {
+                            next = q;
+                            break;
+                        }
+                    }
+                }
+                if (found) break;
+                if (next >= 0) {
+                    state[next] = 1;
+                    path[depth++] = next;
+                } else {
+                    state[r] = 2;
+                    depth--;
+                }
+            }
+        }
+        if (!found) {
+            /* chains that end at ranks that will never act */
+            for (int r = 0; r < G->nranks; r++)
+                if (G->rank_term[r]) {
+                    int waited = 0;
+                    for (unsigned k = 0; k < G->nnodes && !waited; k++) {
+                        struct node *n = &G->nodes[k];
+                        if (n->active) continue;
+                        unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
+                        for (unsigned j = 0; j < k2; j++) waited |= wf[j] == r;
+                    }
+                    if (waited) sput(b, "  rank %d has %s: it will never send or take part again\n", r,
+                                     term_name(G->rank_term[r]));
+                }
+        }
+        free(state);
+        free(path);
+    }
+    free(wf);
+    free(dead_ranks);
+    (void)ndead;
+}
+
+void dl_result_free(struct dl_result *r)
+{
+    free(r->text);
+    free(r->ranks);
+    free(r->ents);
+    memset(r, 0, sizeof *r);
+}
+
+int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns, double stalled_s,
+                   struct dl_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (nranks <= 0) return 0;
+    unsigned ndead = 0;
+    struct g G;
+    memset(&G, 0, sizeof G);
+    G.ents = ents;
+    G.nents = nents;
+    G.nranks = nranks;
+    G.now = now_ns;
+    G.rank_term = calloc((size_t)nranks, sizeof *G.rank_term);
+    G.rank_active = calloc((size_t)nranks, sizeof *G.rank_active);
+    G.rank_first = malloc((size_t)nranks * sizeof *G.rank_first);
+    G.rq = calloc((size_t)nranks, sizeof *G.rq);
+    G.rq_loaded = calloc((size_t)nranks, 1);
+    G.nodes = calloc(nents ? nents : 1, sizeof *G.nodes);
+    if (!G.rank_term || !G.rank_active || !G.rank_first || !G.rq || !G.rq_loaded || !G.nodes) goto out;
+    for (int r = 0; r < nranks; r++) G.rank_first[r] = -1;
+    /* ranks: terminal, or able to progress (computing, unknown), or nodes */
+    for (unsigned i = 0; i < nents; i++) {
+        struct ent *e = &ents[i];
+        if (e->rank < 0 || e->rank >= nranks) continue;
+        if (G.rank_first[e->rank] < 0) G.rank_first[e->rank] = (int)i;
+        switch (e->state) {
+        case ES_FINALIZED:
+        case ES_EXITED:
+        case ES_DIED:
+            G.rank_term[e->rank] = e->state;
+            break;
+        case ES_IN:
+        case ES_POLL: {
+            struct node *n = &G.nodes[G.nnodes++];
+            n->ent = i;
+            build_node(&G, n, e);
+            break;
+        }
+        default:                     /* computing, not started, stale: a sink */
+            G.rank_active[e->rank] = 1;
+            break;
+        }
+    }
+    for (int r = 0; r < nranks; r++)
+        if (G.rank_first[r] < 0) G.rank_active[r] = 1;      /* not even listed: unknown */
+    for (unsigned k = 0; k < G.nnodes; k++) make_clauses(&G, &G.nodes[k]);
+    for (unsigned k = 0; k < G.nnodes; k++) {
+        struct node *n = &G.nodes[k];
+        if (n->kind == K_UNKNOWN || n->matched_all) {
+            n->active = 1;
+            G.rank_active[n->rank] = 1;
+        }
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (unsigned k = 0; k < G.nnodes; k++) {
+            struct node *n = &G.nodes[k];
+            if (n->active) continue;
+            int ok = 1;
+            for (unsigned c = 0; c < n->ncl && ok; c++) {
+                int any = 0;
+                for (unsigned j = 0; j < n->cln[c] && !any; j++) {
+                    int r = n->cl[c][j];
+                    any = r >= 0 && r < nranks && G.rank_active[r] && !G.rank_term[r];
+                }
+                ok = any;
+            }
+            if (ok) {
+                n->active = 1;
+                if (!G.rank_active[n->rank]) G.rank_active[n->rank] = 1;
+                changed = 1;
+            }
+        }
+    }
+    for (unsigned k = 0; k < G.nnodes; k++) ndead += !G.nodes[k].active;
+    if (ndead) {
+        struct sbuf b = {0};
+        verdict(&G, &b, stalled_s, ndead);
+        res->text = b.s;
+        res->ents = malloc(ndead * sizeof *res->ents);
+        res->ranks = malloc(ndead * sizeof *res->ranks);
+        for (unsigned k = 0; k < G.nnodes && res->ents && res->ranks; k++) {
+            if (G.nodes[k].active) continue;
+            res->ents[res->nents++] = G.nodes[k].ent;
+            unsigned x = 0;
+            while (x < res->nranks && res->ranks[x] != G.nodes[k].rank) x++;
+            if (x == res->nranks) res->ranks[res->nranks++] = G.nodes[k].rank;
+        }
+    } else {
+        /* why not: the first node that waits on someone who can go on */
+        char note[256] = "";
+        for (unsigned k = 0; k < G.nnodes && !note[0]; k++) {
+            struct node *n = &G.nodes[k];
+            if (n->kind == K_UNKNOWN && n->why[0]) snprintf(note, sizeof note, "not judged: rank %d %s", n->rank, n->why);
+        }
+        if (!note[0]) {
+            for (int r = 0; r < nranks && !note[0]; r++) {
+                int i = G.rank_first[r];
+                if (i >= 0 && ents[i].state == ES_COMPUTE && !G.rank_term[r])
+                    snprintf(note, sizeof note, "not a deadlock: rank %d is computing", r);
+            }
+        }
+        if (!note[0] && G.nnodes) snprintf(note, sizeof note, "not a deadlock: the blocked calls match each other");
+        if (note[0]) res->text = strdup(note);
+    }
+    ndead = ndead ? 1 : 0;
+out:
+    for (unsigned k = 0; k < G.nnodes; k++) {
+        struct node *n = &G.nodes[k];
+        free(n->ops);
+        free(n->members);
+        for (unsigned c = 0; c < n->ncl; c++) free(n->cl[c]);
+        free(n->cl);
+        free(n->cln);
+        free(n->clause_any);
+    }
+    for (int r = 0; G.rq && r < nranks; r++) free(G.rq[r].r);
+    free(G.rq);
+    free(G.rq_loaded);
+    free(G.nodes);
+    free(G.rank_term);
+    free(G.rank_active);
+    free(G.rank_first);
+    return (int)ndead;
+}

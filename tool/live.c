@@ -1,0 +1,1294 @@
+/*
+ * live.c — the live view of a run directory and its watch loop (live.h).
+ *
+ * Every refresh reads each rank file's header and live slots (livefile.c),
+ * turns them into entities (one per rank, or one per thread of a rank that
+ * is inside MPI), groups the entities that are in the same state (routine,
+ * call site, inside/outside MPI) and prints the groups, largest or oldest
+ * first, as a table that fits the terminal:
+ *
+ *   WHO      WHAT                       WHERE                        WHEN
+ *   1-1023   MPI_Bcast root 0 on MPI_C  solver.c:49                  started 3.1-4.0s ago
+ *   0        computing                  after MPI_Allreduce solver.c  completed 4.02s ago
+ *
+ * It never invents a state: a rank without a file yet is "not started", a
+ * finalized one says so (header state), a running one whose process is gone
+ * (same host: kill(pid, 0), /proc) "died", and one on another host that has
+ * not changed for long "stale".
+ *
+ * Progress: the job progressed when any rank's t_end changed (a call
+ * completed something; unsuccessful tests and probes write t_idle instead,
+ * local calls write nothing), a rank's state changed or a new rank appeared.
+ * After deadlock_timeout seconds without progress the wait-for graph of the
+ * current state is checked (deadlock.c), and again every second while the
+ * job stays stalled and its state changes.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "live.h"
+#include "symbols.h"
+#include "tool.h"
+
+volatile sig_atomic_t live_interrupted;   /* set by mpilens top's signal handler */
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- growing text buffer -------------------------------------------------- */
+
+struct sb {
+    char *s;
+    size_t n, cap;
+};
+
+static void sb_put(struct sb *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 4096;
+        while (c < b->n + n + 1) c *= 2;
+        char *p = realloc(b->s, c);
+        if (!p) return;
+        b->s = p;
+        b->cap = c;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+
+static void sb_printf(struct sb *b, const char *fmt, ...)
+{
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof tmp) n = sizeof tmp - 1;
+    sb_put(b, tmp, (size_t)n);
+}
+
+/* ---- formatting ------------------------------------------------------------ */
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+void fmt_ranks(char *buf, size_t n, const int *r, unsigned k)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < k && o + 1 < n;) {
+        unsigned j = i;
+        while (j + 1 < k && r[j + 1] == r[j] + 1) j++;
+        int w;
+        if (j == i) w = snprintf(buf + o, n - o, "%s%d", o ? "," : "", r[i]);
+        else w = snprintf(buf + o, n - o, "%s%d-%d", o ? "," : "", r[i], r[j]);
+        if (w < 0 || (size_t)w >= n - o) {
+            /* does not fit: end with an ellipsis */
+            if (n > 4) snprintf(buf + (n - 4 < o ? n - 4 : o), 4, "...");
+            return;
+        }
+        o += (size_t)w;
+        i = j + 1;
+    }
+}
+
+/* Session numbers for communicators, by global id: "comm #2". */
+static uint64_t *comm_ids;
+static unsigned ncomm_ids;
+
+static unsigned comm_number(uint64_t gid)
+{
+    for (unsigned i = 0; i < ncomm_ids; i++)
+        if (comm_ids[i] == gid) return i + 1;
+    uint64_t *p = realloc(comm_ids, (ncomm_ids + 1) * sizeof *p);
+    if (!p) return 0;
+    comm_ids = p;
+    comm_ids[ncomm_ids++] = gid;
+    return ncomm_ids;
+}
+
+const char *fmt_comm(struct lf *f, uint32_t comm, char *buf, size_t n)
+{
+    const struct lf_comm *c = comm < ML_COMM_NONE ? lf_comm(f, comm) : NULL;
+    if (!c) snprintf(buf, n, "comm ?");
+    else if (c->flags & 2) snprintf(buf, n, "MPI_COMM_WORLD");
+    else if (c->flags & 1)
+        snprintf(buf, n, "intercomm #%u (%u+%u ranks)", comm_number(c->gid), c->size, c->remote_size);
+    else snprintf(buf, n, "comm #%u (%u rank%s)", comm_number(c->gid), c->size, c->size == 1 ? "" : "s");
+    return buf;
+}
+
+static int is_world(struct lf *f, uint32_t comm)
+{
+    const struct lf_comm *c = comm < ML_COMM_NONE ? lf_comm(f, comm) : NULL;
+    return c && (c->flags & 2);
+}
+
+const char *fmt_peer(struct lf *f, uint32_t comm, int32_t peer, char *buf, size_t n)
+{
+    if (peer == lf_any_source(f)) snprintf(buf, n, "any source");
+    else if (peer == lf_proc_null(f)) snprintf(buf, n, "MPI_PROC_NULL");
+    else if (peer == ML_PEER_NONE) snprintf(buf, n, "?");
+    else {
+        int w = lf_world(f, comm, peer);
+        if (w >= 0) snprintf(buf, n, "%d", w);
+        else snprintf(buf, n, "rank %d of comm", peer);
+    }
+    return buf;
+}
+
+static const char *fmt_tag(int32_t tag, char *buf, size_t n)
+{
+    if (tag == -1) snprintf(buf, n, "any tag");        /* MPI_ANY_TAG in both MPIs */
+    else snprintf(buf, n, "tag %d", tag);
+    return buf;
+}
+
+/* The peer part of a group: the same for all, or "r-1", or "various". */
+struct peer_sum {
+    int all_same;
+    char text[64];
+};
+
+static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf, size_t n)
+{
+    char p[64], t[32], c[64], p2[64], t2[32];
+    const char *name = e->f ? lf_routine(e->f, e->l.routine) : "?";
+    const char *peer = ps && !ps->all_same ? ps->text : NULL;
+    const char *poll = e->state == ES_POLL ? " (polling, nothing completes)" : "";
+    switch (e->state) {
+    case ES_COMPUTE: snprintf(buf, n, "computing"); return;
+    case ES_NOCALL: snprintf(buf, n, "computing (no MPI call yet)"); return;
+    case ES_NOTSTARTED: snprintf(buf, n, "not started (no rank file yet)"); return;
+    case ES_FINALIZED: snprintf(buf, n, "finalized"); return;
+    case ES_STALE: snprintf(buf, n, "stale: no update for long (host %s)", lf_host(e->f)); return;
+    case ES_EXITED:
+    case ES_DIED: {
+        const volatile struct ml_header *h = lf_hdr(e->f);
+        uint32_t k = h->failure.kind;
+        const char *what = e->state == ES_EXITED ? "exited without MPI_Finalize" : "died";
+        if (k == ML_FAIL_SIGNAL) snprintf(buf, n, "%s: signal %d (%s)", what, h->failure.signo,
+                                          strsignal(h->failure.signo));
+        else if (k == ML_FAIL_ABORT) snprintf(buf, n, "%s: MPI_Abort(%d)", what, h->failure.code);
+        else if (k == ML_FAIL_MPI_ERROR) snprintf(buf, n, "%s: MPI error %d", what, h->failure.code);
+        else if (k == ML_FAIL_DEADLOCK) snprintf(buf, n, "%s: stopped as deadlocked", what);
+        else if (e->state == ES_EXITED && k == ML_FAIL_EXIT)
+            snprintf(buf, n, "%s (status %d)", what, h->failure.code);
+        else if (e->state == ES_DIED) snprintf(buf, n, "died (process gone, no MPI_Finalize)");
+        else snprintf(buf, n, "%s", what);
+        return;
+    }
+    }
+    struct lf *f = e->f;
+    int world = is_world(f, e->l.comm);
+    c[0] = 0;
+    switch (e->rclass) {
+    case RC_SEND:
+    case RC_RECV:
+    case RC_PROBE:
+    case RC_IPROBE:
+    case RC_ONESIDED:
+        if (!world && e->l.comm < ML_COMM_NONE) {
+            char cc[60];
+            snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
+        }
+        snprintf(buf, n, "%s %s %s %s%s%s", name,
+                 e->rclass == RC_SEND ? "to" : e->rclass == RC_ONESIDED ? "target" : "from",
+                 peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                 e->rclass == RC_ONESIDED ? "" : fmt_tag(e->l.tag, t, sizeof t), c, poll);
+        return;
+    case RC_SENDRECV: {
+        int32_t src = (int32_t)(uint32_t)e->l.aux, rtag = (int32_t)(uint32_t)(e->l.aux >> 32);
+        if (!world && e->l.comm < ML_COMM_NONE) {
+            char cc[60];
+            snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
+        }
+        snprintf(buf, n, "%s to %s %s, from %s %s%s", name,
+                 peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                 fmt_tag(e->l.tag, t, sizeof t), fmt_peer(f, e->l.comm, src, p2, sizeof p2),
+                 fmt_tag(rtag, t2, sizeof t2), c);
+        return;
+    }
+    case RC_COLL:
+    case RC_COMM_COLL: {
+        char cc[60];
+        if (rclass_rooted(name) && e->l.peer != ML_PEER_NONE)
+            snprintf(buf, n, "%s root %s on %s", name, fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                     fmt_comm(f, e->l.comm, cc, sizeof cc));
+        else snprintf(buf, n, "%s on %s", name, fmt_comm(f, e->l.comm, cc, sizeof cc));
+        return;
+    }
+    case RC_WAITALL:
+    case RC_WAITANY:
+    case RC_WAITSOME:
+    case RC_TESTALL:
+    case RC_TESTANY:
+    case RC_TESTSOME:
+        snprintf(buf, n, "%s of %lld request%s%s", name, (long long)(int64_t)e->l.aux,
+                 (int64_t)e->l.aux == 1 ? "" : "s", poll);
+        return;
+    }
+    snprintf(buf, n, "%s%s", name, poll);
+}
+
+void fmt_what(const struct ent *e, char *buf, size_t n)
+{
+    what_text(e, NULL, buf, n);
+}
+
+static void fmt_age(char *buf, size_t n, double s)
+{
+    if (s < 0) s = 0;
+    if (s < 10) snprintf(buf, n, "%.2fs", s);
+    else if (s < 100) snprintf(buf, n, "%.1fs", s);
+    else if (s < 1000) snprintf(buf, n, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, n, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+    else snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void fmt_age_range(char *buf, size_t n, double a, double b)
+{
+    char x[32], y[32];
+    if (b - a < 0.005 || b < 0) {
+        fmt_age(buf, n, b);
+        return;
+    }
+    if (b < 100) {
+        snprintf(x, sizeof x, "%.1f", a);
+        snprintf(y, sizeof y, "%.1f", b);
+        if (!strcmp(x, y)) snprintf(buf, n, "%ss", y);
+        else snprintf(buf, n, "%s-%ss", x, y);
+        return;
+    }
+    fmt_age(x, sizeof x, a);
+    fmt_age(y, sizeof y, b);
+    snprintf(buf, n, "%s-%s", x, y);
+}
+
+/* ---- the watched ranks ------------------------------------------------------ */
+
+struct rk {
+    struct lf *f;
+    dev_t dev;
+    ino_t ino;
+    int same_host;
+    int gone;                /* process no longer exists (same host) */
+    int gone_seen;
+    int exe_ok;              /* 1 the pid runs the rank's program, -1 unknown */
+    uint64_t prog;           /* max t_end over threads */
+    int32_t state;
+    unsigned nthreads;
+    uint64_t sig;            /* everything that can change */
+    int64_t changed_ns, seen_ns;
+};
+
+struct watch {
+    const char *dir;
+    struct live_opts o;
+    FILE *out;
+    int64_t interval_ns, timeout_ns, poll_ns;
+    struct rk *rk;
+    unsigned nrk, caprk;
+    int world;
+    int complete;            /* every rank 0..world-1 has a file */
+    char host[256];
+    struct ent *ents;
+    unsigned nents, capents;
+    int64_t now, start_ns, last_prog_ns, last_check_ns, last_newfile_ns;
+    uint64_t total_sig, check_sig;
+    int refreshed;
+    char *note;              /* result of the last negative deadlock check */
+    /* terminal */
+    int inplace, rows, cols, h;
+};
+
+static int same_file_seen(struct watch *w, dev_t d, ino_t i)
+{
+    for (unsigned k = 0; k < w->nrk; k++)
+        if (w->rk[k].dev == d && w->rk[k].ino == i) return 1;
+    return 0;
+}
+
+static int rank_file_name(const char *s)
+{
+    const char *p = NULL;
+    if (!strncmp(s, "rank-", 5)) p = s + 5;
+    else if (!strncmp(s, "pid-", 4)) p = s + 4;
+    if (!p || !isdigit((unsigned char)*p)) return 0;
+    while (isdigit((unsigned char)*p)) p++;
+    return !strcmp(p, ".mlt");
+}
+
+/* New rank files in the directory.  Returns -1 if the directory cannot be read. */
+static int scan_dir(struct watch *w)
+{
+    DIR *d = opendir(w->dir);
+    if (!d) return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!rank_file_name(e->d_name)) continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", w->dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (same_file_seen(w, st.st_dev, st.st_ino)) continue;
+        struct lf *f;
+        if (lf_open(path, &f) != 0) continue;       /* not written yet: next time */
+        if (w->nrk == w->caprk) {
+            unsigned c = w->caprk ? w->caprk * 2 : 64;
+            struct rk *p = realloc(w->rk, c * sizeof *p);
+            if (!p) {
+                lf_close(f);
+                break;
+            }
+            w->rk = p;
+            w->caprk = c;
+        }
+        struct rk *r = &w->rk[w->nrk++];
+        memset(r, 0, sizeof *r);
+        r->f = f;
+        r->dev = st.st_dev;
+        r->ino = st.st_ino;
+        r->same_host = strcmp(lf_host(f), w->host) == 0;
+        r->exe_ok = -1;
+        r->changed_ns = r->seen_ns = w->now;
+        w->last_newfile_ns = w->now;
+        w->last_prog_ns = w->now;
+    }
+    closedir(d);
+    return 0;
+}
+
+/* Is the process of a rank file still there? */
+static int process_gone(struct rk *r, int stuck)
+{
+    const volatile struct ml_header *h = lf_hdr(r->f);
+    pid_t pid = h->pid;
+    if (pid <= 0) return 0;
+    if (kill(pid, 0) != 0 && errno == ESRCH) return 1;
+    if (!stuck) return 0;
+    /* looks alive, but has not changed for a while: a zombie, or the pid reused? */
+    char p[64], buf[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    int fd = open(p, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n > 0) {
+        buf[n] = 0;
+        char *q = strrchr(buf, ')');
+        if (q && q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X')) return 1;
+    }
+    if (r->exe_ok < 0) {
+        char exe[PATH_MAX], want[513];
+        snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+        ssize_t l = readlink(p, exe, sizeof exe - 1);
+        size_t i = 0;
+        for (; i < sizeof want - 1 && h->exe[i]; i++) want[i] = h->exe[i];
+        want[i] = 0;
+        if (l > 0 && want[0]) {
+            exe[l] = 0;
+            r->exe_ok = strcmp(exe, want) == 0 || strstr(exe, " (deleted)") != NULL;
+        }
+    }
+    return r->exe_ok == 0;
+}
+
+static struct ent *ent_add(struct watch *w)
+{
+    if (w->nents == w->capents) {
+        unsigned c = w->capents ? w->capents * 2 : 256;
+        struct ent *p = realloc(w->ents, c * sizeof *p);
+        if (!p) return NULL;
+        w->ents = p;
+        w->capents = c;
+    }
+    struct ent *e = &w->ents[w->nents++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+static void ent_routine(struct ent *e)
+{
+    e->rgid = lf_routine_gid(e->f, e->l.routine);
+    e->rclass = routine_class(lf_routine(e->f, e->l.routine));
+    e->sgid = lf_site_gid(e->f, e->l.site);
+}
+
+static int64_t ns_of(struct rk *r, uint64_t t)
+{
+    return t ? lf_ns(r->f, t) : 0;
+}
+
+/* Read every rank file once: entities, progress, liveness. */
+static void snapshot(struct watch *w)
+{
+    w->nents = 0;
+    w->now = mono_ns();
+    if (!w->complete) scan_dir(w);
+    int maxrank = -1;
+    uint64_t total = 0;
+    for (unsigned k = 0; k < w->nrk; k++) {
+        struct rk *r = &w->rk[k];
+        const volatile struct ml_header *h = lf_hdr(r->f);
+        int32_t size = h->size;
+        if (size > w->world && size < (1 << 24)) w->world = size;
+        int rank = h->rank;
+        if (rank > maxrank) maxrank = rank;
+        int32_t state = h->state;
+        unsigned nt = lf_nthreads(r->f);
+        struct ml_live sl[ML_MAX_THREADS];
+        int ok[ML_MAX_THREADS];
+        if (nt > ML_MAX_THREADS) nt = ML_MAX_THREADS;
+        uint64_t prog = 0, sig = (uint64_t)state * 0x9E3779B97F4A7C15ull + nt;
+        for (unsigned i = 0; i < nt; i++) {
+            ok[i] = lf_live(r->f, i, &sl[i]) == 0 && sl[i].used;
+            if (!ok[i]) continue;
+            if (sl[i].t_end > prog) prog = sl[i].t_end;
+            sig = (sig ^ (sl[i].seq + sl[i].t_end * 3 + sl[i].t_idle * 7)) * 0xff51afd7ed558ccdull;
+        }
+        if (state == ML_STATE_RUNNING && r->same_host && !r->gone)
+            r->gone = process_gone(r, w->now - r->changed_ns > 2 * w->interval_ns);
+        sig ^= (uint64_t)r->gone << 63;
+        if (prog != r->prog || state != r->state || nt != r->nthreads || r->gone != r->gone_seen) {
+            r->prog = prog;
+            r->state = state;
+            r->nthreads = nt;
+            r->gone_seen = r->gone;
+            w->last_prog_ns = w->now;
+        }
+        if (sig != r->sig) {
+            r->sig = sig;
+            r->changed_ns = w->now;
+        }
+        total = (total ^ sig) * 0x100000001b3ull + k;
+
+        /* entities */
+        int estate = 0;
+        if (state == ML_STATE_FINALIZED) estate = ES_FINALIZED;
+        else if (state == ML_STATE_EXITED) estate = ES_EXITED;
+        else if (r->gone) estate = ES_DIED;
+        else if (!r->same_host && w->now - r->changed_ns > 2 * w->timeout_ns + 30000000000ll)
+            estate = ES_STALE;
+        if (estate) {
+            /* one entity; the most recent slot says where it was */
+            struct ent *e = ent_add(w);
+            if (!e) return;
+            e->rank = rank;
+            e->f = r->f;
+            e->state = estate;
+            int best = -1;
+            uint64_t bt = 0;
+            for (unsigned i = 0; i < nt; i++) {
+                if (!ok[i]) continue;
+                uint64_t t = sl[i].t_start > sl[i].t_end ? sl[i].t_start : sl[i].t_end;
+                if (best < 0 || t > bt) best = (int)i, bt = t;
+            }
+            if (best >= 0) {
+                e->thread = (unsigned)best;
+                e->l = sl[best];
+                ent_routine(e);
+                e->since_ns = r->same_host ? ns_of(r, bt) : 0;
+            }
+            continue;
+        }
+        unsigned added = 0, ncomp = 0;
+        int best = -1;
+        uint64_t bt = 0;
+        unsigned comp[ML_MAX_THREADS];
+        for (unsigned i = 0; i < nt; i++) {
+            if (!ok[i]) continue;
+            struct ml_live *l = &sl[i];
+            uint64_t last_end = l->t_end > l->t_idle ? l->t_end : l->t_idle;
+            uint64_t t = l->t_start > last_end ? l->t_start : last_end;
+            if (l->t_start == 0) {
+                comp[ncomp++] = i;
+                continue;
+            }
+            int in = l->t_start > last_end;
+            int idle_last = l->t_idle > l->t_end && (in || l->t_idle >= l->t_start);
+            int st = 0;
+            if (idle_last) {
+                int64_t last_try = ns_of(r, in ? l->t_start : l->t_idle);
+                if (w->now - last_try < w->poll_ns || !r->same_host) st = ES_POLL;
+            }
+            if (!st && in) st = ES_IN;
+            if (!st) {
+                if (best < 0 || t > bt) best = (int)i, bt = t;
+                comp[ncomp++] = i;
+                continue;
+            }
+            struct ent *e = ent_add(w);
+            if (!e) return;
+            e->rank = rank;
+            e->thread = i;
+            e->f = r->f;
+            e->state = st;
+            e->l = *l;
+            ent_routine(e);
+            if (r->same_host)
+                e->since_ns = st == ES_IN ? ns_of(r, l->t_start) : ns_of(r, l->t_end ? l->t_end : l->t_start);
+            added++;
+        }
+        /* threads of a rank with threads inside MPI that are computing: not
+         * shown, but they make the rank able to progress (deadlock.c) */
+        for (unsigned c = 0; added && c < ncomp; c++) {
+            struct ent *e = ent_add(w);
+            if (!e) return;
+            e->rank = rank;
+            e->f = r->f;
+            e->thread = comp[c];
+            e->l = sl[comp[c]];
+            e->state = e->l.t_start ? ES_COMPUTE : ES_NOCALL;
+            e->hidden = 1;
+        }
+        if (!added) {
+            struct ent *e = ent_add(w);
+            if (!e) return;
+            e->rank = rank;
+            e->f = r->f;
+            if (best < 0) {
+                e->state = ES_NOCALL;
+            } else {
+                e->state = ES_COMPUTE;
+                e->thread = (unsigned)best;
+                e->l = sl[best];
+                ent_routine(e);
+                uint64_t last_end = e->l.t_end > e->l.t_idle ? e->l.t_end : e->l.t_idle;
+                if (r->same_host) e->since_ns = ns_of(r, last_end);
+            }
+        }
+    }
+    /* ranks without a file yet */
+    int world = w->world > maxrank + 1 ? w->world : maxrank + 1;
+    if (w->world > 0) {
+        char *have = calloc((size_t)world, 1);
+        if (have) {
+            for (unsigned k = 0; k < w->nents; k++)
+                if (w->ents[k].rank >= 0 && w->ents[k].rank < world) have[w->ents[k].rank] = 1;
+            int missing = 0;
+            for (int rr = 0; rr < world; rr++) {
+                if (have[rr]) continue;
+                missing++;
+                struct ent *e = ent_add(w);
+                if (!e) break;
+                e->rank = rr;
+                e->state = ES_NOTSTARTED;
+            }
+            free(have);
+            int unnamed = 0;
+            for (unsigned k = 0; k < w->nrk; k++) unnamed += lf_rank(w->rk[k].f) < 0;
+            w->complete = !missing && !unnamed;
+        }
+    }
+    w->total_sig = total;
+    w->refreshed = 1;
+}
+
+/* ---- groups and the table ----------------------------------------------- */
+
+struct grp {
+    unsigned *idx;           /* entities (indices into w->ents), by rank */
+    unsigned n;
+    int *ranks;
+    unsigned nranks;
+    double amin, amax;       /* ages in seconds; amax < 0 unknown */
+};
+
+static struct watch *sort_w;
+
+static int ent_key_cmp(const void *a, const void *b)
+{
+    const struct ent *x = &sort_w->ents[*(const unsigned *)a], *y = &sort_w->ents[*(const unsigned *)b];
+    if (x->state != y->state) return x->state - y->state;
+    int dead = x->state == ES_DIED || x->state == ES_EXITED;
+    if (x->state != ES_NOTSTARTED && x->state != ES_NOCALL && x->state != ES_FINALIZED &&
+        x->state != ES_STALE) {
+        if (x->rgid != y->rgid) return x->rgid < y->rgid ? -1 : 1;
+        if (x->sgid != y->sgid) return x->sgid < y->sgid ? -1 : 1;
+    }
+    if (dead) {
+        int sx = lf_hdr(x->f)->failure.signo, sy = lf_hdr(y->f)->failure.signo;
+        if (sx != sy) return sx - sy;
+    }
+    if ((x->thread != 0) != (y->thread != 0)) return x->thread ? 1 : -1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static int same_group(const struct ent *x, const struct ent *y)
+{
+    unsigned a = 0, b = 1;
+    (void)a;
+    (void)b;
+    if (x->state != y->state) return 0;
+    if (x->state != ES_NOTSTARTED && x->state != ES_NOCALL && x->state != ES_FINALIZED &&
+        x->state != ES_STALE && (x->rgid != y->rgid || x->sgid != y->sgid))
+        return 0;
+    if ((x->state == ES_DIED || x->state == ES_EXITED) &&
+        lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo)
+        return 0;
+    return (x->thread != 0) == (y->thread != 0);
+}
+
+static int sort_mode;
+
+static int grp_cmp(const void *a, const void *b)
+{
+    const struct grp *x = a, *y = b;
+    if (sort_mode == LIVE_SORT_AGE) {
+        if (x->amax != y->amax) return x->amax > y->amax ? -1 : 1;
+        if (x->n != y->n) return x->n > y->n ? -1 : 1;
+    } else {
+        if (x->n != y->n) return x->n > y->n ? -1 : 1;
+        if (x->amax != y->amax) return x->amax > y->amax ? -1 : 1;
+    }
+    return x->ranks[0] - y->ranks[0];
+}
+
+/* Peer summary of a point-to-point group: one world rank, r+k, or various. */
+static void peer_summary(struct watch *w, const struct grp *g, struct peer_sum *ps)
+{
+    ps->all_same = 1;
+    ps->text[0] = 0;
+    const struct ent *e0 = &w->ents[g->idx[0]];
+    if (e0->state != ES_IN && e0->state != ES_POLL) return;
+    int c = e0->rclass;
+    if (c != RC_SEND && c != RC_RECV && c != RC_PROBE && c != RC_IPROBE && c != RC_SENDRECV &&
+        c != RC_ONESIDED)
+        return;
+    int n = w->world > 0 ? w->world : 1;
+    int first = 0, delta = 0, same = 1, samed = 1;
+    for (unsigned i = 0; i < g->n; i++) {
+        const struct ent *e = &w->ents[g->idx[i]];
+        int p = e->l.peer;
+        int wr = (p == lf_any_source(e->f) || p == lf_proc_null(e->f)) ? p - 1000000 : lf_world(e->f, e->l.comm, p);
+        int d = wr >= 0 ? ((wr - e->rank) % n + n) % n : -1;
+        if (i == 0) {
+            first = wr;
+            delta = d;
+        } else {
+            if (wr != first) same = 0;
+            if (d != delta || d < 0) samed = 0;
+        }
+    }
+    if (same) return;
+    ps->all_same = 0;
+    if (samed && delta >= 0) {
+        if (delta <= n / 2) snprintf(ps->text, sizeof ps->text, "r+%d", delta);
+        else snprintf(ps->text, sizeof ps->text, "r-%d", n - delta);
+    } else {
+        snprintf(ps->text, sizeof ps->text, "various");
+    }
+}
+
+static void where_text(const struct ent *e, char *buf, size_t n)
+{
+    buf[0] = 0;
+    const char *name = e->f && e->l.t_start ? lf_routine(e->f, e->l.routine) : NULL;
+    switch (e->state) {
+    case ES_IN:
+    case ES_POLL:
+        snprintf(buf, n, "%s", lf_site_text(e->sgid));
+        break;
+    case ES_COMPUTE:
+        snprintf(buf, n, "after %s %s", name ? name : "?", lf_site_text(e->sgid));
+        break;
+    case ES_DIED:
+    case ES_EXITED:
+        if (name) {
+            int in = e->l.t_start > e->l.t_end && e->l.t_start > e->l.t_idle;
+            snprintf(buf, n, "%s %s %s", in ? "in" : "after", name, lf_site_text(e->sgid));
+        }
+        break;
+    }
+}
+
+static void when_text(const struct ent *e, const struct grp *g, char *buf, size_t n)
+{
+    char a[48];
+    buf[0] = 0;
+    if (g->amax < 0) return;
+    fmt_age_range(a, sizeof a, g->amin, g->amax);
+    switch (e->state) {
+    case ES_IN: snprintf(buf, n, "started %s ago", a); break;
+    case ES_POLL: snprintf(buf, n, "last progress %s ago", a); break;
+    case ES_COMPUTE: snprintf(buf, n, "completed %s ago", a); break;
+    case ES_FINALIZED: snprintf(buf, n, "%s ago", a); break;
+    case ES_DIED:
+    case ES_EXITED: snprintf(buf, n, "last call %s ago", a); break;
+    }
+}
+
+static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
+{
+    char r[256];
+    fmt_ranks(r, sizeof r, g->ranks, g->nranks);
+    const struct ent *e0 = &w->ents[g->idx[0]];
+    if (e0->rank < 0) {
+        snprintf(buf, n, "pid %d", (int)lf_hdr(e0->f)->pid);
+        return;
+    }
+    if (e0->thread == 0) {
+        snprintf(buf, n, "%s", r);
+        return;
+    }
+    unsigned t = e0->thread;
+    int one = 1;
+    for (unsigned i = 1; i < g->n; i++)
+        if (w->ents[g->idx[i]].thread != t) one = 0;
+    if (one) snprintf(buf, n, "%s thread %u", r, t);
+    else snprintf(buf, n, "%s (%u threads)", r, g->n);
+}
+
+/* Groups of the current entities, sorted. */
+static struct grp *make_groups(struct watch *w, unsigned *ngrp, unsigned **order_out)
+{
+    unsigned *order = malloc((w->nents ? w->nents : 1) * sizeof *order);
+    struct grp *g = calloc(w->nents ? w->nents : 1, sizeof *g);
+    int *ranks = malloc((w->nents ? w->nents : 1) * sizeof *ranks);
+    if (!order || !g || !ranks) {
+        free(order);
+        free(g);
+        free(ranks);
+        *ngrp = 0;
+        *order_out = NULL;
+        return NULL;
+    }
+    unsigned nv = 0;
+    for (unsigned i = 0; i < w->nents; i++)
+        if (!w->ents[i].hidden) order[nv++] = i;
+    sort_w = w;
+    qsort(order, nv, sizeof *order, ent_key_cmp);
+    unsigned n = 0, rp = 0;
+    for (unsigned i = 0; i < nv;) {
+        unsigned j = i + 1;
+        while (j < nv && same_group(&w->ents[order[i]], &w->ents[order[j]])) j++;
+        struct grp *x = &g[n++];
+        x->idx = order + i;
+        x->n = j - i;
+        x->ranks = ranks + rp;
+        x->amin = 1e300;
+        x->amax = -1;
+        for (unsigned k = i; k < j; k++) {
+            const struct ent *e = &w->ents[order[k]];
+            if (x->nranks == 0 || x->ranks[x->nranks - 1] != e->rank) ranks[rp + x->nranks++] = e->rank;
+            if (e->since_ns) {
+                double a = (double)(w->now - e->since_ns) / 1e9;
+                if (a < x->amin) x->amin = a;
+                if (a > x->amax) x->amax = a;
+            }
+        }
+        qsort(x->ranks, x->nranks, sizeof *x->ranks, int_cmp);
+        rp += x->nranks;
+        if (x->amax < 0) x->amin = -1;
+        i = j;
+    }
+    sort_mode = w->o.sort;
+    qsort(g, n, sizeof *g, grp_cmp);
+    *ngrp = n;
+    *order_out = order;
+    return g;
+}
+
+static void put_cell(struct sb *b, const char *s, int width, int last)
+{
+    int l = (int)strlen(s);
+    if (l > width) {
+        if (width >= 3) {
+            sb_put(b, s, (size_t)(width - 2));
+            sb_put(b, "..", 2);
+        } else {
+            sb_put(b, s, (size_t)width);
+        }
+        l = width;
+    } else {
+        sb_put(b, s, (size_t)l);
+    }
+    if (!last)
+        for (int i = l; i < width + 2; i++) sb_put(b, " ", 1);
+}
+
+/* The table: header line, column names, rows; at most max_rows lines of at
+ * most `cols` columns.  Returns the number of lines. */
+static int render(struct watch *w, struct sb *b, int max_rows, int cols)
+{
+    unsigned ng = 0, *order = NULL;
+    struct grp *g = make_groups(w, &ng, &order);
+    unsigned cnt[16] = {0};
+    int nranks = 0;
+    {
+        int last = -2;
+        /* count per rank by its first entity's state (ents of a rank are contiguous) */
+        for (unsigned i = 0; i < w->nents; i++) {
+            const struct ent *e = &w->ents[i];
+            if ((e->rank == last && e->rank >= 0) || e->hidden) continue;
+            last = e->rank;
+            nranks++;
+            int st = e->state;
+            for (unsigned j = i + 1; j < w->nents && w->ents[j].rank == e->rank; j++)
+                if (w->ents[j].state == ES_IN && !w->ents[j].hidden) st = ES_IN;
+            if (st >= 0 && st < 16) cnt[st]++;
+        }
+    }
+    char hdr[512];
+    int o = snprintf(hdr, sizeof hdr, "mpilens top %s: %d rank%s", w->dir, nranks, nranks == 1 ? "" : "s");
+    static const char *names[16] = {
+        [ES_IN] = "in MPI", [ES_POLL] = "polling", [ES_COMPUTE] = "computing",
+        [ES_NOCALL] = "starting", [ES_NOTSTARTED] = "not started", [ES_FINALIZED] = "finalized",
+        [ES_EXITED] = "exited", [ES_DIED] = "died", [ES_STALE] = "stale"};
+    const char *sep = ": ";
+    for (int s = 1; s < 16; s++) {
+        if (!cnt[s] || !names[s] || o >= (int)sizeof hdr) continue;
+        o += snprintf(hdr + o, sizeof hdr - (size_t)o, "%s%u %s", sep, cnt[s], names[s]);
+        sep = ", ";
+    }
+    if (o < (int)sizeof hdr && w->nrk) {
+        double np = (double)(w->now - w->last_prog_ns) / 1e9;
+        char a[32];
+        fmt_age(a, sizeof a, np);
+        if (np >= 1.0) o += snprintf(hdr + o, sizeof hdr - (size_t)o, " | no progress for %s", a);
+    }
+    if (o < (int)sizeof hdr && w->note)
+        o += snprintf(hdr + o, sizeof hdr - (size_t)o, " (%s)", w->note);
+    if (o < (int)sizeof hdr) {
+        time_t t = time(NULL);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        strftime(hdr + o, sizeof hdr - (size_t)o, " | %H:%M:%S", &tm);
+    }
+    int lines = 0;
+    if ((int)strlen(hdr) > cols) hdr[cols > 0 ? cols : 0] = 0;
+    sb_printf(b, "%s\n", hdr);
+    lines++;
+    if (w->nrk == 0 && w->nents == 0) {
+        sb_printf(b, "  (no rank file yet in %s: the ranks have not called MPI)\n", w->dir);
+        free(g);
+        free(order);
+        return lines + 1;
+    }
+    /* cells */
+    unsigned show = ng;
+    int avail = max_rows - 2;
+    if (avail < 1) avail = 1;
+    if ((int)ng > avail) show = (unsigned)(avail - 1 > 0 ? avail - 1 : 0);
+    char (*cell)[4][320] = calloc(show ? show : 1, sizeof *cell);
+    int wd[4] = {3, 4, 5, 4};
+    for (unsigned i = 0; cell && i < show; i++) {
+        const struct ent *e = &w->ents[g[i].idx[0]];
+        struct peer_sum ps;
+        peer_summary(w, &g[i], &ps);
+        who_text(w, &g[i], cell[i][0], sizeof cell[i][0]);
+        what_text(e, &ps, cell[i][1], sizeof cell[i][1]);
+        where_text(e, cell[i][2], sizeof cell[i][2]);
+        when_text(e, &g[i], cell[i][3], sizeof cell[i][3]);
+        for (int c = 0; c < 4; c++)
+            if ((int)strlen(cell[i][c]) > wd[c]) wd[c] = (int)strlen(cell[i][c]);
+    }
+    /* fit: WHO and WHEN keep their width (capped), WHAT and WHERE share the rest */
+    if (wd[0] > 24) wd[0] = 24;
+    if (wd[3] > 28) wd[3] = 28;
+    int rest = cols - 1 - (wd[0] + 2) - (wd[3]) - 4;
+    if (wd[1] + wd[2] > rest) {
+        int half = rest / 2;
+        if (wd[1] <= half) wd[2] = rest - wd[1];
+        else if (wd[2] <= half) wd[1] = rest - wd[2];
+        else {
+            wd[1] = half;
+            wd[2] = rest - half;
+        }
+        if (wd[1] < 8) wd[1] = 8;
+        if (wd[2] < 8) wd[2] = 8;
+    }
+    static const char *head[4] = {"WHO", "WHAT", "WHERE", "WHEN"};
+    for (int c = 0; c < 4; c++) put_cell(b, head[c], wd[c], c == 3);
+    sb_put(b, "\n", 1);
+    lines++;
+    for (unsigned i = 0; cell && i < show; i++) {
+        for (int c = 0; c < 4; c++) put_cell(b, cell[i][c], wd[c], c == 3);
+        sb_put(b, "\n", 1);
+        lines++;
+    }
+    if (show < ng) {
+        unsigned more = 0;
+        for (unsigned i = show; i < ng; i++) more += g[i].nranks;
+        sb_printf(b, "... %u more group%s (%u rank%s)%s\n", ng - show, ng - show == 1 ? "" : "s",
+                  more, more == 1 ? "" : "s",
+                  w->o.sort == LIVE_SORT_AGE ? "" : "; --sort age shows the oldest first");
+        lines++;
+    }
+    free(cell);
+    free(g);
+    free(order);
+    return lines;
+}
+
+/* ---- output: in place at the bottom of a terminal, or snapshots --------- */
+
+static void term_size(struct watch *w, int fd)
+{
+    struct winsize ws;
+    if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+        w->rows = ws.ws_row;
+        w->cols = ws.ws_col;
+    } else {
+        w->rows = 24;
+        w->cols = 80;
+    }
+}
+
+static void write_all(int fd, const char *s, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+/* The table lives in the bottom h lines, outside the scroll region (lines
+ * 1..rows-h) where the program's own output keeps scrolling: nothing the
+ * program printed is cleared.  Every redraw is one write(), which a
+ * terminal does not interleave with other writers. */
+static void draw_inplace(struct watch *w, int fd, const char *text, int lines)
+{
+    int oldrows = w->rows;
+    term_size(w, fd);
+    struct sb b = {0};
+    int h = lines;
+    if (h > w->rows - 2) h = w->rows - 2;
+    if (h < 1) h = 1;
+    if (w->h && oldrows != w->rows) {
+        /* resized: forget the old layout */
+        sb_printf(&b, "\0337\033[r\0338");
+        w->h = 0;
+    }
+    if (!w->h) {
+        /* make room: scroll everything up by h lines, then reserve them */
+        for (int i = 0; i < h; i++) sb_put(&b, "\n", 1);
+        sb_printf(&b, "\033[%dA", h);
+        sb_printf(&b, "\0337\033[1;%dr\0338", w->rows - h);
+    } else if (h != w->h) {
+        if (h > w->h) {
+            int d = h - w->h;
+            sb_printf(&b, "\0337\033[%d;1H", w->rows - w->h);
+            for (int i = 0; i < d; i++) sb_put(&b, "\n", 1);
+            sb_printf(&b, "\0338\033[%dA", d);
+        }
+        sb_printf(&b, "\0337\033[1;%dr\0338", w->rows - h);
+    }
+    w->h = h;
+    sb_printf(&b, "\0337");
+    const char *p = text;
+    for (int i = 0; i < h; i++) {
+        sb_printf(&b, "\033[%d;1H\033[2K", w->rows - h + 1 + i);
+        const char *e = p ? strchr(p, '\n') : NULL;
+        if (p && *p) {
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            if ((int)l > w->cols - 1) l = (size_t)(w->cols - 1);
+            sb_put(&b, p, l);
+        }
+        p = e ? e + 1 : NULL;
+    }
+    sb_printf(&b, "\0338");
+    write_all(fd, b.s, b.n);
+    free(b.s);
+}
+
+/* Give the lines back: reset the scroll region, clear the table. */
+static void end_inplace(struct watch *w, int fd)
+{
+    if (!w->h) return;
+    struct sb b = {0};
+    sb_printf(&b, "\0337\033[r\0338\0337\033[%d;1H\033[J\0338", w->rows - w->h + 1);
+    write_all(fd, b.s, b.n);
+    free(b.s);
+    w->h = 0;
+}
+
+static void show(struct watch *w, int final)
+{
+    if (w->o.display == LIVE_SHOW_NONE && !final) return;
+    FILE *out = w->out;
+    int fd = fileno(out);
+    int cols = w->o.width ? w->o.width : 120;
+    int rows = w->o.max_rows ? w->o.max_rows : 40;
+    if (w->inplace && !final) {
+        term_size(w, fd);
+        cols = w->o.width ? w->o.width : w->cols;
+        rows = w->o.max_rows ? w->o.max_rows : w->rows - 2;
+    } else if (isatty(fd)) {
+        term_size(w, fd);
+        cols = w->o.width ? w->o.width : w->cols;
+        if (!w->o.max_rows) rows = w->rows - 2 > 40 ? w->rows - 2 : 40;
+    }
+    if (rows < 3) rows = 3;
+    struct sb b = {0};
+    int lines = render(w, &b, rows, cols);
+    if (w->inplace && !final) {
+        fflush(out);
+        draw_inplace(w, fd, b.s, lines);
+    } else {
+        if (w->inplace) {
+            fflush(out);
+            end_inplace(w, fd);
+        }
+        fputs(b.s ? b.s : "", out);
+        if (!final && !w->o.once) fputc('\n', out);
+        fflush(out);
+    }
+    free(b.s);
+}
+
+/* ---- stopping the job ---------------------------------------------------- */
+
+static void mark_deadlocked(struct lf *f, const struct ent *e)
+{
+    /* failure record: fields first, kind last (mlformat.h); only if none yet */
+    const volatile struct ml_header *h = lf_hdr(f);
+    if (h->failure.kind != ML_FAIL_NONE) return;
+    int fd = open(lf_path(f), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct ml_failure x;
+    memset(&x, 0, sizeof x);
+    x.errclass = -1;
+    x.ticks = lf_ticks(f, mono_ns());
+    x.routine = e->l.routine;
+    x.site = e->l.site;
+    x.tid = (uint32_t)e->l.tid;
+    snprintf(x.message, sizeof x.message,
+             "deadlock: blocked forever in %s (mpilens: see deadlock.txt)", lf_routine(f, e->l.routine));
+    off_t base = (off_t)offsetof(struct ml_header, failure);
+    if (pwrite(fd, (char *)&x + 4, sizeof x - 4, base + 4) == (ssize_t)(sizeof x - 4)) {
+        uint32_t k = ML_FAIL_DEADLOCK;
+        if (pwrite(fd, &k, 4, base) != 4) {
+        }
+    }
+    close(fd);
+}
+
+static int pid_exists(pid_t p)
+{
+    if (p <= 0) return 0;
+    if (kill(p, 0) != 0 && errno == ESRCH) return 0;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n > 0) {
+        buf[n] = 0;
+        char *q = strrchr(buf, ')');
+        if (q && q[1] == ' ' && (q[2] == 'Z' || q[2] == 'X')) return 0;
+    }
+    return 1;
+}
+
+/* SIGTERM every rank process of this host and the launcher, SIGKILL what is
+ * left after 3 s.  Returns the number of processes signalled. */
+static int stop_job(struct watch *w)
+{
+    pid_t pids[4096];
+    int np = 0;
+    for (unsigned k = 0; k < w->nrk && np < 4095; k++) {
+        struct rk *r = &w->rk[k];
+        if (!r->same_host || r->gone) continue;
+        pid_t p = lf_hdr(r->f)->pid;
+        if (p <= 0 || p == getpid() || r->exe_ok == 0) continue;
+        if (lf_hdr(r->f)->state == ML_STATE_EXITED) continue;
+        pids[np++] = p;
+    }
+    if (w->o.launcher > 0) pids[np++] = w->o.launcher;
+    for (int i = 0; i < np; i++) kill(pids[i], SIGTERM);
+    for (int t = 0; t < 30; t++) {
+        int left = 0;
+        for (int i = 0; i < np; i++) left += pid_exists(pids[i]);
+        if (!left) return np;
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+    for (int i = 0; i < np; i++)
+        if (pid_exists(pids[i])) kill(pids[i], SIGKILL);
+    return np;
+}
+
+/* ---- the watch loop ------------------------------------------------------ */
+
+static int launcher_done(pid_t p)
+{
+    if (p <= 0) return 0;
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)p, &si, WEXITED | WNOHANG | WNOWAIT) == 0) return si.si_pid == p;
+    if (errno == ECHILD) return !pid_exists(p);
+    return 0;
+}
+
+static int job_ended(struct watch *w)
+{
+    if (w->o.launcher > 0) return launcher_done(w->o.launcher);
+    if (w->nrk == 0) return 0;
+    for (unsigned i = 0; i < w->nents; i++) {
+        int s = w->ents[i].state;
+        if (s != ES_FINALIZED && s != ES_EXITED && s != ES_DIED && s != ES_STALE) return 0;
+    }
+    return 1;
+}
+
+static void write_verdict(struct watch *w, const char *text)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/deadlock.txt", w->dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        fprintf(w->out, "mpilens: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    time_t t = time(NULL);
+    char ts[64];
+    struct tm tm;
+    localtime_r(&t, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%d %H:%M:%S", &tm);
+    char head[PATH_MAX + 128];
+    int n = snprintf(head, sizeof head, "mpilens deadlock verdict for %s at %s\n", w->dir, ts);
+    write_all(fd, head, (size_t)n);
+    write_all(fd, text, strlen(text));
+    close(fd);
+}
+
+int live_watch(const char *dir, const struct live_opts *opts)
+{
+    struct watch w;
+    memset(&w, 0, sizeof w);
+    w.dir = dir;
+    if (opts) w.o = *opts;
+    w.out = w.o.out ? w.o.out : stdout;
+    double iv = w.o.interval > 0 ? w.o.interval : 1.0;
+    double to = w.o.deadlock_timeout == 0 ? 10.0 : w.o.deadlock_timeout;
+    w.interval_ns = (int64_t)(iv * 1e9);
+    w.timeout_ns = to > 0 ? (int64_t)(to * 1e9) : 0;
+    w.poll_ns = 2 * w.interval_ns > 1000000000 ? 2 * w.interval_ns : 1000000000;
+    if (w.timeout_ns && w.poll_ns > w.timeout_ns) w.poll_ns = w.timeout_ns;
+    if (gethostname(w.host, sizeof w.host - 1) != 0) w.host[0] = 0;
+    struct stat st;
+    /* with a launcher, the directory may not exist yet: the runtime creates
+     * it at the first MPI call */
+    while (w.o.launcher > 0 && stat(dir, &st) != 0 && errno == ENOENT && !launcher_done(w.o.launcher) &&
+           !live_interrupted) {
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "mpilens: %s is not a run directory (%s)\n", dir,
+                stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
+        return 1;
+    }
+    int fd = fileno(w.out);
+    w.inplace = !w.o.once && (w.o.display == LIVE_SHOW_INPLACE ||
+                              (w.o.display == LIVE_SHOW_AUTO && isatty(fd)));
+    w.start_ns = w.now = mono_ns();
+    w.last_prog_ns = w.now;
+    int rc = 0, first = 1;
+    for (;;) {
+        snapshot(&w);
+        int ended = job_ended(&w);
+        if (w.o.once || (first && ended)) {
+            show(&w, 1);
+            break;
+        }
+        first = 0;
+        if (ended || live_interrupted) {
+            if (!w.o.quiet_end || w.inplace) {
+                if (w.o.quiet_end) {
+                    fflush(w.out);
+                    end_inplace(&w, fd);
+                } else {
+                    show(&w, 1);
+                }
+            }
+            break;
+        }
+        /* deadlock check */
+        int64_t stalled = w.now - w.last_prog_ns;
+        if (w.timeout_ns && w.nrk && stalled >= w.timeout_ns &&
+            (w.last_check_ns < w.last_prog_ns ||
+             (w.total_sig != w.check_sig && w.now - w.last_check_ns >= 1000000000) ||
+             w.now - w.last_check_ns >= w.timeout_ns)) {
+            struct dl_result res;
+            memset(&res, 0, sizeof res);
+            int world = w.world;
+            for (unsigned i = 0; i < w.nents; i++)
+                if (w.ents[i].rank + 1 > world) world = w.ents[i].rank + 1;
+            int dl = deadlock_check(w.ents, w.nents, world, w.now, (double)stalled / 1e9, &res);
+            w.last_check_ns = w.now;
+            w.check_sig = w.total_sig;
+            free(w.note);
+            w.note = NULL;
+            if (dl) {
+                show(&w, 1);
+                fprintf(w.out, "%s", res.text);
+                write_verdict(&w, res.text);
+                fprintf(w.out, "mpilens: verdict written to %s/deadlock.txt\n", dir);
+                if (w.o.stop) {
+                    for (unsigned i = 0; i < res.nents; i++) {
+                        struct ent *e = &w.ents[res.ents[i]];
+                        if (e->f) mark_deadlocked(e->f, e);
+                    }
+                    int n = stop_job(&w);
+                    fprintf(w.out, "mpilens: stopped the job (%d process%s: SIGTERM, then SIGKILL)\n", n,
+                            n == 1 ? "" : "es");
+                }
+                fflush(w.out);
+                dl_result_free(&res);
+                rc = LIVE_EXIT_DEADLOCK;
+                break;
+            }
+            if (res.text) w.note = strdup(res.text);
+            dl_result_free(&res);
+        }
+        show(&w, 0);
+        /* wait, watching the launcher */
+        int64_t until = mono_ns() + w.interval_ns;
+        while (!live_interrupted) {
+            int64_t left = until - mono_ns();
+            if (left <= 0) break;
+            if (w.o.launcher > 0 && launcher_done(w.o.launcher)) break;
+            struct timespec ts = {0, left > 50000000 ? 50000000 : left};
+            nanosleep(&ts, NULL);
+        }
+    }
+    for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    free(w.rk);
+    free(w.ents);
+    free(w.note);
+    return rc;
+}

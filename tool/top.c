@@ -1,0 +1,152 @@
+/*
+ * top.c — `mpilens top DIR`: the live view of a run directory (live.c), from
+ * any terminal, while the job runs or after it ended.
+ *
+ * Exit status: 0 the job ended (or --once), 3 a deadlock was found (the
+ * verdict is printed and in DIR/deadlock.txt), 1 DIR cannot be read,
+ * 2 usage error.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "live.h"
+#include "symbols.h"
+#include "tool.h"
+
+extern volatile sig_atomic_t live_interrupted;
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens top DIR [--once] [--interval S] [--sort size|age]\n"
+            "                       [--deadlock-timeout S] [--stop] [--launcher PID]\n\n"
+            "Shows what every rank of the job recording into run directory DIR is doing,\n"
+            "ranks in the same state grouped: WHO (ranks), WHAT (MPI routine and its peer,\n"
+            "tag, root, communicator; or computing, finalized, died, not started), WHERE\n"
+            "(file:line of the call; 'after MPI_X file:line' when computing) and WHEN\n"
+            "(started / completed how long ago). On a terminal the table is redrawn in\n"
+            "place at the bottom; otherwise a snapshot is printed every interval. On a\n"
+            "run that ended (or crashed) the last state is shown once.\n\n"
+            "When no rank makes progress for the deadlock timeout, the wait-for graph of\n"
+            "the blocked calls is checked; a deadlock is reported (the cycle, the\n"
+            "collective and its missing ranks, or the receive nobody will send to, with\n"
+            "file:line) and written to DIR/deadlock.txt.\n\n"
+            "  --once               print the current state once and exit\n"
+            "  --interval S         seconds between refreshes (default 1)\n"
+            "  --sort size|age      largest groups first (default), or longest waiting\n"
+            "  --deadlock-timeout S seconds without progress before the check (default 10;\n"
+            "                       0 turns the check off)\n"
+            "  --stop               on a deadlock, stop the job: SIGTERM, then SIGKILL, to every\n"
+            "                       rank process of this host (and --launcher)\n"
+            "  --launcher PID       the job's launcher: watch until it exits; stopped too\n"
+            "  --rows N, --width N  table size (default: the terminal's)\n"
+            "  -h, --help           this text\n\n"
+            "Exit status: 0 the job ended, 3 deadlock found, 1 DIR unreadable, 2 usage.\n");
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    live_interrupted = 1;
+}
+
+static int num(const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || v < 0 || v > 1e6) {
+        fprintf(stderr, "mpilens top: %s wants a number of seconds (0.5, 2, ...), not '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"once", no_argument, 0, 'o'},
+        {"interval", required_argument, 0, 'i'},
+        {"sort", required_argument, 0, 's'},
+        {"deadlock-timeout", required_argument, 0, 'd'},
+        {"stop", no_argument, 0, 'S'},
+        {"launcher", required_argument, 0, 'L'},
+        {"rows", required_argument, 0, 'R'},
+        {"width", required_argument, 0, 'W'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    struct live_opts o;
+    memset(&o, 0, sizeof o);
+    int c;
+    double v;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': o.once = 1; break;
+        case 'i':
+            if (num("--interval", optarg, &v)) return 2;
+            if (v < 0.05) v = 0.05;
+            o.interval = v;
+            break;
+        case 's':
+            if (!strcmp(optarg, "size")) o.sort = LIVE_SORT_SIZE;
+            else if (!strcmp(optarg, "age")) o.sort = LIVE_SORT_AGE;
+            else {
+                fprintf(stderr, "mpilens top: --sort is size or age, not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 'd':
+            if (num("--deadlock-timeout", optarg, &v)) return 2;
+            o.deadlock_timeout = v > 0 ? v : -1;
+            break;
+        case 'S': o.stop = 1; break;
+        case 'L': {
+            char *end;
+            long p = strtol(optarg, &end, 10);
+            if (*end || p <= 0) {
+                fprintf(stderr, "mpilens top: --launcher wants a process id, not '%s'\n", optarg);
+                return 2;
+            }
+            o.launcher = (pid_t)p;
+            break;
+        }
+        case 'R':
+        case 'W': {
+            char *end;
+            long n = strtol(optarg, &end, 10);
+            if (*end || n < 3 || n > 100000) {
+                fprintf(stderr, "mpilens top: %s wants a number (3 or more), not '%s'\n",
+                        c == 'R' ? "--rows" : "--width", optarg);
+                return 2;
+            }
+            if (c == 'R') o.max_rows = (int)n;
+            else o.width = (int)n;
+            break;
+        }
+        case 'h': help(stdout); return 0;
+        default:
+            fprintf(stderr, "try 'mpilens top --help'\n");
+            return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mpilens top: give one run directory, e.g. 'mpilens top mpilens-app-1234/'\n");
+        return 2;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    int rc = live_watch(argv[optind], &o);
+    lf_global_cleanup();
+    sym_cleanup();
+    return rc;
+}
