@@ -1218,6 +1218,7 @@ int live_watch(const char *dir, const struct live_opts *opts)
     w.start_ns = w.now = mono_ns();
     w.last_prog_ns = w.now;
     int rc = 0, first = 1;
+    int64_t reported_at = -1;  /* last_prog_ns when a verdict was printed (keep) */
     for (;;) {
         snapshot(&w);
         int ended = job_ended(&w);
@@ -1249,6 +1250,7 @@ int live_watch(const char *dir, const struct live_opts *opts)
             for (unsigned i = 0; i < w.nents; i++)
                 if (w.ents[i].rank + 1 > world) world = w.ents[i].rank + 1;
             int dl = deadlock_check(w.ents, w.nents, world, w.now, (double)stalled / 1e9, &res);
+            if (dl && reported_at == w.last_prog_ns) dl = 0; /* already said (keep watching) */
             w.last_check_ns = w.now;
             w.check_sig = w.total_sig;
             free(w.note);
@@ -1270,12 +1272,24 @@ int live_watch(const char *dir, const struct live_opts *opts)
                 fflush(w.out);
                 dl_result_free(&res);
                 rc = LIVE_EXIT_DEADLOCK;
-                break;
+                if (w.o.stop || !w.o.keep) break;
+                reported_at = w.last_prog_ns;
+                fprintf(w.out, "mpilens: still watching (the job was not stopped)\n");
+                fflush(w.out);
+                goto wait;
             }
             if (res.text) w.note = strdup(res.text);
             dl_result_free(&res);
         }
         show(&w, 0);
+    wait:
+        if (w.o.tick && w.o.tick(w.o.tick_arg)) {
+            if (w.inplace) {
+                fflush(w.out);
+                end_inplace(&w, fd);
+            }
+            break;
+        }
         /* wait, watching the launcher */
         int64_t until = mono_ns() + w.interval_ns;
         while (!live_interrupted) {

@@ -43,6 +43,12 @@ struct live_opts {
     pid_t launcher;          /* the job's launcher, 0 if none: the watch ends when it
                               * exits (a child of the caller is never reaped here) */
     int quiet_end;           /* do not print the last state when the job ends */
+    int keep;                /* on a deadlock without stop: print the verdict, keep
+                              * watching (again only after progress resumed) */
+    /* Called once per refresh (may be NULL): a non-zero return ends the watch
+     * (live_watch then returns 0).  `mpilens run` checks failures with it. */
+    int (*tick)(void *arg);
+    void *tick_arg;
 };
 
 /* Exit status of live_watch / mpilens top when it found a deadlock. */

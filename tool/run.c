@@ -8,8 +8,18 @@
  * is executable and is dynamically linked against an MPI it has a runtime
  * for; the run directory does not exist yet and its parent is writable.
  * Only then does it create the directory (0700) and start the launcher with
- * LD_PRELOAD, MPILENS_DIR and MPILENS_JOBID in its environment.  Its exit
- * status is the launcher's (128 + signal number if it was killed).
+ * LD_PRELOAD, MPILENS_DIR and MPILENS_JOBID in its environment.
+ *
+ * While the launcher runs, the live monitor (live.c) watches the run
+ * directory: the table of what every rank does (redrawn at the bottom of a
+ * terminal, periodic snapshots, or nothing), and the deadlock check, which
+ * by default stops the job (exit status RUN_EXIT_DEADLOCK).  Once per
+ * refresh it also checks for failed ranks (diag.c): when a rank failed and
+ * others still run after the grace period, mpilens stops them.  When the
+ * launcher has ended, ranks still alive get the grace period, then SIGTERM,
+ * then SIGKILL; the failure diagnosis is printed when the job failed.
+ * Otherwise the exit status is the launcher's (128 + signal number if it was
+ * killed).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +36,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live.h"
+#include "symbols.h"
 #include "tool.h"
 
 #define ERR(...) (fprintf(stderr, "mpilens run: " __VA_ARGS__), fputc('\n', stderr))
+
+/* Exit status of mpilens run when it stopped a deadlocked job. */
+#define RUN_EXIT_DEADLOCK 86
 
 static void help(FILE *out)
 {
@@ -39,12 +54,32 @@ static void help(FILE *out)
             "(one file per rank). Without --, mpilens starts the launcher of the MPI the\n"
             "program is linked against (mpirun.openmpi or mpiexec.mpich); after --, it\n"
             "runs your launcher command (mpirun, mpiexec, srun, ...) as given.\n\n"
-            "  -n, -np N         number of ranks (default 2)\n"
-            "  -o DIR            run directory (default: mpilens-<program>-<id>); must not exist\n"
-            "      --mpi=NAME    openmpi or mpich, when it cannot be told from the program\n"
-            "  -q, --quiet       no summary line at the end\n"
-            "  -h, --help        this text\n\n"
-            "The exit status is the program's. Then: mpilens dump DIR.\n");
+            "While the job runs, a table shows what every rank does (MPI routine, peer,\n"
+            "file:line, since when); ranks in the same state are grouped. When no rank\n"
+            "makes progress for the deadlock timeout and none can, the deadlock is named\n"
+            "(who waits for whom, where), written to DIR/deadlock.txt and the job stopped.\n\n"
+            "  -n, -np N              number of ranks (default 2)\n"
+            "  -o DIR                 run directory (default: mpilens-<program>-<id>); must\n"
+            "                         not exist\n"
+            "      --mpi=NAME         openmpi or mpich, when it cannot be told from the program\n"
+            "      --monitor=MODE     auto: the table redrawn at the bottom of the terminal,\n"
+            "                         none when stderr is not a terminal (default);\n"
+            "                         snapshots: a plain table every interval; off: no table\n"
+            "      --interval=S       seconds between refreshes (default 1)\n"
+            "      --sort=size|age    group order: largest first (default), or longest waiting\n"
+            "      --deadlock-timeout=S  seconds without progress before the deadlock check\n"
+            "                         (default 10; 0 turns the check off)\n"
+            "      --deadlock-report  on a deadlock, report it but do not stop the job\n"
+            "      --grace=S          when a rank failed (or the launcher ended) and other\n"
+            "                         ranks still run after S seconds, stop them: SIGTERM,\n"
+            "                         then SIGKILL 3 s later (default 10)\n"
+            "  -q, --quiet            no table, no messages (the diagnosis of a failure is\n"
+            "                         still printed)\n"
+            "  -h, --help             this text\n\n"
+            "Exit status: the program's (the launcher's; 128+N when it was killed by signal\n"
+            "N); %d when mpilens stopped a deadlocked job. Afterwards: mpilens report DIR,\n"
+            "mpilens dump DIR, mpilens top DIR (the last state).\n",
+            RUN_EXIT_DEADLOCK);
 }
 
 static pid_t child = -1;
@@ -131,6 +166,83 @@ static int is_interpreter(const char *exe)
            !strncmp(b, "julia", 5) || !strncmp(b, "R", 2);
 }
 
+static int seconds(const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || v > 1e6) {
+        ERR("%s wants a number of seconds (0.5, 2, ...), not '%s'", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static int launcher_exited(pid_t p)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)p, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p;
+}
+
+/* Ranks of this host still alive after a failure get SIGTERM, then SIGKILL. */
+static void stop_leftovers(const char *dir, int quiet)
+{
+    int n = diag_signal_leftovers(dir, SIGTERM), alive = 0;
+    if (n <= 0) return;
+    if (!quiet) fprintf(stderr, "mpilens: %d rank process%s still running: SIGTERM\n", n, n == 1 ? "" : "es");
+    for (int i = 0; i < 30; i++) {
+        sleep_s(0.1);
+        if (diag_status(dir, NULL, &alive) == 0 && alive == 0) return;
+    }
+    n = diag_signal_leftovers(dir, SIGKILL);
+    if (n > 0 && !quiet) fprintf(stderr, "mpilens: %d rank process%s still running: SIGKILL\n", n, n == 1 ? "" : "es");
+}
+
+/* Called by the live monitor once per refresh: a rank failed and others
+ * still run after the grace period -> stop them (and the launcher when it
+ * does not end then). */
+struct fail_watch {
+    const char *dir;
+    double grace, since, last;
+    int quiet, stopped;
+};
+
+static int fail_tick(void *arg)
+{
+    struct fail_watch *fw = arg;
+    double t = now_s();
+    if (t - fw->last < 1.0) return 0;
+    fw->last = t;
+    int failed = 0, alive = 0;
+    if (diag_status(fw->dir, &failed, &alive) != 0 || failed == 0 || alive == 0) {
+        fw->since = 0;
+        return 0;
+    }
+    if (fw->since == 0) fw->since = t;
+    if (t - fw->since < fw->grace) return 0;
+    if (!fw->quiet)
+        fprintf(stderr, "mpilens: %d rank%s failed and %d still run%s after %.0f s: stopping the job\n", failed,
+                failed == 1 ? "" : "s", alive, alive == 1 ? "s" : "", fw->grace);
+    stop_leftovers(fw->dir, fw->quiet);
+    fw->stopped = 1;
+    return 1;
+}
+
 static int count_rank_files(const char *dir)
 {
     struct mlr_dir d;
@@ -146,12 +258,23 @@ int cmd_run(int argc, char **argv)
         {"np", required_argument, 0, 'n'},
         {"mpi", required_argument, 0, 'm'},
         {"quiet", no_argument, 0, 'q'},
+        {"monitor", required_argument, 0, 'M'},
+        {"interval", required_argument, 0, 'I'},
+        {"sort", required_argument, 0, 'S'},
+        {"deadlock-timeout", required_argument, 0, 'D'},
+        {"deadlock-report", no_argument, 0, 'R'},
+        {"grace", required_argument, 0, 'G'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     long nranks = 2;
     const char *outdir = NULL, *mpi = NULL;
     int quiet = 0, c;
+    struct live_opts lo;
+    memset(&lo, 0, sizeof lo);
+    lo.stop = 1;
+    lo.display = LIVE_SHOW_AUTO;
+    double v, grace = 10;
     /* -np is the mpirun spelling: accept it as --np */
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "-np")) argv[i] = "--np";
@@ -176,6 +299,36 @@ int cmd_run(int argc, char **argv)
             mpi = optarg;
             break;
         case 'q': quiet = 1; break;
+        case 'M':
+            if (!strcmp(optarg, "auto")) lo.display = LIVE_SHOW_AUTO;
+            else if (!strcmp(optarg, "snapshots")) lo.display = LIVE_SHOW_SNAPSHOTS;
+            else if (!strcmp(optarg, "off")) lo.display = LIVE_SHOW_NONE;
+            else {
+                ERR("--monitor is auto, snapshots or off, not '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'I':
+        case 'D':
+        case 'G':
+            if (seconds(c == 'I' ? "--interval" : c == 'D' ? "--deadlock-timeout" : "--grace", optarg, &v))
+                return 2;
+            if (c == 'I') lo.interval = v < 0.05 ? 0.05 : v;
+            else if (c == 'D') lo.deadlock_timeout = v > 0 ? v : -1;
+            else grace = v;
+            break;
+        case 'S':
+            if (!strcmp(optarg, "size")) lo.sort = LIVE_SORT_SIZE;
+            else if (!strcmp(optarg, "age")) lo.sort = LIVE_SORT_AGE;
+            else {
+                ERR("--sort is size or age, not '%s'", optarg);
+                return 2;
+            }
+            break;
+        case 'R':
+            lo.stop = 0;
+            lo.keep = 1;
+            break;
         case 'h': help(stdout); return 0;
         default:
             fprintf(stderr, "try 'mpilens run --help'\n");
@@ -363,11 +516,46 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mpilens run: cannot start %s: %s\n", av[0], strerror(errno));
         _exit(127);
     }
+    /* the live monitor, until the launcher ends (or a deadlock stops it) */
+    struct fail_watch fw = {absdir, grace, 0, 0, quiet, 0};
+    if (quiet) lo.display = LIVE_SHOW_NONE;
+    else if (lo.display == LIVE_SHOW_AUTO && !isatty(2)) lo.display = LIVE_SHOW_NONE;
+    lo.out = stderr;
+    lo.launcher = child;
+    lo.quiet_end = lo.display == LIVE_SHOW_NONE;
+    lo.tick = fail_tick;
+    lo.tick_arg = &fw;
+    int lrc = live_watch(absdir, &lo);
+    if (fw.stopped) {
+        /* the ranks were stopped after a failure: the launcher should end now */
+        for (int i = 0; i < 50 && !launcher_exited(child); i++) sleep_s(0.1);
+        if (!launcher_exited(child)) kill(child, SIGTERM);
+        for (int i = 0; i < 30 && !launcher_exited(child); i++) sleep_s(0.1);
+        if (!launcher_exited(child)) kill(child, SIGKILL);
+    }
+
     int status = 0;
     while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     child = -1;
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+    /* the launcher ended: ranks it left behind get the grace period */
+    int failed = 0, alive = 0;
+    if (diag_status(absdir, &failed, &alive) == 0 && alive > 0) {
+        double t0 = now_s();
+        while (alive > 0 && now_s() - t0 < grace) {
+            sleep_s(0.2);
+            if (diag_status(absdir, &failed, &alive) != 0) break;
+        }
+        if (alive > 0) {
+            if (!quiet)
+                fprintf(stderr, "mpilens: the launcher ended, %d rank%s still run%s after %.0f s\n", alive,
+                        alive == 1 ? "" : "s", alive == 1 ? "s" : "", grace);
+            stop_leftovers(absdir, quiet);
+        }
+    }
+    diag_status(absdir, &failed, &alive);
 
     int n = count_rank_files(dir);
     if (n == 0) {
@@ -376,12 +564,22 @@ int cmd_run(int argc, char **argv)
             "LD_PRELOAD: see README, 'Recording without mpilens run'); exit status %d", rc);
         return rc ? rc : 1;
     }
+    if (lrc == LIVE_EXIT_DEADLOCK && lo.stop) {
+        rc = RUN_EXIT_DEADLOCK;
+    } else if (rc != 0 || failed > 0) {
+        fputc('\n', stderr);
+        diag_print(absdir, stderr);
+    }
+    lf_global_cleanup();
+    sym_cleanup();
     if (!quiet) {
-        if (WIFSIGNALED(status))
+        if (lrc == LIVE_EXIT_DEADLOCK && lo.stop)
+            fprintf(stderr, "mpilens: deadlock: job stopped, exit status %d; ", rc);
+        else if (WIFSIGNALED(status))
             fprintf(stderr, "mpilens: launcher killed by signal %d; ", WTERMSIG(status));
         else
             fprintf(stderr, "mpilens: exit status %d; ", rc);
-        fprintf(stderr, "%d rank file%s in %s/ (see: mpilens dump %s)\n", n, n == 1 ? "" : "s", dir, dir);
+        fprintf(stderr, "%d rank file%s in %s/ (see: mpilens report %s)\n", n, n == 1 ? "" : "s", dir, dir);
     }
     free(av);
     free(pre);

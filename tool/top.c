@@ -41,6 +41,8 @@ static void help(FILE *out)
             "                       0 turns the check off)\n"
             "  --stop               on a deadlock, stop the job: SIGTERM, then SIGKILL, to every\n"
             "                       rank process of this host (and --launcher)\n"
+            "  --keep-watching      on a deadlock (without --stop), print the verdict and\n"
+            "                       go on watching instead of exiting\n"
             "  --launcher PID       the job's launcher: watch until it exits; stopped too\n"
             "  --rows N, --width N  table size (default: the terminal's)\n"
             "  -h, --help           this text\n\n"
@@ -73,6 +75,7 @@ int cmd_top(int argc, char **argv)
         {"sort", required_argument, 0, 's'},
         {"deadlock-timeout", required_argument, 0, 'd'},
         {"stop", no_argument, 0, 'S'},
+        {"keep-watching", no_argument, 0, 'K'},
         {"launcher", required_argument, 0, 'L'},
         {"rows", required_argument, 0, 'R'},
         {"width", required_argument, 0, 'W'},
@@ -105,6 +108,7 @@ int cmd_top(int argc, char **argv)
             o.deadlock_timeout = v > 0 ? v : -1;
             break;
         case 'S': o.stop = 1; break;
+        case 'K': o.keep = 1; break;
         case 'L': {
             char *end;
             long p = strtol(optarg, &end, 10);

@@ -3,6 +3,7 @@
 # each verdict names the right ranks, routines and file:line, is written to
 # DIR/deadlock.txt, the job is stopped and top exits 3.
 #   tests/cases/live_deadlock.sh [case ...]     (default: all)
+# timeout: 400
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 M=${MPILENS:-$root/build/bin/mpilens}

@@ -1,0 +1,105 @@
+# mpilens run with the live monitor, both MPIs:
+#  - a deadlocked program (3 ranks, a collective with a missing rank): the
+#    verdict names the ranks, routines and file:line, is kept in
+#    DIR/deadlock.txt and shown by mpilens report; the job is stopped (no rank
+#    process left) and mpilens run exits 86;
+#  - --deadlock-report: the verdict is printed, the job keeps running;
+#  - a correct program whose compute and sleep phases (3 s) are longer than
+#    the deadlock timeout (1 s) while the other ranks wait or poll: never
+#    called deadlocked, exit 0, and the snapshots show the waiting ranks;
+#  - known states (live_states): the snapshots show each rank, the second
+#    thread of rank 2 in MPI, and "computing" with the last call;
+#  - a crash (SIGSEGV on rank 1): exit status of the launcher, the diagnosis
+#    printed by mpilens run names rank 1, the signal and failsafe.c:LINE;
+#  - a launcher that leaves ranks running: stopped after --grace.
+# timeout: 400
+need_mpilens
+for impl in openmpi mpich; do
+    have_impl "$impl" || continue
+    need_runtime "$impl"
+    d=$TEST_TMP/$impl
+    mkdir -p "$d"
+
+    # 1. deadlock: stopped, exit 86
+    p=$(prog "$impl" deadlock_coll_missing) || continue
+    src=$ROOT/tests/programs/deadlock_coll_missing.c
+    L=$(line_of "$src" L_ALLREDUCE); S=$(line_of "$src" L_SKIP)
+    timeout 120 "$MPILENS" run --mpi=$impl -n 3 -o "$d/dl" --deadlock-timeout 2 --monitor snapshots "$p" \
+        >"$d/dl.out" 2>"$d/dl.err"
+    rc=$?
+    assert_eq 86 "$rc" "$impl deadlock: mpilens run exit status"
+    err=$(cat "$d/dl.err")
+    assert_contains "$err" "DEADLOCK" "$impl deadlock: run output"
+    assert_contains "$err" "rank 0: MPI_Allreduce on MPI_COMM_WORLD at deadlock_coll_missing.c:$L" "$impl deadlock: verdict"
+    assert_contains "$err" "rank 2 never arrives: rank 2 in MPI_Recv from 0 tag 11 at deadlock_coll_missing.c:$S" "$impl deadlock: verdict"
+    assert_contains "$err" "stopped the job" "$impl deadlock: run output"
+    assert_file "$d/dl/deadlock.txt" "$impl deadlock: verdict file"
+    pgrep -f "$p" >/dev/null && { soft_fail "$impl deadlock: rank processes left running"; pkill -9 -f "$p"; }
+    rep=$("$MPILENS" report "$d/dl" 2>&1)
+    assert_contains "$rep" "never arrives" "$impl deadlock: mpilens report"
+
+    # 2. --deadlock-report: reported, not stopped (timeout ends it)
+    timeout -k 2 8 "$MPILENS" run --mpi=$impl -n 3 -o "$d/dlr" --deadlock-timeout 1 --deadlock-report \
+        --monitor off "$p" >"$d/dlr.out" 2>"$d/dlr.err"
+    rc=$?
+    assert_eq 124 "$rc" "$impl --deadlock-report: still running when timeout stopped it"
+    assert_contains "$(cat "$d/dlr.err")" "DEADLOCK" "$impl --deadlock-report: verdict"
+    assert_contains "$(cat "$d/dlr.err")" "still watching" "$impl --deadlock-report"
+    pkill -9 -f "$p" 2>/dev/null
+
+    # 3. long phases, no deadlock
+    p=$(prog "$impl" live_compute) || continue
+    timeout 120 "$MPILENS" run --mpi=$impl -n 3 -o "$d/cmp" --deadlock-timeout 1 --interval 0.5 \
+        --monitor snapshots "$p" 3 >"$d/cmp.out" 2>"$d/cmp.err"
+    rc=$?
+    assert_eq 0 "$rc" "$impl long compute: exit status"
+    assert_not_contains "$(cat "$d/cmp.err")" "DEADLOCK" "$impl long compute: must not be called a deadlock"
+    src=$ROOT/tests/programs/live_compute.c
+    assert_contains "$(cat "$d/cmp.err")" "MPI_Recv from 0 tag 1" "$impl long compute: snapshot of the waiting ranks"
+    assert_contains "$(cat "$d/cmp.err")" "live_compute.c:$(line_of "$src" L_RECV1)" "$impl long compute: snapshot file:line"
+    assert_contains "$(cat "$d/cmp.err")" "live_compute.c:$(line_of "$src" L_TEST3)" "$impl long compute: polling rank"
+
+    # 4. known states
+    p=$(prog "$impl" live_states) || continue
+    src=$ROOT/tests/programs/live_states.c
+    timeout 120 "$MPILENS" run --mpi=$impl -n 3 -o "$d/st" --interval 0.5 --monitor snapshots "$p" 3 \
+        >"$d/st.out" 2>"$d/st.err"
+    rc=$?
+    assert_eq 0 "$rc" "$impl live_states: exit status"
+    st=$(cat "$d/st.err")
+    assert_contains "$st" "MPI_Recv from 0 tag 7" "$impl live_states: rank 1"
+    assert_contains "$st" "live_states.c:$(line_of "$src" L_RECV)" "$impl live_states: rank 1 file:line"
+    assert_contains "$st" "live_states.c:$(line_of "$src" L_THREAD)" "$impl live_states: rank 2's second thread"
+    assert_contains "$st" "computing" "$impl live_states: rank 0 computing"
+    assert_contains "$st" "after MPI_Allreduce" "$impl live_states: rank 0's last call"
+    assert_contains "$st" "completed" "$impl live_states: since when"
+
+    # 5. a crash: diagnosis printed by run
+    p=$(prog "$impl" failsafe) || continue
+    src=$ROOT/tests/programs/failsafe.c
+    timeout 120 "$MPILENS" run --mpi=$impl -n 2 -o "$d/segv" "$p" segv 1 >"$d/segv.out" 2>"$d/segv.err"
+    rc=$?
+    [ $rc -ne 0 ] || soft_fail "$impl segv: mpilens run exit status 0"
+    e=$(cat "$d/segv.err")
+    assert_contains "$e" "rank 1 (pid" "$impl segv: diagnosis names rank 1"
+    assert_contains "$e" "signal SIGSEGV" "$impl segv: diagnosis"
+    assert_contains "$e" "where: failsafe.c:$(line_of "$src" FAIL:segv)" "$impl segv: diagnosis"
+    pgrep -f "$p" >/dev/null && { soft_fail "$impl segv: rank processes left running"; pkill -9 -f "$p"; }
+
+    # 6. the launcher ends, its ranks run on: stopped after the grace period
+    p=$(prog "$impl" live_compute) || continue
+    case $impl in
+    openmpi) l="mpirun.openmpi --oversubscribe" ;;
+    mpich) l="mpirun.mpich" ;;
+    esac
+    t0=$SECONDS
+    timeout 120 "$MPILENS" run --mpi=$impl -o "$d/left" --grace 2 --deadlock-timeout 0 -- \
+        bash -c "$l -n 2 $p 60 >/dev/null 2>&1 & sleep 2" >"$d/left.out" 2>"$d/left.err"
+    rc=$?
+    el=$((SECONDS - t0))
+    assert_contains "$(cat "$d/left.err")" "still run" "$impl leftovers: mpilens run says so"
+    assert_le "$el" 30 "$impl leftovers: seconds until mpilens run ended"
+    for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "$p 60" >/dev/null || break; sleep 0.5; done
+    pgrep -af "$p 60" >&2 && { soft_fail "$impl leftovers: processes left running"; pkill -9 -f "$p 60"; }
+    note "$impl: done"
+done
