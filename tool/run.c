@@ -84,9 +84,19 @@ static void help(FILE *out)
 
 static pid_t child = -1;
 
+static volatile sig_atomic_t interrupted;
+
 static void forward(int sig)
 {
     if (child > 0) kill(child, sig);
+}
+
+/* Ctrl+C reaches the launcher through the terminal (same process group);
+ * mpilens stays to report. */
+static void on_int(int sig)
+{
+    (void)sig;
+    interrupted = 1;
 }
 
 /* PATH lookup; returns 0 and the full path in out if an executable file. */
@@ -497,8 +507,8 @@ int cmd_run(int argc, char **argv)
     sa.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    /* Ctrl+C reaches the launcher through the terminal; mpilens stays to report */
-    signal(SIGINT, SIG_IGN);
+    sa.sa_handler = on_int;
+    sigaction(SIGINT, &sa, NULL);
     signal(SIGQUIT, SIG_IGN);
 
     if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s into %s/\n",
@@ -564,6 +574,7 @@ int cmd_run(int argc, char **argv)
             "LD_PRELOAD: see README, 'Recording without mpilens run'); exit status %d", rc);
         return rc ? rc : 1;
     }
+    if (interrupted && !quiet) fprintf(stderr, "mpilens: interrupted (Ctrl+C): the launcher stopped the ranks\n");
     if (lrc == LIVE_EXIT_DEADLOCK && lo.stop) {
         rc = RUN_EXIT_DEADLOCK;
     } else if (rc != 0 || failed > 0) {

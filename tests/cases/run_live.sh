@@ -101,5 +101,25 @@ for impl in openmpi mpich; do
     assert_le "$el" 30 "$impl leftovers: seconds until mpilens run ended"
     for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "$p 60" >/dev/null || break; sleep 0.5; done
     pgrep -af "$p 60" >&2 && { soft_fail "$impl leftovers: processes left running"; pkill -9 -f "$p 60"; }
+    # 7. Ctrl+C pressed in mpilens run (SIGINT to its process group)
+    setsid "$MPILENS" run --mpi=$impl -n 2 -o "$d/int" "$p" 30 >"$d/int.out" 2>"$d/int.err" &
+    sid=$!
+    for i in $(seq 1 40); do [ -n "$(ls "$d/int" 2>/dev/null)" ] && break; sleep 0.25; done
+    sleep 1.5
+    kill -INT -- "-$sid"
+    for i in $(seq 1 60); do kill -0 "$sid" 2>/dev/null || break; sleep 0.25; done
+    if kill -0 "$sid" 2>/dev/null; then
+        soft_fail "$impl Ctrl+C: mpilens run still running 15 s after SIGINT"
+        kill -9 -- "-$sid"
+    fi
+    wait "$sid"
+    rc=$?
+    [ $rc -ne 0 ] || soft_fail "$impl Ctrl+C: exit status 0"
+    e=$(cat "$d/int.err")
+    assert_contains "$e" "interrupted (Ctrl+C)" "$impl Ctrl+C: mpilens run"
+    assert_contains "$e" "failure diagnosis" "$impl Ctrl+C: diagnosis"
+    assert_contains "$e" "state: in MPI_Recv called at live_compute.c:$(line_of "$ROOT/tests/programs/live_compute.c" L_RECV1)" "$impl Ctrl+C: rank 1's state"
+    for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "$p 30" >/dev/null || break; sleep 0.5; done
+    pgrep -af "$p 30" >&2 && { soft_fail "$impl Ctrl+C: processes left running"; pkill -9 -f "$p 30"; }
     note "$impl: done"
 done
