@@ -502,10 +502,17 @@ static void alt_free(void *p)
     munmap(p, ALT_SIZE + 4096);
 }
 
-/* The thread's first MPI call: an alternate stack, unless it has one. */
-void ml_fs_thread_start(void)
+static pthread_once_t alt_once = PTHREAD_ONCE_INIT;
+
+static void alt_key_init(void)
 {
-    if (!fh) return;
+    if (pthread_key_create(&alt_key, alt_free) == 0) alt_key_ok = 1;
+}
+
+/* An alternate stack for this thread, unless it has one. */
+static void alt_setup(void)
+{
+    pthread_once(&alt_once, alt_key_init);
     stack_t cur;
     if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) return;
     char *p = mmap(NULL, ALT_SIZE + 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -520,6 +527,45 @@ void ml_fs_thread_start(void)
         return;
     }
     if (alt_key_ok) pthread_setspecific(alt_key, p);
+}
+
+/* The thread's first MPI call. */
+void ml_fs_thread_start(void)
+{
+    if (fh) alt_setup();
+}
+
+/* Every thread the program (or a library) creates gets its alternate stack
+ * when it starts, so a stack overflow in a thread that never calls MPI is
+ * caught too.  pthread_create is interposed; the thread's start routine runs
+ * behind a trampoline that sets the stack up first. */
+struct thread_start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *thread_trampoline(void *p)
+{
+    struct thread_start ts = *(struct thread_start *)p;
+    free(p);
+    if (!ml_disabled) alt_setup();
+    return ts.fn(ts.arg);
+}
+
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+    if (!real) {
+        real = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+        if (!real) return EAGAIN;
+    }
+    struct thread_start *ts = ml_disabled ? NULL : malloc(sizeof *ts);
+    if (!ts) return real(t, attr, fn, arg);
+    ts->fn = fn;
+    ts->arg = arg;
+    int rc = real(t, attr, thread_trampoline, ts);
+    if (rc != 0) free(ts);
+    return rc;
 }
 
 /* ---- exit ----------------------------------------------------------------- */
@@ -916,7 +962,7 @@ void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd)
         void *b[4];
         backtrace(b, 4);
     }
-    if (pthread_key_create(&alt_key, alt_free) == 0) alt_key_ok = 1;
+    pthread_once(&alt_once, alt_key_init);
     ffd = fd;
     flives = lives;
     h->failure.routine = rid_none;

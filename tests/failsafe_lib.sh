@@ -100,6 +100,7 @@ fs_expected() {  # MODE -> needles, one per line
     ill) printf '%s\n' FAILED "signal SIGILL (ILL_" "where: failsafe.c:$L" ;;
     abrt) printf '%s\n' FAILED "signal SIGABRT" "where: failsafe.c:$L" ;;
     stack) printf '%s\n' FAILED "signal SIGSEGV" "stack overflow" "where: failsafe.c:$L" ;;
+    tstack) printf '%s\n' FAILED "signal SIGSEGV" "stack overflow" "where: failsafe.c:$(fs_line FAIL:stack)" ;;
     term) printf '%s\n' FAILED "signal SIGTERM (SI_USER" "sent by the process itself" "where: failsafe.c:$L" ;;
     int) printf '%s\n' FAILED "signal SIGINT (SI_USER" "where: failsafe.c:$L" ;;
     kill) printf '%s\n' VANISHED "SIGKILL" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;

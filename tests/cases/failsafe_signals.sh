@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fail-safe: a rank killed by a signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-# SIGABRT from a failed assert, stack overflow, SIGTERM, SIGINT, SIGKILL), on
+# SIGABRT from a failed assert, stack overflow (also in a thread that never
+# calls MPI), SIGTERM, SIGINT, SIGKILL), on
 # rank 1 and on rank 0, Open MPI and MPICH: every call it made before is in
 # its rank file (mpilens dump), and mpilens report names the rank, the signal
 # and its code, and failsafe.c:LINE; SIGKILL leaves no record and is reported
@@ -9,5 +10,5 @@
 # timeout: 300
 . "$(dirname "$0")/../failsafe_lib.sh"
 fs_setup
-fs_matrix segv bus fpe ill abrt stack term int kill
+fs_matrix segv bus fpe ill abrt stack tstack term int kill
 fs_done

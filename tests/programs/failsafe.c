@@ -16,6 +16,7 @@
  *       handlerabort (the program's handler calls MPI_Abort)
  *       sighandled (the program's own SIGTERM handler runs; the program goes on)
  *       segvhandler (the program's SIGSEGV handler runs and calls _exit(7))
+ *       tstack (a thread that never calls MPI overflows its stack)
  *       none (nobody fails)
  * Prints what the program itself observes (handlers run, return codes,
  * handler queries) so that runs with and without the runtime can be compared.
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -65,6 +67,13 @@ static void abort_errhandler(MPI_Comm *comm, int *code, ...)
 
 /* on one line: the overflow faults somewhere in it */
 static int recurse(int n) { volatile char pad[256]; pad[0] = (char)n; return n < 0 ? 0 : recurse(n + 1) + pad[0]; } /* FAIL:stack */
+
+static void *overflow_thread(void *arg)
+{
+    (void)arg;
+    recurse(0);
+    return NULL;
+}
 
 int main(int argc, char **argv)
 {
@@ -115,6 +124,10 @@ int main(int argc, char **argv)
         assert(argc < 0); /* FAIL:abrt */
     } else if (!strcmp(mode, "stack")) {
         x = recurse(0);
+    } else if (!strcmp(mode, "tstack")) {
+        pthread_t t;
+        pthread_create(&t, NULL, overflow_thread, NULL);
+        pthread_join(t, NULL);
     } else if (!strcmp(mode, "term")) {
         kill(getpid(), SIGTERM); /* FAIL:term */
     } else if (!strcmp(mode, "int")) {
