@@ -886,21 +886,129 @@ static void take_over(MPI_Comm c)
     PMPI_Errhandler_free(&e);
 }
 
+/* ---- the program's own error handlers ------------------------------------ */
+
+/* MPI_{Comm,Win,File}_create_errhandler get a trampoline of ours instead of
+ * the program's function: it records the error (class, message, the call in
+ * progress) before the program's handler runs, so that the error is known
+ * even when that handler never returns (MPI_Abort, exit).  The trampoline
+ * finds the program's function by the handler attached to the object. */
+#define EH_MAX 256
+static struct {
+    MPI_Errhandler eh;
+    void (*fn)(void);
+} eh_user[EH_MAX];
+static int eh_user_n;
+static pthread_mutex_t eh_lock = PTHREAD_MUTEX_INITIALIZER;
+static __thread void (*eh_pending)(void);
+static __thread int in_user_handler;
+
+static void (*eh_lookup(MPI_Errhandler e))(void)
+{
+    void (*fn)(void) = NULL;
+    pthread_mutex_lock(&eh_lock);
+    for (int i = eh_user_n - 1; i >= 0 && !fn; i--)
+        if (eh_user[i].eh == e) fn = eh_user[i].fn;
+    pthread_mutex_unlock(&eh_lock);
+    return fn;
+}
+
+static void record_user_handler(int code)
+{
+    if (!fh || in_handler || !mine() || !replaceable(&fh->failure) || !fail_lock()) return;
+    if (replaceable(&fh->failure)) {
+        struct ml_failure *f = fail_begin();
+        f->code = code;
+        f->flags |= ML_FAILF_SOFT;
+        if (ml_th.live && !ml_th.ok) fill_call(f, 0);   /* inside a wrapper */
+        in_handler = 1;
+        error_text(f, code);
+        in_handler = 0;
+        fill_frames(f);
+        fail_end(f, ML_FAIL_MPI_ERROR);
+    }
+    fail_unlock();
+}
+
+/* Open MPI passes two more arguments (the routine's name and NULL): they are
+ * read and passed on, so the program's handler sees what it would see. */
+#define EH_TRAMPOLINE(name, T, getter)                                            \
+    static void name(T *obj, int *code, ...)                                      \
+    {                                                                             \
+        va_list ap;                                                               \
+        va_start(ap, code);                                                       \
+        void *x1 = va_arg(ap, void *), *x2 = va_arg(ap, void *);                  \
+        va_end(ap);                                                               \
+        MPI_Errhandler e = MPI_ERRHANDLER_NULL;                                   \
+        void (*fn)(void) = NULL;                                                  \
+        if (getter(*obj, &e) == MPI_SUCCESS) {                                    \
+            fn = eh_lookup(e);                                                    \
+            PMPI_Errhandler_free(&e);                                             \
+        }                                                                         \
+        record_user_handler(*code);                                               \
+        if (!fn) return;                                                          \
+        in_user_handler++;                                                        \
+        ((void (*)(T *, int *, ...))fn)(obj, code, x1, x2);                       \
+        in_user_handler--;                                                        \
+    }
+EH_TRAMPOLINE(tramp_comm, MPI_Comm, PMPI_Comm_get_errhandler)
+EH_TRAMPOLINE(tramp_win, MPI_Win, PMPI_Win_get_errhandler)
+EH_TRAMPOLINE(tramp_file, MPI_File, PMPI_File_get_errhandler)
+
+/* The function argument of MPI_*_create_errhandler (kind: 0 communicator,
+ * 1 window, 2 file): our trampoline; ml_fs_eh_created then registers it. */
+void *ml_fs_eh_fn(void *fn, int kind)
+{
+    eh_pending = (void (*)(void))fn;
+    if (!fn || ml_disabled || eh_user_n >= EH_MAX) {
+        eh_pending = NULL;
+        return fn;
+    }
+    return kind == 0 ? (void *)tramp_comm : kind == 1 ? (void *)tramp_win : (void *)tramp_file;
+}
+
+void ml_fs_eh_created(int ret, MPI_Errhandler *e)
+{
+    void (*fn)(void) = eh_pending;
+    eh_pending = NULL;
+    if (!fn || ret != MPI_SUCCESS || !e) return;
+    pthread_mutex_lock(&eh_lock);
+    if (eh_user_n < EH_MAX) {
+        eh_user[eh_user_n].eh = *e;
+        eh_user[eh_user_n].fn = fn;
+        eh_user_n++;
+    }
+    pthread_mutex_unlock(&eh_lock);
+}
+
 /* ---- MPI_Abort ----------------------------------------------------------- */
 
 static void record_abort(int code, uint16_t routine, uint32_t site, int flags)
 {
     if (!mine() || !fail_lock()) return;
     if (replaceable(&fh->failure)) {
+        /* called by the program's error handler: keep the error it handled */
+        char prev[sizeof fh->failure.message] = "";
+        int prev_class = -1;
+        if (in_user_handler && fh->failure.kind == ML_FAIL_MPI_ERROR) {
+            memcpy(prev, fh->failure.message, sizeof prev);
+            prev[sizeof prev - 1] = 0;
+            prev_class = fh->failure.errclass;
+        }
         struct ml_failure *f = fail_begin();
         f->code = code;
         f->routine = routine;
         f->site = site;
         f->flags |= (uint16_t)flags;
+        f->errclass = prev_class;
         fill_frames(f);
         char num[24];
         put_num(num, sizeof num, code);
         put_msg(f, "MPI_Abort called with error code ", num);
+        if (prev[0]) {
+            put_msg(f, f->message, " by the program's error handler for MPI error ");
+            put_msg(f, f->message, prev);
+        }
         fail_end(f, ML_FAIL_ABORT);
     }
     fail_unlock();

@@ -123,6 +123,8 @@ void ml_fs_mpi_error(struct ml_call *c, int err);
 void ml_fs_abort(struct ml_call *c, int code);
 void ml_fs_abort_nested(int code, void *ret_addr, uint16_t routine);
 MPI_Errhandler ml_fs_eh_in(MPI_Errhandler e, int kind);
+void *ml_fs_eh_fn(void *fn, int kind);
+void ml_fs_eh_created(int ret, MPI_Errhandler *e);
 void ml_fs_eh_out(MPI_Errhandler *e);
 void *ml_fs_eh_in_f(void *eh, int kind);
 void ml_fs_eh_out_f(void *eh);

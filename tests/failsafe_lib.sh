@@ -110,6 +110,7 @@ fs_expected() {  # MODE -> needles, one per line
     fatal) printf '%s\n' FAILED "MPI error MPI_ERR_RANK" "under MPI_ERRORS_ARE_FATAL" "where: MPI_Send called at failsafe.c:$L" ;;
     errret|errhandler) printf '%s\n' "finalized normally" "MPI error MPI_ERR_RANK" "returned to the program" "where: MPI_Send called at failsafe.c:$L" ;;
     handlerabort) printf '%s\n' FAILED "MPI_Abort called with error code 5" "where: MPI_Abort called at failsafe.c:$L" \
+        "called by the program's error handler for: MPI error MPI_ERR_RANK" \
         "inside another MPI call" "in MPI_Send called at failsafe.c:$(fs_line SEND:err)" ;;
     sighandled) printf '%s\n' "finalized normally" "signal SIGTERM (SI_USER" "handler of the program" ;;
     segvhandler) printf '%s\n' FAILED "signal SIGSEGV (SEGV_MAPERR" "handler of the program" "where: failsafe.c:$L" ;;

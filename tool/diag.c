@@ -333,6 +333,12 @@ static void print_cause(FILE *o, const struct rk *r, int brief)
         fprintf(o, "MPI_Abort called with error code %d\n", fl->code);
         fprintf(o, "    where: %s called at %s\n", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
         if (fl->flags & ML_FAILF_NESTED) fprintf(o, "    called inside another MPI call (an error handler or callback)\n");
+        {
+            static const char eh[] = " by the program's error handler for MPI error ";
+            const char *m = strstr(fl->message, eh);
+            if (m) fprintf(o, "    called by the program's error handler for: MPI error %.*s\n",
+                           (int)strcspn(m + sizeof eh - 1, "\n"), m + sizeof eh - 1);
+        }
         break;
     case ML_FAIL_DEADLOCK:
         fprintf(o, "stopped by the deadlock detector%s%s\n", fl->message[0] ? ": " : "", fl->message);

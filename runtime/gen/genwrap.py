@@ -57,6 +57,10 @@ POST_HOOK = {
 # through ml_fs_eh_out.  Both also when the call is nested in another wrapper.
 ERRH_SET = {'MPI_Comm_set_errhandler': 0, 'MPI_Errhandler_set': 0,
             'MPI_Win_set_errhandler': 1, 'MPI_File_set_errhandler': 2}
+# The program's own error handler functions go behind a trampoline that
+# records the error first (runtime/failsafe.c).
+ERRH_CREATE = {'MPI_Comm_create_errhandler': 0, 'MPI_Errhandler_create': 0,
+               'MPI_Win_create_errhandler': 1, 'MPI_File_create_errhandler': 2}
 ERRH_GET = {'MPI_Comm_get_errhandler', 'MPI_Errhandler_get',
             'MPI_Win_get_errhandler', 'MPI_File_get_errhandler'}
 # New windows get the stand-in where their default handler is ERRORS_ARE_FATAL.
@@ -312,9 +316,21 @@ def emit_c(w, name, rid, proto):
         args_eh[eh] = 'ml_fs_eh_in(a%d, %d)' % (eh, ERRH_SET[name])
         call = 'P%s(%s)' % (name, ', '.join(args_eh))
         args = args_eh
+    ehc = name in ERRH_CREATE and eh is not None and len(args) == 2
+    if ehc:
+        args_eh = list(args)
+        args_eh[0] = '(%s)ml_fs_eh_fn((void *)a0, %d)' % (ptypes[0].replace('{}', '').strip(), ERRH_CREATE[name])
+        call = 'P%s(%s)' % (name, ', '.join(args_eh))
+        args = args_eh
     w('%s %s(%s)\n{' % (ret, name, decl))
     w('    struct ml_call c;')
-    if name in ERRH_GET and eh is not None:
+    if ehc:
+        w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
+        w('        int r_ = %s;' % call)
+        w('        ml_fs_eh_created(r_, a%d);' % eh)
+        w('        return r_;')
+        w('    }')
+    elif name in ERRH_GET and eh is not None:
         w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
         w('        int r_ = %s;' % call)
         w('        if (r_ == MPI_SUCCESS) ml_fs_eh_out(a%d);' % eh)
@@ -427,6 +443,8 @@ def emit_c(w, name, rid, proto):
             w('    %s;' % POST_HOOK[name])
         if name in ERRH_GET and eh is not None:
             w('    if (ret == MPI_SUCCESS) ml_fs_eh_out(a%d);' % eh)
+        if ehc:
+            w('    ml_fs_eh_created(ret, a%d);' % eh)
         if WIN_CREATE.match(name):
             win = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Win*{}')
             w('    if (ret == MPI_SUCCESS) ml_fs_win_created(*a%d);' % win)
