@@ -77,7 +77,8 @@ static void help(FILE *out)
             "                         still printed)\n"
             "  -h, --help             this text\n\n"
             "Exit status: the program's (the launcher's; 128+N when it was killed by signal\n"
-            "N); %d when mpilens stopped a deadlocked job. Afterwards: mpilens report DIR,\n"
+            "N); %d when mpilens stopped a deadlocked job; 1 (130 after Ctrl+C) when the\n"
+            "launcher says 0 although ranks failed. Afterwards: mpilens report DIR,\n"
             "mpilens dump DIR, mpilens top DIR (the last state).\n",
             RUN_EXIT_DEADLOCK);
 }
@@ -575,6 +576,14 @@ int cmd_run(int argc, char **argv)
         return rc ? rc : 1;
     }
     if (interrupted && !quiet) fprintf(stderr, "mpilens: interrupted (Ctrl+C): the launcher stopped the ranks\n");
+    /* a launcher that says 0 although ranks failed (MPICH's after Ctrl+C):
+     * the exit status must still tell */
+    if (rc == 0 && (failed > 0 || interrupted) && !(lrc == LIVE_EXIT_DEADLOCK && lo.stop)) {
+        rc = interrupted ? 128 + SIGINT : 1;
+        if (!quiet)
+            fprintf(stderr, "mpilens: the launcher exited with status 0 but %s: exit status %d\n",
+                    interrupted ? "the job was interrupted" : "ranks failed", rc);
+    }
     if (lrc == LIVE_EXIT_DEADLOCK && lo.stop) {
         rc = RUN_EXIT_DEADLOCK;
     } else if (rc != 0 || failed > 0) {

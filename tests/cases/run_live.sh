@@ -37,6 +37,13 @@ for impl in openmpi mpich; do
     pgrep -f "$p" >/dev/null && { soft_fail "$impl deadlock: rank processes left running"; pkill -9 -f "$p"; }
     rep=$("$MPILENS" report "$d/dl" 2>&1)
     assert_contains "$rep" "never arrives" "$impl deadlock: mpilens report"
+    # the failure diagnosis of the deadlock stop, rank 0 and rank 2
+    rep=$("$MPILENS" report --failures "$d/dl" 2>&1)
+    for r in 0 2; do
+        blk=$(echo "$rep" | awk -v r="$r" 'index($0, "rank " r " (") == 1 { on = 1 } on && /^$/ { exit } on { print }')
+        assert_contains "$blk" "stopped by the deadlock detector" "$impl deadlock: diagnosis of rank $r"
+    done
+    assert_contains "$rep" "blocked in MPI_Recv called at deadlock_coll_missing.c:$S" "$impl deadlock: diagnosis of rank 2"
 
     # 2. --deadlock-report: reported, not stopped (timeout ends it)
     timeout -k 2 8 "$MPILENS" run --mpi=$impl -n 3 -o "$d/dlr" --deadlock-timeout 1 --deadlock-report \
