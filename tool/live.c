@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -1291,4 +1292,94 @@ int live_watch(const char *dir, const struct live_opts *opts)
     free(w.ents);
     free(w.note);
     return rc;
+}
+
+/* ---- benchmark: the cost of a refresh (mpilens top DIR --bench N) ------- */
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* n refreshes of DIR as the watch loop does them (read every rank file,
+ * group, format the table; written to /dev/null), after a first one that
+ * opens the files and resolves the call sites; beside them n passes of a
+ * plain loop that only reads the same headers and live slots, the floor of
+ * any live view.  The ranks count as unchanged for long (a hang: the state
+ * in which the view is looked at), so liveness checks take their slow path.
+ * Prints one line of key=value (CPU seconds from getrusage, user + system). */
+int live_bench(const char *dir, const struct live_opts *opts, int n)
+{
+    struct watch w;
+    memset(&w, 0, sizeof w);
+    w.dir = dir;
+    if (opts) w.o = *opts;
+    w.o.display = LIVE_SHOW_SNAPSHOTS;
+    w.out = fopen("/dev/null", "w");
+    if (!w.out) return 1;
+    w.interval_ns = 1000000000;
+    w.timeout_ns = 10000000000ll;
+    w.poll_ns = 2000000000;
+    if (gethostname(w.host, sizeof w.host - 1) != 0) w.host[0] = 0;
+    if (n < 1) n = 1;
+    w.start_ns = w.now = mono_ns();
+    w.last_prog_ns = w.now;
+    double c0 = cpu_s();
+    snapshot(&w);
+    show(&w, 0);
+    double first = cpu_s() - c0;
+    for (unsigned k = 0; k < w.nrk; k++) w.rk[k].changed_ns -= 3600 * 1000000000ll;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) {
+        snapshot(&w);
+        show(&w, 0);
+    }
+    double refresh = (cpu_s() - c0) / n;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) snapshot(&w);
+    double snap = (cpu_s() - c0) / n;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) show(&w, 0);
+    double table = (cpu_s() - c0) / n;
+    /* the floor: read every header and live slot, nothing else */
+    uint64_t sum = 0;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++)
+        for (unsigned k = 0; k < w.nrk; k++) {
+            struct lf *f = w.rk[k].f;
+            sum += (uint64_t)lf_hdr(f)->state;
+            unsigned nt = lf_nthreads(f);
+            for (unsigned t = 0; t < nt; t++) {
+                struct ml_live l;
+                if (lf_live(f, t, &l) == 0) sum += l.t_start ^ l.t_end ^ l.t_idle;
+            }
+        }
+    double loop = (cpu_s() - c0) / n;
+    /* the deadlock check of this state (a stalled job: at most once a second) */
+    struct dl_result res;
+    memset(&res, 0, sizeof res);
+    int world = w.world;
+    for (unsigned i = 0; i < w.nents; i++)
+        if (w.ents[i].rank + 1 > world) world = w.ents[i].rank + 1;
+    c0 = cpu_s();
+    int dl = deadlock_check(w.ents, w.nents, world, w.now, 60.0, &res);
+    double check = cpu_s() - c0;
+    dl_result_free(&res);
+    unsigned ng = 0, *order = NULL;
+    struct grp *g = make_groups(&w, &ng, &order);
+    free(g);
+    free(order);
+    printf("files=%u entities=%u groups=%u refreshes=%d first_ms=%.3f refresh_ms=%.4f snapshot_ms=%.4f "
+           "table_ms=%.4f loop_ms=%.4f deadlock_ms=%.3f deadlock=%d (%llu)\n",
+           w.nrk, w.nents, ng, n, first * 1e3, refresh * 1e3, snap * 1e3, table * 1e3, loop * 1e3, check * 1e3,
+           dl, (unsigned long long)(sum & 1));
+    fclose(w.out);
+    for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    free(w.rk);
+    free(w.ents);
+    free(w.note);
+    return 0;
 }
