@@ -169,10 +169,13 @@ static const char *fmt_tag(int32_t tag, char *buf, size_t n)
     return buf;
 }
 
-/* The peer part of a group: the same for all, or "r-1", or "various". */
+/* The peer part of a group: the same for all, or "r-1", or "various"; and
+ * whether its members differ in tag, communicator or root (then the table
+ * says so instead of showing the first member's). */
 struct peer_sum {
     int all_same;
     char text[64];
+    int tags_differ, comms_differ, roots_differ;
 };
 
 static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf, size_t n)
@@ -180,6 +183,7 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     char p[64], t[32], c[64], p2[64], t2[32];
     const char *name = e->f ? lf_routine(e->f, e->l.routine) : "?";
     const char *peer = ps && !ps->all_same ? ps->text : NULL;
+    int tags_differ = ps && ps->tags_differ, comms_differ = ps && ps->comms_differ;
     const char *poll = e->state == ES_POLL ? " (polling, nothing completes)" : "";
     switch (e->state) {
     case ES_COMPUTE: snprintf(buf, n, "computing"); return;
@@ -213,34 +217,45 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     case RC_PROBE:
     case RC_IPROBE:
     case RC_ONESIDED:
-        if (!world && e->l.comm < ML_COMM_NONE) {
+        if (comms_differ) {
+            snprintf(c, sizeof c, " on various communicators");
+        } else if (!world && e->l.comm < ML_COMM_NONE) {
             char cc[60];
             snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
         }
         snprintf(buf, n, "%s %s %s %s%s%s", name,
                  e->rclass == RC_SEND ? "to" : e->rclass == RC_ONESIDED ? "target" : "from",
                  peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                 e->rclass == RC_ONESIDED ? "" : fmt_tag(e->l.tag, t, sizeof t), c, poll);
+                 e->rclass == RC_ONESIDED ? "" : tags_differ ? "(various tags)" : fmt_tag(e->l.tag, t, sizeof t), c,
+                 poll);
         return;
     case RC_SENDRECV: {
         int32_t src = (int32_t)(uint32_t)e->l.aux, rtag = (int32_t)(uint32_t)(e->l.aux >> 32);
-        if (!world && e->l.comm < ML_COMM_NONE) {
+        if (comms_differ) {
+            snprintf(c, sizeof c, " on various communicators");
+        } else if (!world && e->l.comm < ML_COMM_NONE) {
             char cc[60];
             snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
         }
-        snprintf(buf, n, "%s to %s %s, from %s %s%s", name,
-                 peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                 fmt_tag(e->l.tag, t, sizeof t), fmt_peer(f, e->l.comm, src, p2, sizeof p2),
-                 fmt_tag(rtag, t2, sizeof t2), c);
+        if (peer || tags_differ)   /* the receive part differs too, likely: not from the first */
+            snprintf(buf, n, "%s to %s %s, from various%s", name,
+                     peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                     tags_differ ? "(various tags)" : fmt_tag(e->l.tag, t, sizeof t), c);
+        else
+            snprintf(buf, n, "%s to %s %s, from %s %s%s", name, fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                     fmt_tag(e->l.tag, t, sizeof t), fmt_peer(f, e->l.comm, src, p2, sizeof p2),
+                     fmt_tag(rtag, t2, sizeof t2), c);
         return;
     }
     case RC_COLL:
     case RC_COMM_COLL: {
         char cc[60];
+        if (comms_differ) snprintf(cc, sizeof cc, "various communicators");
+        else fmt_comm(f, e->l.comm, cc, sizeof cc);
         if (rclass_rooted(name) && e->l.peer != ML_PEER_NONE)
-            snprintf(buf, n, "%s root %s on %s", name, fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                     fmt_comm(f, e->l.comm, cc, sizeof cc));
-        else snprintf(buf, n, "%s on %s", name, fmt_comm(f, e->l.comm, cc, sizeof cc));
+            snprintf(buf, n, "%s root %s on %s", name,
+                     ps && ps->roots_differ ? "various" : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p), cc);
+        else snprintf(buf, n, "%s on %s", name, cc);
         return;
     }
     case RC_WAITALL:
@@ -708,6 +723,7 @@ struct grp {
     int *ranks;
     unsigned nranks;
     double amin, amax;       /* ages in seconds; amax < 0 unknown */
+    int state;               /* of its entities */
 };
 
 static struct watch *sort_w;
@@ -723,8 +739,11 @@ static int ent_key_cmp(const void *a, const void *b)
         if (x->sgid != y->sgid) return x->sgid < y->sgid ? -1 : 1;
     }
     if (dead) {
-        int sx = lf_hdr(x->f)->failure.signo, sy = lf_hdr(y->f)->failure.signo;
+        const volatile struct ml_failure *fx = &lf_hdr(x->f)->failure, *fy = &lf_hdr(y->f)->failure;
+        int sx = fx->signo, sy = fy->signo;
         if (sx != sy) return sx - sy;
+        if (fx->kind != fy->kind) return fx->kind < fy->kind ? -1 : 1;
+        if (fx->code != fy->code) return fx->code < fy->code ? -1 : 1;
     }
     if ((x->thread != 0) != (y->thread != 0)) return x->thread ? 1 : -1;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
@@ -741,7 +760,9 @@ static int same_group(const struct ent *x, const struct ent *y)
         x->state != ES_STALE && (x->rgid != y->rgid || x->sgid != y->sgid))
         return 0;
     if ((x->state == ES_DIED || x->state == ES_EXITED) &&
-        lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo)
+        (lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo ||
+         lf_hdr(x->f)->failure.kind != lf_hdr(y->f)->failure.kind ||
+         lf_hdr(x->f)->failure.code != lf_hdr(y->f)->failure.code))
         return 0;
     return (x->thread != 0) == (y->thread != 0);
 }
@@ -764,10 +785,23 @@ static int grp_cmp(const void *a, const void *b)
 /* Peer summary of a point-to-point group: one world rank, r+k, or various. */
 static void peer_summary(struct watch *w, const struct grp *g, struct peer_sum *ps)
 {
+    memset(ps, 0, sizeof *ps);
     ps->all_same = 1;
-    ps->text[0] = 0;
     const struct ent *e0 = &w->ents[g->idx[0]];
     if (e0->state != ES_IN && e0->state != ES_POLL) return;
+    {
+        const struct lf_comm *c0 = e0->l.comm < ML_COMM_NONE ? lf_comm(e0->f, e0->l.comm) : NULL;
+        int root0 = lf_world(e0->f, e0->l.comm, e0->l.peer);
+        for (unsigned i = 1; i < g->n; i++) {
+            const struct ent *e = &w->ents[g->idx[i]];
+            if (e->l.tag != e0->l.tag) ps->tags_differ = 1;
+            if (e->l.comm != e0->l.comm || e->f != e0->f) {
+                const struct lf_comm *c = e->l.comm < ML_COMM_NONE ? lf_comm(e->f, e->l.comm) : NULL;
+                if (!c != !c0 || (c && c->gid != c0->gid)) ps->comms_differ = 1;
+            }
+            if (e->l.peer != e0->l.peer && lf_world(e->f, e->l.comm, e->l.peer) != root0) ps->roots_differ = 1;
+        }
+    }
     int c = e0->rclass;
     if (c != RC_SEND && c != RC_RECV && c != RC_PROBE && c != RC_IPROBE && c != RC_SENDRECV &&
         c != RC_ONESIDED)
@@ -835,25 +869,37 @@ static void when_text(const struct ent *e, const struct grp *g, char *buf, size_
     }
 }
 
+#define WHO_MAX 32           /* WHO column width at most */
+
+/* "0-4094", "3,7 thread 1"; a rank list too long for WHO_MAX columns is cut
+ * and ends with the number of ranks: "0,4,12-14... (8704 ranks)". */
 static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
 {
-    char r[256];
+    char r[256], suffix[48] = "";
     fmt_ranks(r, sizeof r, g->ranks, g->nranks);
     const struct ent *e0 = &w->ents[g->idx[0]];
     if (e0->rank < 0) {
         snprintf(buf, n, "pid %d", (int)lf_hdr(e0->f)->pid);
         return;
     }
-    if (e0->thread == 0) {
-        snprintf(buf, n, "%s", r);
+    if (e0->thread != 0) {
+        unsigned t = e0->thread;
+        int one = 1;
+        for (unsigned i = 1; i < g->n; i++)
+            if (w->ents[g->idx[i]].thread != t) one = 0;
+        if (one) snprintf(suffix, sizeof suffix, " thread %u", t);
+        else snprintf(suffix, sizeof suffix, " (%u threads)", g->n);
+    }
+    if (strlen(r) + strlen(suffix) > WHO_MAX) {
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, " (%u ranks)", g->nranks);
+        size_t room = WHO_MAX - strlen(cnt) - strlen(suffix);
+        if (room < 8) room = 8;
+        if (room + 1 < sizeof r) fmt_ranks(r, room + 1, g->ranks, g->nranks);
+        snprintf(buf, n, "%s%s%s", r, cnt, suffix);
         return;
     }
-    unsigned t = e0->thread;
-    int one = 1;
-    for (unsigned i = 1; i < g->n; i++)
-        if (w->ents[g->idx[i]].thread != t) one = 0;
-    if (one) snprintf(buf, n, "%s thread %u", r, t);
-    else snprintf(buf, n, "%s (%u threads)", r, g->n);
+    snprintf(buf, n, "%s%s", r, suffix);
 }
 
 /* Groups of the current entities, sorted. */
@@ -885,6 +931,7 @@ static struct grp *make_groups(struct watch *w, unsigned *ngrp, unsigned **order
         x->ranks = ranks + rp;
         x->amin = 1e300;
         x->amax = -1;
+        x->state = w->ents[order[i]].state;
         for (unsigned k = i; k < j; k++) {
             const struct ent *e = &w->ents[order[k]];
             if (x->nranks == 0 || x->ranks[x->nranks - 1] != e->rank) ranks[rp + x->nranks++] = e->rank;
@@ -924,6 +971,55 @@ static void put_cell(struct sb *b, const char *s, int width, int last)
         for (int i = l; i < width + 2; i++) sb_put(b, " ", 1);
 }
 
+/* The states that are never a normal step of a run: kept on screen first. */
+static int odd_state(int st)
+{
+    return st == ES_DIED || st == ES_EXITED || st == ES_STALE;
+}
+
+/* Which `show` of the ng sorted groups get a row when not all fit, in table
+ * order.  The first ones by the sort, but a third of the rows (at least one)
+ * is kept for the groups the cut would hide and that matter most: died,
+ * exited or stale ranks first, then, sorting by size, the oldest (the odd
+ * rank out that everybody waits for is alone and has waited longest), and,
+ * sorting by age, the largest. */
+static void select_groups(const struct grp *g, unsigned ng, unsigned show, int sort, unsigned *sel)
+{
+    if (show >= ng) {
+        for (unsigned i = 0; i < ng; i++) sel[i] = i;
+        return;
+    }
+    unsigned reserve = show >= 3 ? show / 3 : show >= 2 ? 1 : 0, top = show - reserve;
+    char *pick = calloc(ng, 1);
+    if (!pick) {
+        for (unsigned i = 0; i < show; i++) sel[i] = i;
+        return;
+    }
+    for (unsigned i = 0; i < top; i++) pick[i] = 1;
+    for (unsigned k = 0; k < reserve; k++) {
+        int best = -1;
+        for (unsigned i = top; i < ng; i++) {
+            if (pick[i]) continue;
+            if (best < 0) {
+                best = (int)i;
+                continue;
+            }
+            const struct grp *a = &g[i], *b = &g[best];
+            int oa = odd_state(a->state), ob = odd_state(b->state);
+            if (oa != ob) {
+                if (oa) best = (int)i;
+                continue;
+            }
+            if (sort == LIVE_SORT_AGE ? a->n > b->n : a->amax > b->amax) best = (int)i;
+        }
+        if (best >= 0) pick[best] = 1;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < ng && n < show; i++)
+        if (pick[i]) sel[n++] = i;
+    free(pick);
+}
+
 /* The table: header line, column names, rows; at most max_rows lines of at
  * most `cols` columns.  Returns the number of lines. */
 static int render(struct watch *w, struct sb *b, int max_rows, int cols)
@@ -947,7 +1043,7 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         }
     }
     char hdr[512];
-    int o = snprintf(hdr, sizeof hdr, "mpilens top %s: %d rank%s", w->dir, nranks, nranks == 1 ? "" : "s");
+    int o = snprintf(hdr, sizeof hdr, "mpilens top: %d rank%s", nranks, nranks == 1 ? "" : "s");
     static const char *names[16] = {
         [ES_IN] = "in MPI", [ES_POLL] = "polling", [ES_COMPUTE] = "computing",
         [ES_NOCALL] = "starting", [ES_NOTSTARTED] = "not started", [ES_FINALIZED] = "finalized",
@@ -973,6 +1069,15 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         strftime(hdr + o, sizeof hdr - (size_t)o, " | %H:%M:%S", &tm);
     }
     int lines = 0;
+    if (strlen(hdr) + strlen(w->dir) + 1 <= (size_t)cols && strlen(hdr) + strlen(w->dir) + 1 < sizeof hdr) {
+        /* the directory, when it fits: the counts matter more */
+        size_t l = strlen(w->dir);
+        memmove(hdr + 12 + l, hdr + 11, strlen(hdr + 11) + 1);
+        hdr[11] = ' ';
+        memcpy(hdr + 12, w->dir, l);
+    }
+    if ((int)strlen(hdr) > cols && !strncmp(hdr, "mpilens top: ", 13))
+        memmove(hdr, hdr + 13, strlen(hdr + 13) + 1);   /* the counts, to the last state */
     if ((int)strlen(hdr) > cols) hdr[cols > 0 ? cols : 0] = 0;
     sb_printf(b, "%s\n", hdr);
     lines++;
@@ -987,21 +1092,24 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     int avail = max_rows - 2;
     if (avail < 1) avail = 1;
     if ((int)ng > avail) show = (unsigned)(avail - 1 > 0 ? avail - 1 : 0);
+    unsigned *sel = malloc((show ? show : 1) * sizeof *sel);
+    if (sel) select_groups(g, ng, show, w->o.sort, sel);
     char (*cell)[4][320] = calloc(show ? show : 1, sizeof *cell);
     int wd[4] = {3, 4, 5, 4};
-    for (unsigned i = 0; cell && i < show; i++) {
-        const struct ent *e = &w->ents[g[i].idx[0]];
+    for (unsigned i = 0; cell && sel && i < show; i++) {
+        const struct grp *gi = &g[sel[i]];
+        const struct ent *e = &w->ents[gi->idx[0]];
         struct peer_sum ps;
-        peer_summary(w, &g[i], &ps);
-        who_text(w, &g[i], cell[i][0], sizeof cell[i][0]);
+        peer_summary(w, gi, &ps);
+        who_text(w, gi, cell[i][0], sizeof cell[i][0]);
         what_text(e, &ps, cell[i][1], sizeof cell[i][1]);
         where_text(e, cell[i][2], sizeof cell[i][2]);
-        when_text(e, &g[i], cell[i][3], sizeof cell[i][3]);
+        when_text(e, gi, cell[i][3], sizeof cell[i][3]);
         for (int c = 0; c < 4; c++)
             if ((int)strlen(cell[i][c]) > wd[c]) wd[c] = (int)strlen(cell[i][c]);
     }
     /* fit: WHO and WHEN keep their width (capped), WHAT and WHERE share the rest */
-    if (wd[0] > 24) wd[0] = 24;
+    if (wd[0] > WHO_MAX) wd[0] = WHO_MAX;
     if (wd[3] > 28) wd[3] = 28;
     int rest = cols - 1 - (wd[0] + 2) - (wd[3]) - 4;
     if (wd[1] + wd[2] > rest) {
@@ -1026,13 +1134,15 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     }
     if (show < ng) {
         unsigned more = 0;
-        for (unsigned i = show; i < ng; i++) more += g[i].nranks;
+        for (unsigned i = 0; i < ng; i++) more += g[i].nranks;
+        for (unsigned i = 0; sel && i < show; i++) more -= g[sel[i]].nranks;
         sb_printf(b, "... %u more group%s (%u rank%s)%s\n", ng - show, ng - show == 1 ? "" : "s",
                   more, more == 1 ? "" : "s",
                   w->o.sort == LIVE_SORT_AGE ? "" : "; --sort age shows the oldest first");
         lines++;
     }
     free(cell);
+    free(sel);
     free(g);
     free(order);
     return lines;
