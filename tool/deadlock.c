@@ -149,6 +149,8 @@ struct g {
     int *rank_term;          /* 0 running, ES_FINALIZED / ES_EXITED / ES_DIED */
     int *rank_active;
     int *rank_first;         /* first entity of each rank, -1 */
+    int *rank_node;          /* first node of each rank, -1; then node_next */
+    int *node_next;
     struct reqs *rq;         /* per rank, loaded on demand */
     char *rq_loaded;
 };
@@ -367,7 +369,9 @@ static unsigned op_candidates(struct g *G, const struct op *o, const struct node
 static int coll_arrived(struct g *G, const struct node *n, int r, const struct node **mismatch)
 {
     int arrived = 0;
-    for (unsigned k = 0; k < G->nnodes; k++) {
+    if (r < 0 || r >= G->nranks) return 0;
+    /* the nodes of rank r only: a scan of all nodes here made the check cubic */
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {
         const struct node *m = &G->nodes[k];
         if (m->rank != r || m->kind != K_COLL || m->gid != n->gid) continue;
         if (!n->seq || !m->seq) {
@@ -764,8 +768,12 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
     G.rq = calloc((size_t)nranks, sizeof *G.rq);
     G.rq_loaded = calloc((size_t)nranks, 1);
     G.nodes = calloc(nents ? nents : 1, sizeof *G.nodes);
-    if (!G.rank_term || !G.rank_active || !G.rank_first || !G.rq || !G.rq_loaded || !G.nodes) goto out;
-    for (int r = 0; r < nranks; r++) G.rank_first[r] = -1;
+    G.rank_node = malloc((size_t)nranks * sizeof *G.rank_node);
+    G.node_next = malloc((nents ? nents : 1) * sizeof *G.node_next);
+    if (!G.rank_term || !G.rank_active || !G.rank_first || !G.rq || !G.rq_loaded || !G.nodes || !G.rank_node ||
+        !G.node_next)
+        goto out;
+    for (int r = 0; r < nranks; r++) G.rank_first[r] = G.rank_node[r] = -1;
     /* ranks: terminal, or able to progress (computing, unknown), or nodes */
     for (unsigned i = 0; i < nents; i++) {
         struct ent *e = &ents[i];
@@ -779,6 +787,14 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
             break;
         case ES_IN:
         case ES_POLL: {
+            G.node_next[G.nnodes] = -1;
+            if (G.rank_node[e->rank] < 0) {
+                G.rank_node[e->rank] = (int)G.nnodes;
+            } else {
+                int t = G.rank_node[e->rank];
+                while (G.node_next[t] >= 0) t = G.node_next[t];
+                G.node_next[t] = (int)G.nnodes;
+            }
             struct node *n = &G.nodes[G.nnodes++];
             n->ent = i;
             build_node(&G, n, e);
@@ -869,5 +885,7 @@ out:
     free(G.rank_term);
     free(G.rank_active);
     free(G.rank_first);
+    free(G.rank_node);
+    free(G.node_next);
     return (int)ndead;
 }

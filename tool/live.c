@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -168,10 +169,13 @@ static const char *fmt_tag(int32_t tag, char *buf, size_t n)
     return buf;
 }
 
-/* The peer part of a group: the same for all, or "r-1", or "various". */
+/* The peer part of a group: the same for all, or "r-1", or "various"; and
+ * whether its members differ in tag, communicator or root (then the table
+ * says so instead of showing the first member's). */
 struct peer_sum {
     int all_same;
     char text[64];
+    int tags_differ, comms_differ, roots_differ;
 };
 
 static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf, size_t n)
@@ -179,6 +183,7 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     char p[64], t[32], c[64], p2[64], t2[32];
     const char *name = e->f ? lf_routine(e->f, e->l.routine) : "?";
     const char *peer = ps && !ps->all_same ? ps->text : NULL;
+    int tags_differ = ps && ps->tags_differ, comms_differ = ps && ps->comms_differ;
     const char *poll = e->state == ES_POLL ? " (polling, nothing completes)" : "";
     switch (e->state) {
     case ES_COMPUTE: snprintf(buf, n, "computing"); return;
@@ -212,34 +217,45 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     case RC_PROBE:
     case RC_IPROBE:
     case RC_ONESIDED:
-        if (!world && e->l.comm < ML_COMM_NONE) {
+        if (comms_differ) {
+            snprintf(c, sizeof c, " on various communicators");
+        } else if (!world && e->l.comm < ML_COMM_NONE) {
             char cc[60];
             snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
         }
         snprintf(buf, n, "%s %s %s %s%s%s", name,
                  e->rclass == RC_SEND ? "to" : e->rclass == RC_ONESIDED ? "target" : "from",
                  peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                 e->rclass == RC_ONESIDED ? "" : fmt_tag(e->l.tag, t, sizeof t), c, poll);
+                 e->rclass == RC_ONESIDED ? "" : tags_differ ? "(various tags)" : fmt_tag(e->l.tag, t, sizeof t), c,
+                 poll);
         return;
     case RC_SENDRECV: {
         int32_t src = (int32_t)(uint32_t)e->l.aux, rtag = (int32_t)(uint32_t)(e->l.aux >> 32);
-        if (!world && e->l.comm < ML_COMM_NONE) {
+        if (comms_differ) {
+            snprintf(c, sizeof c, " on various communicators");
+        } else if (!world && e->l.comm < ML_COMM_NONE) {
             char cc[60];
             snprintf(c, sizeof c, " on %s", fmt_comm(f, e->l.comm, cc, sizeof cc));
         }
-        snprintf(buf, n, "%s to %s %s, from %s %s%s", name,
-                 peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                 fmt_tag(e->l.tag, t, sizeof t), fmt_peer(f, e->l.comm, src, p2, sizeof p2),
-                 fmt_tag(rtag, t2, sizeof t2), c);
+        if (peer || tags_differ)   /* the receive part differs too, likely: not from the first */
+            snprintf(buf, n, "%s to %s %s, from various%s", name,
+                     peer ? peer : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                     tags_differ ? "(various tags)" : fmt_tag(e->l.tag, t, sizeof t), c);
+        else
+            snprintf(buf, n, "%s to %s %s, from %s %s%s", name, fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
+                     fmt_tag(e->l.tag, t, sizeof t), fmt_peer(f, e->l.comm, src, p2, sizeof p2),
+                     fmt_tag(rtag, t2, sizeof t2), c);
         return;
     }
     case RC_COLL:
     case RC_COMM_COLL: {
         char cc[60];
+        if (comms_differ) snprintf(cc, sizeof cc, "various communicators");
+        else fmt_comm(f, e->l.comm, cc, sizeof cc);
         if (rclass_rooted(name) && e->l.peer != ML_PEER_NONE)
-            snprintf(buf, n, "%s root %s on %s", name, fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p),
-                     fmt_comm(f, e->l.comm, cc, sizeof cc));
-        else snprintf(buf, n, "%s on %s", name, fmt_comm(f, e->l.comm, cc, sizeof cc));
+            snprintf(buf, n, "%s root %s on %s", name,
+                     ps && ps->roots_differ ? "various" : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p), cc);
+        else snprintf(buf, n, "%s on %s", name, cc);
         return;
     }
     case RC_WAITALL:
@@ -304,6 +320,7 @@ struct rk {
     unsigned nthreads;
     uint64_t sig;            /* everything that can change */
     int64_t changed_ns, seen_ns;
+    int64_t proc_ns;         /* last look at /proc/PID (the slow liveness check) */
 };
 
 struct watch {
@@ -324,13 +341,51 @@ struct watch {
     char *note;              /* result of the last negative deadlock check */
     /* terminal */
     int inplace, rows, cols, h;
+    /* directory scan: files seen (hash set of (device, inode) keys), and the
+     * directory's mtime at the last scan */
+    uint64_t *seen;
+    unsigned seen_cap, seen_n;
+    struct timespec dir_mtime;
+    int dir_settled;         /* mtime older than the last scan by 1 s: trusted */
+    int dir_pending;         /* a rank file could not be opened yet: scan again */
+    int64_t dir_scan_ns;
 };
 
-static int same_file_seen(struct watch *w, dev_t d, ino_t i)
+static uint64_t file_key(dev_t d, ino_t i)
 {
-    for (unsigned k = 0; k < w->nrk; k++)
-        if (w->rk[k].dev == d && w->rk[k].ino == i) return 1;
+    uint64_t k = ((uint64_t)i ^ ((uint64_t)d * 0x9E3779B97F4A7C15ull)) * 0xff51afd7ed558ccdull;
+    return k ? k : 1;
+}
+
+static int seen_has(const struct watch *w, uint64_t k)
+{
+    if (!w->seen_cap) return 0;
+    for (unsigned j = (unsigned)(k >> 32) & (w->seen_cap - 1); w->seen[j]; j = (j + 1) & (w->seen_cap - 1))
+        if (w->seen[j] == k) return 1;
     return 0;
+}
+
+static void seen_add(struct watch *w, uint64_t k)
+{
+    if (seen_has(w, k)) return;
+    if ((w->seen_n + 1) * 2 > w->seen_cap) {
+        unsigned cap = w->seen_cap ? w->seen_cap * 2 : 1024;
+        uint64_t *t = calloc(cap, sizeof *t);
+        if (!t) return;
+        for (unsigned i = 0; i < w->seen_cap; i++) {
+            if (!w->seen[i]) continue;
+            unsigned j = (unsigned)(w->seen[i] >> 32) & (cap - 1);
+            while (t[j]) j = (j + 1) & (cap - 1);
+            t[j] = w->seen[i];
+        }
+        free(w->seen);
+        w->seen = t;
+        w->seen_cap = cap;
+    }
+    unsigned j = (unsigned)(k >> 32) & (w->seen_cap - 1);
+    while (w->seen[j]) j = (j + 1) & (w->seen_cap - 1);
+    w->seen[j] = k;
+    w->seen_n++;
 }
 
 static int rank_file_name(const char *s)
@@ -343,21 +398,47 @@ static int rank_file_name(const char *s)
     return !strcmp(p, ".mlt");
 }
 
-/* New rank files in the directory.  Returns -1 if the directory cannot be read. */
+/* New rank files in the directory.  Returns -1 if the directory cannot be read.
+ * Cheap when nothing changed: the directory is read again only when its
+ * mtime moved (or was too recent to trust, or a file could not be opened
+ * yet, or 10 s passed); a file already open is known by its inode without a
+ * stat (files are renamed, pid-N.mlt to rank-N.mlt, so names do not tell). */
 static int scan_dir(struct watch *w)
 {
+    struct stat ds;
+    if (stat(w->dir, &ds) != 0) return -1;
+    if (w->dir_scan_ns && w->dir_settled && !w->dir_pending && ds.st_mtim.tv_sec == w->dir_mtime.tv_sec &&
+        ds.st_mtim.tv_nsec == w->dir_mtime.tv_nsec && w->now - w->dir_scan_ns < 10000000000ll)
+        return 0;
     DIR *d = opendir(w->dir);
     if (!d) return -1;
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    w->dir_mtime = ds.st_mtim;
+    w->dir_settled = real.tv_sec - ds.st_mtim.tv_sec >= 2;
+    w->dir_pending = 0;
+    w->dir_scan_ns = w->now;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!rank_file_name(e->d_name)) continue;
+        uint64_t dkey = file_key(ds.st_dev, e->d_ino);
+        if (seen_has(w, dkey)) continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", w->dir, e->d_name);
         struct stat st;
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        if (same_file_seen(w, st.st_dev, st.st_ino)) continue;
+        uint64_t key = file_key(st.st_dev, st.st_ino);
+        if (seen_has(w, key)) {
+            seen_add(w, dkey);                      /* d_ino differs from st_ino (overlayfs) */
+            continue;
+        }
         struct lf *f;
-        if (lf_open(path, &f) != 0) continue;       /* not written yet: next time */
+        if (lf_open(path, &f) != 0) {
+            w->dir_pending = 1;                     /* not written yet: next time */
+            continue;
+        }
+        seen_add(w, key);
+        if (dkey != key) seen_add(w, dkey);
         if (w->nrk == w->caprk) {
             unsigned c = w->caprk ? w->caprk * 2 : 64;
             struct rk *p = realloc(w->rk, c * sizeof *p);
@@ -376,6 +457,7 @@ static int scan_dir(struct watch *w)
         r->same_host = strcmp(lf_host(f), w->host) == 0;
         r->exe_ok = -1;
         r->changed_ns = r->seen_ns = w->now;
+        r->proc_ns = w->now - (int64_t)(w->nrk % 8) * 500000000;   /* spread the slow checks */
         w->last_newfile_ns = w->now;
         w->last_prog_ns = w->now;
     }
@@ -383,14 +465,16 @@ static int scan_dir(struct watch *w)
     return 0;
 }
 
-/* Is the process of a rank file still there? */
-static int process_gone(struct rk *r, int stuck)
+/* Is the process of a rank file still there?  The slow check (a zombie, a
+ * reused pid) reads /proc, at most every 4 s per rank. */
+static int process_gone(struct rk *r, int stuck, int64_t now)
 {
     const volatile struct ml_header *h = lf_hdr(r->f);
     pid_t pid = h->pid;
     if (pid <= 0) return 0;
     if (kill(pid, 0) != 0 && errno == ESRCH) return 1;
-    if (!stuck) return 0;
+    if (!stuck || now - r->proc_ns < 4000000000ll) return 0;
+    r->proc_ns = now;
     /* looks alive, but has not changed for a while: a zombie, or the pid reused? */
     char p[64], buf[512];
     snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
@@ -432,10 +516,31 @@ static struct ent *ent_add(struct watch *w)
     return e;
 }
 
+/* Routine class by global routine-name id (the class depends on the name only). */
+static signed char *gid_class;
+static unsigned ngid_class;
+
 static void ent_routine(struct ent *e)
 {
     e->rgid = lf_routine_gid(e->f, e->l.routine);
-    e->rclass = routine_class(lf_routine(e->f, e->l.routine));
+    unsigned g = (unsigned)e->rgid;
+    if (e->rgid >= 0 && g < ngid_class && gid_class[g] >= 0) {
+        e->rclass = gid_class[g];
+    } else {
+        e->rclass = routine_class(lf_routine(e->f, e->l.routine));
+        if (e->rgid >= 0 && g < (1u << 20)) {
+            if (g >= ngid_class) {
+                unsigned n = g + 256;
+                signed char *p = realloc(gid_class, n);
+                if (p) {
+                    memset(p + ngid_class, -1, n - ngid_class);
+                    gid_class = p;
+                    ngid_class = n;
+                }
+            }
+            if (g < ngid_class) gid_class[g] = (signed char)e->rclass;
+        }
+    }
     e->sgid = lf_site_gid(e->f, e->l.site);
 }
 
@@ -471,8 +576,9 @@ static void snapshot(struct watch *w)
             if (sl[i].t_end > prog) prog = sl[i].t_end;
             sig = (sig ^ (sl[i].seq + sl[i].t_end * 3 + sl[i].t_idle * 7)) * 0xff51afd7ed558ccdull;
         }
-        if (state == ML_STATE_RUNNING && r->same_host && !r->gone)
-            r->gone = process_gone(r, w->now - r->changed_ns > 2 * w->interval_ns);
+        /* a rank whose slots moved since the last refresh is alive: no check */
+        if (state == ML_STATE_RUNNING && r->same_host && !r->gone && (!r->sig || sig == r->sig))
+            r->gone = process_gone(r, w->now - r->changed_ns > 2 * w->interval_ns, w->now);
         sig ^= (uint64_t)r->gone << 63;
         if (prog != r->prog || state != r->state || nt != r->nthreads || r->gone != r->gone_seen) {
             r->prog = prog;
@@ -617,6 +723,7 @@ struct grp {
     int *ranks;
     unsigned nranks;
     double amin, amax;       /* ages in seconds; amax < 0 unknown */
+    int state;               /* of its entities */
 };
 
 static struct watch *sort_w;
@@ -632,8 +739,11 @@ static int ent_key_cmp(const void *a, const void *b)
         if (x->sgid != y->sgid) return x->sgid < y->sgid ? -1 : 1;
     }
     if (dead) {
-        int sx = lf_hdr(x->f)->failure.signo, sy = lf_hdr(y->f)->failure.signo;
+        const volatile struct ml_failure *fx = &lf_hdr(x->f)->failure, *fy = &lf_hdr(y->f)->failure;
+        int sx = fx->signo, sy = fy->signo;
         if (sx != sy) return sx - sy;
+        if (fx->kind != fy->kind) return fx->kind < fy->kind ? -1 : 1;
+        if (fx->code != fy->code) return fx->code < fy->code ? -1 : 1;
     }
     if ((x->thread != 0) != (y->thread != 0)) return x->thread ? 1 : -1;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
@@ -650,7 +760,9 @@ static int same_group(const struct ent *x, const struct ent *y)
         x->state != ES_STALE && (x->rgid != y->rgid || x->sgid != y->sgid))
         return 0;
     if ((x->state == ES_DIED || x->state == ES_EXITED) &&
-        lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo)
+        (lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo ||
+         lf_hdr(x->f)->failure.kind != lf_hdr(y->f)->failure.kind ||
+         lf_hdr(x->f)->failure.code != lf_hdr(y->f)->failure.code))
         return 0;
     return (x->thread != 0) == (y->thread != 0);
 }
@@ -673,10 +785,23 @@ static int grp_cmp(const void *a, const void *b)
 /* Peer summary of a point-to-point group: one world rank, r+k, or various. */
 static void peer_summary(struct watch *w, const struct grp *g, struct peer_sum *ps)
 {
+    memset(ps, 0, sizeof *ps);
     ps->all_same = 1;
-    ps->text[0] = 0;
     const struct ent *e0 = &w->ents[g->idx[0]];
     if (e0->state != ES_IN && e0->state != ES_POLL) return;
+    {
+        const struct lf_comm *c0 = e0->l.comm < ML_COMM_NONE ? lf_comm(e0->f, e0->l.comm) : NULL;
+        int root0 = lf_world(e0->f, e0->l.comm, e0->l.peer);
+        for (unsigned i = 1; i < g->n; i++) {
+            const struct ent *e = &w->ents[g->idx[i]];
+            if (e->l.tag != e0->l.tag) ps->tags_differ = 1;
+            if (e->l.comm != e0->l.comm || e->f != e0->f) {
+                const struct lf_comm *c = e->l.comm < ML_COMM_NONE ? lf_comm(e->f, e->l.comm) : NULL;
+                if (!c != !c0 || (c && c->gid != c0->gid)) ps->comms_differ = 1;
+            }
+            if (e->l.peer != e0->l.peer && lf_world(e->f, e->l.comm, e->l.peer) != root0) ps->roots_differ = 1;
+        }
+    }
     int c = e0->rclass;
     if (c != RC_SEND && c != RC_RECV && c != RC_PROBE && c != RC_IPROBE && c != RC_SENDRECV &&
         c != RC_ONESIDED)
@@ -744,25 +869,37 @@ static void when_text(const struct ent *e, const struct grp *g, char *buf, size_
     }
 }
 
+#define WHO_MAX 32           /* WHO column width at most */
+
+/* "0-4094", "3,7 thread 1"; a rank list too long for WHO_MAX columns is cut
+ * and ends with the number of ranks: "0,4,12-14... (8704 ranks)". */
 static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
 {
-    char r[256];
+    char r[256], suffix[48] = "";
     fmt_ranks(r, sizeof r, g->ranks, g->nranks);
     const struct ent *e0 = &w->ents[g->idx[0]];
     if (e0->rank < 0) {
         snprintf(buf, n, "pid %d", (int)lf_hdr(e0->f)->pid);
         return;
     }
-    if (e0->thread == 0) {
-        snprintf(buf, n, "%s", r);
+    if (e0->thread != 0) {
+        unsigned t = e0->thread;
+        int one = 1;
+        for (unsigned i = 1; i < g->n; i++)
+            if (w->ents[g->idx[i]].thread != t) one = 0;
+        if (one) snprintf(suffix, sizeof suffix, " thread %u", t);
+        else snprintf(suffix, sizeof suffix, " (%u threads)", g->n);
+    }
+    if (strlen(r) + strlen(suffix) > WHO_MAX) {
+        char cnt[32];
+        snprintf(cnt, sizeof cnt, " (%u ranks)", g->nranks);
+        size_t room = WHO_MAX - strlen(cnt) - strlen(suffix);
+        if (room < 8) room = 8;
+        if (room + 1 < sizeof r) fmt_ranks(r, room + 1, g->ranks, g->nranks);
+        snprintf(buf, n, "%s%s%s", r, cnt, suffix);
         return;
     }
-    unsigned t = e0->thread;
-    int one = 1;
-    for (unsigned i = 1; i < g->n; i++)
-        if (w->ents[g->idx[i]].thread != t) one = 0;
-    if (one) snprintf(buf, n, "%s thread %u", r, t);
-    else snprintf(buf, n, "%s (%u threads)", r, g->n);
+    snprintf(buf, n, "%s%s", r, suffix);
 }
 
 /* Groups of the current entities, sorted. */
@@ -794,6 +931,7 @@ static struct grp *make_groups(struct watch *w, unsigned *ngrp, unsigned **order
         x->ranks = ranks + rp;
         x->amin = 1e300;
         x->amax = -1;
+        x->state = w->ents[order[i]].state;
         for (unsigned k = i; k < j; k++) {
             const struct ent *e = &w->ents[order[k]];
             if (x->nranks == 0 || x->ranks[x->nranks - 1] != e->rank) ranks[rp + x->nranks++] = e->rank;
@@ -833,6 +971,55 @@ static void put_cell(struct sb *b, const char *s, int width, int last)
         for (int i = l; i < width + 2; i++) sb_put(b, " ", 1);
 }
 
+/* The states that are never a normal step of a run: kept on screen first. */
+static int odd_state(int st)
+{
+    return st == ES_DIED || st == ES_EXITED || st == ES_STALE;
+}
+
+/* Which `show` of the ng sorted groups get a row when not all fit, in table
+ * order.  The first ones by the sort, but a third of the rows (at least one)
+ * is kept for the groups the cut would hide and that matter most: died,
+ * exited or stale ranks first, then, sorting by size, the oldest (the odd
+ * rank out that everybody waits for is alone and has waited longest), and,
+ * sorting by age, the largest. */
+static void select_groups(const struct grp *g, unsigned ng, unsigned show, int sort, unsigned *sel)
+{
+    if (show >= ng) {
+        for (unsigned i = 0; i < ng; i++) sel[i] = i;
+        return;
+    }
+    unsigned reserve = show >= 3 ? show / 3 : show >= 2 ? 1 : 0, top = show - reserve;
+    char *pick = calloc(ng, 1);
+    if (!pick) {
+        for (unsigned i = 0; i < show; i++) sel[i] = i;
+        return;
+    }
+    for (unsigned i = 0; i < top; i++) pick[i] = 1;
+    for (unsigned k = 0; k < reserve; k++) {
+        int best = -1;
+        for (unsigned i = top; i < ng; i++) {
+            if (pick[i]) continue;
+            if (best < 0) {
+                best = (int)i;
+                continue;
+            }
+            const struct grp *a = &g[i], *b = &g[best];
+            int oa = odd_state(a->state), ob = odd_state(b->state);
+            if (oa != ob) {
+                if (oa) best = (int)i;
+                continue;
+            }
+            if (sort == LIVE_SORT_AGE ? a->n > b->n : a->amax > b->amax) best = (int)i;
+        }
+        if (best >= 0) pick[best] = 1;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < ng && n < show; i++)
+        if (pick[i]) sel[n++] = i;
+    free(pick);
+}
+
 /* The table: header line, column names, rows; at most max_rows lines of at
  * most `cols` columns.  Returns the number of lines. */
 static int render(struct watch *w, struct sb *b, int max_rows, int cols)
@@ -856,7 +1043,7 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         }
     }
     char hdr[512];
-    int o = snprintf(hdr, sizeof hdr, "mpilens top %s: %d rank%s", w->dir, nranks, nranks == 1 ? "" : "s");
+    int o = snprintf(hdr, sizeof hdr, "mpilens top: %d rank%s", nranks, nranks == 1 ? "" : "s");
     static const char *names[16] = {
         [ES_IN] = "in MPI", [ES_POLL] = "polling", [ES_COMPUTE] = "computing",
         [ES_NOCALL] = "starting", [ES_NOTSTARTED] = "not started", [ES_FINALIZED] = "finalized",
@@ -882,6 +1069,15 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         strftime(hdr + o, sizeof hdr - (size_t)o, " | %H:%M:%S", &tm);
     }
     int lines = 0;
+    if (strlen(hdr) + strlen(w->dir) + 1 <= (size_t)cols && strlen(hdr) + strlen(w->dir) + 1 < sizeof hdr) {
+        /* the directory, when it fits: the counts matter more */
+        size_t l = strlen(w->dir);
+        memmove(hdr + 12 + l, hdr + 11, strlen(hdr + 11) + 1);
+        hdr[11] = ' ';
+        memcpy(hdr + 12, w->dir, l);
+    }
+    if ((int)strlen(hdr) > cols && !strncmp(hdr, "mpilens top: ", 13))
+        memmove(hdr, hdr + 13, strlen(hdr + 13) + 1);   /* the counts, to the last state */
     if ((int)strlen(hdr) > cols) hdr[cols > 0 ? cols : 0] = 0;
     sb_printf(b, "%s\n", hdr);
     lines++;
@@ -896,21 +1092,24 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     int avail = max_rows - 2;
     if (avail < 1) avail = 1;
     if ((int)ng > avail) show = (unsigned)(avail - 1 > 0 ? avail - 1 : 0);
+    unsigned *sel = malloc((show ? show : 1) * sizeof *sel);
+    if (sel) select_groups(g, ng, show, w->o.sort, sel);
     char (*cell)[4][320] = calloc(show ? show : 1, sizeof *cell);
     int wd[4] = {3, 4, 5, 4};
-    for (unsigned i = 0; cell && i < show; i++) {
-        const struct ent *e = &w->ents[g[i].idx[0]];
+    for (unsigned i = 0; cell && sel && i < show; i++) {
+        const struct grp *gi = &g[sel[i]];
+        const struct ent *e = &w->ents[gi->idx[0]];
         struct peer_sum ps;
-        peer_summary(w, &g[i], &ps);
-        who_text(w, &g[i], cell[i][0], sizeof cell[i][0]);
+        peer_summary(w, gi, &ps);
+        who_text(w, gi, cell[i][0], sizeof cell[i][0]);
         what_text(e, &ps, cell[i][1], sizeof cell[i][1]);
         where_text(e, cell[i][2], sizeof cell[i][2]);
-        when_text(e, &g[i], cell[i][3], sizeof cell[i][3]);
+        when_text(e, gi, cell[i][3], sizeof cell[i][3]);
         for (int c = 0; c < 4; c++)
             if ((int)strlen(cell[i][c]) > wd[c]) wd[c] = (int)strlen(cell[i][c]);
     }
     /* fit: WHO and WHEN keep their width (capped), WHAT and WHERE share the rest */
-    if (wd[0] > 24) wd[0] = 24;
+    if (wd[0] > WHO_MAX) wd[0] = WHO_MAX;
     if (wd[3] > 28) wd[3] = 28;
     int rest = cols - 1 - (wd[0] + 2) - (wd[3]) - 4;
     if (wd[1] + wd[2] > rest) {
@@ -935,13 +1134,15 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     }
     if (show < ng) {
         unsigned more = 0;
-        for (unsigned i = show; i < ng; i++) more += g[i].nranks;
+        for (unsigned i = 0; i < ng; i++) more += g[i].nranks;
+        for (unsigned i = 0; sel && i < show; i++) more -= g[sel[i]].nranks;
         sb_printf(b, "... %u more group%s (%u rank%s)%s\n", ng - show, ng - show == 1 ? "" : "s",
                   more, more == 1 ? "" : "s",
                   w->o.sort == LIVE_SORT_AGE ? "" : "; --sort age shows the oldest first");
         lines++;
     }
     free(cell);
+    free(sel);
     free(g);
     free(order);
     return lines;
@@ -1301,8 +1502,104 @@ int live_watch(const char *dir, const struct live_opts *opts)
         }
     }
     for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    free(w.seen);
     free(w.rk);
     free(w.ents);
     free(w.note);
     return rc;
+}
+
+/* ---- benchmark: the cost of a refresh (mpilens top DIR --bench N) ------- */
+
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec / 1e6;
+}
+
+/* n refreshes of DIR as the watch loop does them (read every rank file,
+ * group, format the table; written to /dev/null), after a first one that
+ * opens the files and resolves the call sites; beside them n passes of a
+ * plain loop that only reads the same headers and live slots, the floor of
+ * any live view.  The ranks count as unchanged for long (a hang: the state
+ * in which the view is looked at), so liveness checks take their slow path.
+ * Prints one line of key=value (CPU seconds from getrusage, user + system). */
+int live_bench(const char *dir, const struct live_opts *opts, int n)
+{
+    struct watch w;
+    memset(&w, 0, sizeof w);
+    w.dir = dir;
+    if (opts) w.o = *opts;
+    w.o.display = LIVE_SHOW_SNAPSHOTS;
+    w.out = fopen("/dev/null", "w");
+    if (!w.out) return 1;
+    w.interval_ns = 1000000000;
+    w.timeout_ns = 10000000000ll;
+    w.poll_ns = 2000000000;
+    if (gethostname(w.host, sizeof w.host - 1) != 0) w.host[0] = 0;
+    if (n < 1) n = 1;
+    w.start_ns = w.now = mono_ns();
+    w.last_prog_ns = w.now;
+    double c0 = cpu_s();
+    snapshot(&w);
+    show(&w, 0);
+    double first = cpu_s() - c0;
+    for (unsigned k = 0; k < w.nrk; k++) w.rk[k].changed_ns -= 3600 * 1000000000ll;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) {
+        snapshot(&w);
+        show(&w, 0);
+    }
+    double refresh = (cpu_s() - c0) / n;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) snapshot(&w);
+    double snap = (cpu_s() - c0) / n;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++) show(&w, 0);
+    double table = (cpu_s() - c0) / n;
+    /* the floor: read every header and live slot, nothing else */
+    uint64_t sum = 0;
+    c0 = cpu_s();
+    for (int i = 0; i < n; i++)
+        for (unsigned k = 0; k < w.nrk; k++) {
+            struct lf *f = w.rk[k].f;
+            sum += (uint64_t)lf_hdr(f)->state;
+            unsigned nt = lf_nthreads(f);
+            for (unsigned t = 0; t < nt; t++) {
+                struct ml_live l;
+                if (lf_live(f, t, &l) == 0) sum += l.t_start ^ l.t_end ^ l.t_idle;
+            }
+        }
+    double loop = (cpu_s() - c0) / n;
+    /* the deadlock check of this state (a stalled job: at most once a second) */
+    struct dl_result res;
+    memset(&res, 0, sizeof res);
+    int world = w.world;
+    for (unsigned i = 0; i < w.nents; i++)
+        if (w.ents[i].rank + 1 > world) world = w.ents[i].rank + 1;
+    int dl = -1;
+    double check = -1;
+    if (getenv("MPILENS_BENCH_DEADLOCK")) {     /* off by default: it can take long */
+        c0 = cpu_s();
+        dl = deadlock_check(w.ents, w.nents, world, w.now, 60.0, &res);
+        check = cpu_s() - c0;
+    }
+    dl_result_free(&res);
+    unsigned ng = 0, *order = NULL;
+    struct grp *g = make_groups(&w, &ng, &order);
+    free(g);
+    free(order);
+    printf("files=%u entities=%u groups=%u refreshes=%d first_ms=%.3f refresh_ms=%.4f snapshot_ms=%.4f "
+           "table_ms=%.4f loop_ms=%.4f deadlock_ms=%.3f deadlock=%d (%llu)\n",
+           w.nrk, w.nents, ng, n, first * 1e3, refresh * 1e3, snap * 1e3, table * 1e3, loop * 1e3, check * 1e3,
+           dl, (unsigned long long)(sum & 1));
+    fclose(w.out);
+    for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    free(w.seen);
+    free(w.rk);
+    free(w.ents);
+    free(w.note);
+    return 0;
 }

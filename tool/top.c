@@ -17,6 +17,7 @@
 #include "tool.h"
 
 extern volatile sig_atomic_t live_interrupted;
+int live_bench(const char *dir, const struct live_opts *o, int n);   /* live.c */
 
 static void help(FILE *out)
 {
@@ -80,11 +81,12 @@ int cmd_top(int argc, char **argv)
         {"rows", required_argument, 0, 'R'},
         {"width", required_argument, 0, 'W'},
         {"help", no_argument, 0, 'h'},
+        {"bench", required_argument, 0, 'B'},   /* not in --help: bench/top_bench */
         {0, 0, 0, 0},
     };
     struct live_opts o;
     memset(&o, 0, sizeof o);
-    int c;
+    int c, bench = 0;
     double v;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -132,6 +134,7 @@ int cmd_top(int argc, char **argv)
             else o.width = (int)n;
             break;
         }
+        case 'B': bench = atoi(optarg); break;
         case 'h': help(stdout); return 0;
         default:
             fprintf(stderr, "try 'mpilens top --help'\n");
@@ -141,6 +144,12 @@ int cmd_top(int argc, char **argv)
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens top: give one run directory, e.g. 'mpilens top mpilens-app-1234/'\n");
         return 2;
+    }
+    if (bench > 0) {
+        int rc = live_bench(argv[optind], &o, bench);
+        lf_global_cleanup();
+        sym_cleanup();
+        return rc;
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
