@@ -142,6 +142,20 @@ for impl in openmpi mpich; do
     ok $impl ok_sleep 3
     ok $impl ok_bigmsg 2
     ok $impl ok_chain 3
+
+    # ---- mpilens top --once on finished runs: the last state, nothing invented ----
+    if selected dl_cycle3 && [ -d "$TEST_TMP/$impl-dl_cycle3" ]; then
+        t=$("$MPILENS" top "$TEST_TMP/$impl-dl_cycle3" --once --width 200 2>&1)
+        assert_contains "$t" "3 ranks: 3 died" "$impl top --once dl_cycle3"
+        assert_contains "$t" "stopped as deadlocked" "$impl top --once dl_cycle3"
+        assert_contains "$t" "MPI_Recv dl_cycle3.c:$(L dl_cycle3 L_RECV)" "$impl top --once dl_cycle3"
+        for w in computing polling "not started" finalized; do assert_not_contains "$t" "$w" "$impl top --once dl_cycle3"; done
+    fi
+    if selected ok_chain && [ -d "$TEST_TMP/$impl-ok_chain" ]; then
+        t=$("$MPILENS" top "$TEST_TMP/$impl-ok_chain" --once --width 200 2>&1)
+        assert_contains "$t" "3 ranks: 3 finalized" "$impl top --once ok_chain"
+        for w in computing polling "not started" died "in MPI" DEADLOCK; do assert_not_contains "$t" "$w" "$impl top --once ok_chain"; done
+    fi
 done
 note "results:"
 column -t "$res" >&2
