@@ -210,7 +210,8 @@ enum ml_rec_type {
     ML_REC_CALL = 1,     /* header only: routine, site, time */
     ML_REC_P2P = 2,      /* + struct ml_p2p */
     ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
-    ML_REC_COLL = 4,     /* + struct ml_coll */
+    ML_REC_COLL = 4,     /* + struct ml_coll; nonblocking collectives: + u64 request
+                            + u64 instance number on the communicator (aux above) */
     ML_REC_SENDRECV = 5, /* + struct ml_p2p (send part) + struct ml_p2p (receive part) */
     ML_REC_COMPLETE = 6, /* + u32 n, u32 pad, then n x struct ml_done (at most ML_DONE_MAX) */
     ML_REC_COMPLETE_MORE = 7, /* same layout: more requests of the preceding call (dt = dur = 0) */

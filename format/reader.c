@@ -557,6 +557,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         memset(e->p2p, 0, sizeof e->p2p);
         memset(&e->coll, 0, sizeof e->coll);
         e->request = 0;
+        e->coll_seq = 0;
         e->has_result = 0;
         e->result = 0;
         const struct chunk_ref *ch = &f->chunks[c->ci];
@@ -582,6 +583,10 @@ static int advance(struct mlr_file *f, struct cursor *c)
             break;
         case ML_REC_COLL:
             if (body >= 16) memcpy(&e->coll, p, 16);
+            if (body >= 32) {
+                memcpy(&e->request, p + 16, 8);
+                memcpy(&e->coll_seq, p + 24, 8);
+            }
             break;
         }
         uint32_t nd = 0;

@@ -542,14 +542,20 @@ void ml_fs_thread_start(void)
 struct thread_start {
     void *(*fn)(void *);
     void *arg;
+    int claim;               /* started by the program outside MPI calls */
 };
+/* Set while the runtime starts a thread of its own. */
+__thread int ml_own_thread;
 
 static void *thread_trampoline(void *p)
 {
     struct thread_start ts = *(struct thread_start *)p;
     free(p);
     if (!ml_disabled) alt_setup();
-    return ts.fn(ts.arg);
+    if (ts.claim && !ml_disabled) ml_thread_claim();
+    void *r = ts.fn(ts.arg);
+    if (ts.claim) ml_thread_unclaim();
+    return r;
 }
 
 int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
@@ -563,6 +569,8 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     if (!ts) return real(t, attr, fn, arg);
     ts->fn = fn;
     ts->arg = arg;
+    /* not the runtime's own, not the MPI library's (started inside an MPI call) */
+    ts->claim = !ml_own_thread && !(ml_th.chunk && !ml_th.ok);
     int rc = real(t, attr, thread_trampoline, ts);
     if (rc != 0) free(ts);
     return rc;
@@ -1053,7 +1061,9 @@ static void sync_start(void)
     pthread_attr_setstacksize(&a, 64 * 1024);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
+    ml_own_thread = 1;
     pthread_create(&t, &a, sync_main, NULL);
+    ml_own_thread = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
 }

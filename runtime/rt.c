@@ -369,7 +369,9 @@ static void pager_start(void)
     pthread_attr_setstacksize(&a, 64 * 1024);
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
+    ml_own_thread = 1;
     if (pthread_create(&t, &a, pager, NULL) == 0) pager_started = 1;
+    ml_own_thread = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
 }
@@ -463,19 +465,47 @@ void ml_thread_start(struct ml_thread *th)
 {
     pthread_once(&once, process_init);
     if (ml_disabled) return;
-    uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
-    if (i < ML_MAX_THREADS) {
-        th->live = &lives[i];
-    } else {
-        th->live = &own_live;
-        __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+    if (!th->live) {             /* (else claimed when the thread started) */
+        uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+        if (i < ML_MAX_THREADS) {
+            th->live = &lives[i];
+        } else {
+            th->live = &own_live;
+            __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+        }
+        th->index = i;
+        th->live->tid = (uint64_t)syscall(SYS_gettid);
     }
-    th->index = i;
-    th->live->tid = (uint64_t)syscall(SYS_gettid);
     th->live->used = 1;
     chunk_next(th, ml_now());
     if (!ml_disabled) th->ok = 1;
     ml_fs_thread_start();
+}
+
+/* A thread the program started outside MPI calls (failsafe.c, pthread_create)
+ * takes its live slot when it starts: used, no call yet (t_start 0), so the
+ * live monitor knows the process has a thread outside MPI (computing) before
+ * its first MPI call.  Its first call keeps the slot. */
+void ml_thread_claim(void)
+{
+    struct ml_thread *th = &ml_th;
+    if (!hdr || ml_disabled || th->live) return;
+    uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+    if (i >= ML_MAX_THREADS) {
+        __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    th->live = &lives[i];
+    th->index = i;
+    th->live->tid = (uint64_t)syscall(SYS_gettid);
+    __atomic_store_n(&th->live->used, 1, __ATOMIC_RELEASE);
+}
+
+/* Such a thread ends without having called MPI: its slot says nothing. */
+void ml_thread_unclaim(void)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->live && th->live != &own_live && !th->chunk) __atomic_store_n(&th->live->used, 0, __ATOMIC_RELEASE);
 }
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
@@ -895,7 +925,42 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
+void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
+                     MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret)
+{
+    if (!req) {
+        ml_rec_coll(c, comm, root, st, scount, rt, rcount, req, ret);
+        return;
+    }
+    int ssize = 0, rsize = 0;
+    uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
+    if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 6);
+    struct ml_coll *p = (struct ml_coll *)(r + 1);
+    p->comm = comm;
+    p->dtype = sti;
+    p->root = root;
+    p->bytes = ml_bytes(scount, ssize);
+    p->rbytes = ml_bytes(rcount, rsize);
+    uint64_t *x = (uint64_t *)(p + 1);
+    x[0] = req;
+    x[1] = seq;
+    ml_rec_end(c, r, ret);
+}
+
 /* ---- Fortran ------------------------------------------------------------ */
+
+/* Before the Fortran binding runs: the live slot says what the call waits
+ * for (peer, tag, communicator), as a C wrapper's does.  A binding that
+ * calls the C routine (MPICH) publishes it again, with the collective's
+ * number; one that calls PMPI_ itself (Open MPI) leaves this: collectives
+ * without a number (0: matched by routine). */
+void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag)
+{
+    if (!comm || !mpi_ready) return;
+    uint16_t ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+    ml_live_wait_aux(c, peer ? *(MPI_Fint *)peer : ML_PEER_NONE, tag ? *(MPI_Fint *)tag : ML_PEER_NONE, ci, 0);
+}
 
 void *ml_real(const char *sym)
 {

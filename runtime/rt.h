@@ -107,6 +107,16 @@ void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest
                      MPI_Status *status, int ret);
 void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                  MPI_Datatype rt, int64_t rcount, uint64_t req, int ret);
+/* The same for a nonblocking collective: + its request and its instance
+ * number on the communicator (mlformat.h ML_REC_COLL). */
+void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
+                     MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
+/* Live slot of a thread the program starts (failsafe.c pthread_create). */
+void ml_thread_claim(void);
+extern __thread int ml_own_thread;  /* set while the runtime starts a thread of its own */
+void ml_thread_unclaim(void);
+/* Fortran entry: what the call waits for, from its arguments, before it runs. */
+void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag);
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);
 MPI_Status *ml_status_buf(int n, MPI_Status *buf);
 void *ml_real(const char *sym);
@@ -369,6 +379,7 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         struct ml_call c;                                                            \
         if (!ml_fenter(&c, RID, __builtin_return_address(0))) return real(ML_FPASS); \
         PRE;                                                                         \
+        ml_fortran_live(&c, COMM, PEER, TAG);                                        \
         RT ret = real(ML_FPASS);                                                     \
         c.t1 = ml_now();                                                             \
         c.th->ok = 1;                                                                \

@@ -43,7 +43,9 @@ struct op {
     int peer;                /* world rank, -1 unknown, -2 MPI_PROC_NULL */
     int tag;                 /* -1: any tag */
     uint32_t comm;           /* definition index in the rank's file */
-    char desc[160];          /* "receive from 1 tag 5 (MPI_Irecv at x.c:10)" */
+    int coll;                /* a nonblocking collective's request: instance seq on gid */
+    uint64_t seq;
+    char desc[200];          /* "receive from 1 tag 5 (MPI_Irecv at x.c:10)" */
 };
 
 struct node {
@@ -73,16 +75,59 @@ struct req {
     uint64_t handle;
     unsigned thread;
     int send, persistent, active;
+    int coll;                /* nonblocking collective: instance seq on comm */
+    uint64_t seq;
     uint32_t comm;
     int32_t peer, tag;
     char site[96];
     char routine[40];
 };
 
+struct nbc_max {             /* highest nonblocking collective started on a communicator */
+    uint32_t comm;
+    uint64_t seq;
+};
+
 struct reqs {
     struct req *r;
     unsigned n, cap;
+    struct nbc_max *nb;
+    unsigned nnb;
 };
+
+static void nbc_note(struct reqs *q, uint32_t comm, uint64_t seq)
+{
+    for (unsigned i = 0; i < q->nnb; i++)
+        if (q->nb[i].comm == comm) {
+            if (seq > q->nb[i].seq) q->nb[i].seq = seq;
+            return;
+        }
+    struct nbc_max *p = realloc(q->nb, (q->nnb + 1) * sizeof *p);
+    if (!p) return;
+    q->nb = p;
+    q->nb[q->nnb].comm = comm;
+    q->nb[q->nnb++].seq = seq;
+}
+
+static struct req *req_new(struct reqs *q, uint64_t h)
+{
+    struct req *r = NULL;
+    for (unsigned i = q->n; i-- > 0 && !r;)
+        if (q->r[i].handle == h) r = &q->r[i];
+    if (!r) {
+        if (q->n == q->cap) {
+            unsigned c = q->cap ? q->cap * 2 : 64;
+            struct req *p = realloc(q->r, c * sizeof *p);
+            if (!p) return NULL;
+            q->r = p;
+            q->cap = c;
+        }
+        r = &q->r[q->n++];
+    }
+    memset(r, 0, sizeof *r);
+    r->handle = h;
+    return r;
+}
 
 static struct req *req_find(struct reqs *q, uint64_t h)
 {
@@ -99,20 +144,22 @@ static void load_requests(struct lf *lf, struct reqs *q)
     struct mlr_event e;
     while (it && mlr_next(it, &e)) {
         const char *name = mlr_routine_name(f, e.routine);
-        if (e.type == ML_REC_P2P_REQ) {
-            struct req *r = req_find(q, e.request);
-            if (!r) {
-                if (q->n == q->cap) {
-                    unsigned c = q->cap ? q->cap * 2 : 64;
-                    struct req *p = realloc(q->r, c * sizeof *p);
-                    if (!p) break;
-                    q->r = p;
-                    q->cap = c;
-                }
-                r = &q->r[q->n++];
-            }
-            memset(r, 0, sizeof *r);
-            r->handle = e.request;
+        if (e.type == ML_REC_COLL && e.request && e.coll_seq) {
+            /* a nonblocking collective (runtime: ml_rec_coll_req) */
+            nbc_note(q, e.coll.comm, e.coll_seq);
+            struct req *r = req_new(q, e.request);
+            if (!r) break;
+            r->thread = e.thread;
+            r->coll = 1;
+            r->active = 1;
+            r->seq = e.coll_seq;
+            r->comm = e.coll.comm;
+            r->peer = e.coll.root;
+            snprintf(r->routine, sizeof r->routine, "%s", name);
+            sym_site(f, e.site, r->site, sizeof r->site);
+        } else if (e.type == ML_REC_P2P_REQ) {
+            struct req *r = req_new(q, e.request);
+            if (!r) break;
             r->thread = e.thread;
             r->send = strstr(name, "send") != NULL && strstr(name, "recv") == NULL;
             r->persistent = strstr(name, "_init") != NULL;
@@ -195,15 +242,41 @@ static void op_fill(struct op *o, struct lf *f, int send, uint32_t comm, int32_t
     snprintf(o->desc, sizeof o->desc, "%s %s %s %s", send ? "send" : "receive", send ? "to" : "from", p, t);
 }
 
+static struct reqs *rank_reqs(struct g *G, int r)
+{
+    if (r < 0 || r >= G->nranks) return NULL;
+    if (!G->rq_loaded[r]) {
+        G->rq_loaded[r] = 1;
+        int i = G->rank_first[r];
+        if (i >= 0 && G->ents[i].f) load_requests(G->ents[i].f, &G->rq[r]);
+    }
+    return &G->rq[r];
+}
+
+/* Has rank r started collective #seq on communicator gid, or one after it?
+ * (a nonblocking one in its trace, or the collective it is in now) */
+static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
+{
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        const struct node *m = &G->nodes[k];
+        if (m->rank != r) continue;
+        if (m->kind == K_COLL && m->gid == gid && m->seq >= seq) return 1;
+        for (unsigned i = 0; i < m->nops; i++)
+            if (m->ops[i].coll && m->ops[i].gid == gid && m->ops[i].seq >= seq) return 1;
+    }
+    struct reqs *q = rank_reqs(G, r);
+    int i = G->rank_first[r];
+    if (!q || i < 0 || !G->ents[i].f) return 0;
+    for (unsigned j = 0; j < q->nnb; j++)
+        if (q->nb[j].seq >= seq && comm_gid(G->ents[i].f, q->nb[j].comm) == gid) return 1;
+    return 0;
+}
+
 /* The operations of a Wait/Test-family node from the rank's requests. */
 static void node_requests(struct g *G, struct node *n, const struct ent *e)
 {
-    int r = e->rank;
-    if (!G->rq_loaded[r]) {
-        G->rq_loaded[r] = 1;
-        load_requests(e->f, &G->rq[r]);
-    }
-    struct reqs *q = &G->rq[r];
+    struct reqs *q = rank_reqs(G, e->rank);
+    if (!q) return;
     int c = e->rclass;
     int single = c == RC_WAIT || c == RC_TEST || c == RC_REQ_STATUS;
     unsigned want = single ? 1 : (unsigned)(int64_t)e->l.aux;
@@ -229,6 +302,31 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
     for (unsigned i = 0; i < np; i++) {
         struct op *o = op_add(n);
         if (!o) return;
+        if (pick[i]->coll) {
+            /* a nonblocking collective: every member must start it (an
+             * any-of over collectives is not judged) */
+            if (any) {
+                snprintf(n->why, sizeof n->why, "%s on a nonblocking collective's request",
+                         lf_routine(e->f, e->l.routine));
+                n->kind = K_UNKNOWN;
+                return;
+            }
+            char cb[64];
+            o->coll = 1;
+            o->seq = pick[i]->seq;
+            o->comm = pick[i]->comm;
+            o->gid = comm_gid(e->f, pick[i]->comm);
+            o->peer = -3;
+            snprintf(o->desc, sizeof o->desc, "%s on %s (collective #%llu on it, at %s)", pick[i]->routine,
+                     fmt_comm(e->f, pick[i]->comm, cb, sizeof cb), (unsigned long long)pick[i]->seq,
+                     pick[i]->site);
+            if (!o->gid) {
+                snprintf(n->why, sizeof n->why, "collective request on an unknown communicator");
+                n->kind = K_UNKNOWN;
+                return;
+            }
+            continue;
+        }
         op_fill(o, e->f, pick[i]->send, pick[i]->comm, pick[i]->peer, pick[i]->tag);
         size_t l = strlen(o->desc);
         snprintf(o->desc + l, sizeof o->desc - l, " (%s at %s)", pick[i]->routine, pick[i]->site);
@@ -310,7 +408,7 @@ static int counterpart(struct g *G, const struct op *o, int me, int r)
         if (m->rank != r) continue;
         for (unsigned i = 0; i < m->nops; i++) {
             const struct op *x = &m->ops[i];
-            if (x->send == o->send || x->gid != o->gid) continue;
+            if (x->coll || x->send == o->send || x->gid != o->gid) continue;
             const struct op *s = o->send ? o : x, *rc = o->send ? x : o;
             int sender = o->send ? me : r, receiver = o->send ? r : me;
             if (s->peer != receiver) continue;
@@ -370,6 +468,7 @@ static int coll_arrived(struct g *G, const struct node *n, int r, const struct n
 {
     int arrived = 0;
     if (r < 0 || r >= G->nranks) return 0;
+    if (n->seq && coll_past(G, r, n->gid, n->seq + 1)) return 1;
     /* the nodes of rank r only: a scan of all nodes here made the check cubic */
     for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {
         const struct node *m = &G->nodes[k];
@@ -398,6 +497,19 @@ static void make_clauses(struct g *G, struct node *n)
         for (unsigned i = 0; i < n->nops; i++) {
             const struct op *o = &n->ops[i];
             if (o->peer == -2) continue;              /* MPI_PROC_NULL completes */
+            if (o->coll) {
+                /* every member must start the same instance */
+                const struct lf_comm *c = lf_comm(G->ents[n->ent].f, o->comm);
+                unsigned m = !c ? 0 : (c->flags & 2) ? (unsigned)G->nranks : c->size + c->remote_size;
+                for (unsigned j = 0; j < m; j++) {
+                    int r = (c->flags & 2) ? (int)j : c->members[j];
+                    if (r == n->rank || r < 0 || r >= G->nranks) continue;
+                    if (coll_past(G, r, o->gid, o->seq)) continue;
+                    clause_add(n, &r, 1, 0);
+                    open++;
+                }
+                continue;
+            }
             unsigned k = op_candidates(G, o, n, tmp);
             int met = 0;
             for (unsigned j = 0; j < k && !met; j++) met = counterpart(G, o, n->rank, tmp[j]);
@@ -878,7 +990,10 @@ out:
         free(n->cln);
         free(n->clause_any);
     }
-    for (int r = 0; G.rq && r < nranks; r++) free(G.rq[r].r);
+    for (int r = 0; G.rq && r < nranks; r++) {
+        free(G.rq[r].r);
+        free(G.rq[r].nb);
+    }
     free(G.rq);
     free(G.rq_loaded);
     free(G.nodes);

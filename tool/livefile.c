@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -646,7 +647,7 @@ int routine_class(const char *n)
     };
     for (size_t i = 0; i < sizeof coll / sizeof *coll; i++) {
         if (!strcmp(b, coll[i])) return RC_COLL;
-        if (b[0] == 'I' && !strcmp(b + 1, coll[i])) return RC_ISTART;
+        if (b[0] == 'I' && !strcasecmp(b + 1, coll[i])) return RC_ISTART;   /* Ibarrier */
     }
     if (!strncmp(b, "Neighbor_", 9)) return RC_COLL;
     if (!strncmp(b, "Ineighbor_", 10)) return RC_ISTART;

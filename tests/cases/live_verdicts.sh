@@ -1,0 +1,161 @@
+# The deadlock verdict against an independent collection of programs, both
+# MPIs, under `mpilens run --deadlock-timeout 1 --monitor off`:
+#  - deadlocks (tests/programs/dl_*): exit 86, and the verdict (stderr and
+#    DIR/deadlock.txt) names the blocked ranks, routines and file:line
+#    (marker comments L_* in the programs);
+#  - correct programs (tests/programs/ok_*) whose ranks compute, sleep or
+#    transfer for 2-3 s (longer than the timeout) while others wait or poll:
+#    exit 0, never called deadlocked;
+#  - mpilens top DIR --once on a finished run: the last state, nothing invented.
+#   VERDICTS="dl_cycle3 ok_probe" tests/run live_verdicts    (a subset)
+# timeout: 900
+need_mpilens
+P=$ROOT/tests/programs
+res=$TEST_TMP/results.txt
+: >"$res"
+
+# run IMPL NAME N: mpilens run; sets RC, OUT (stdout+stderr file), DIR
+run() {
+    local impl=$1 name=$2 n=$3 p
+    p=$(prog "$impl" "$name") || { RC=-1; return 1; }
+    DIR=$TEST_TMP/$impl-$name
+    OUT=$TEST_TMP/$impl-$name.err
+    rm -rf "$DIR"
+    local t0=$SECONDS
+    if [ -n "${LAUNCH:-}" ]; then  # a launcher of our own (after --)
+        timeout -k 5 40 "$MPILENS" run -o "$DIR" --deadlock-timeout 1 --monitor off -- $LAUNCH -n "$n" "$p" \
+            >"$TEST_TMP/$impl-$name.out" 2>"$OUT"
+    else
+        timeout -k 5 40 "$MPILENS" run --mpi="$impl" -n "$n" -o "$DIR" --deadlock-timeout 1 --monitor off "$p" \
+            >"$TEST_TMP/$impl-$name.out" 2>"$OUT"
+    fi
+    RC=$?
+    note "$impl $name -n $n: exit $RC after $((SECONDS - t0)) s"
+    return 0
+}
+# src NAME: its source file
+src() { local f; for f in "$P/$1.c" "$P/${1%_f90}.f90"; do [ -f "$f" ] && { echo "$f"; return; }; done; }
+L() { line_of "$(src "$1")" "$2"; }   # L NAME MARKER: line of the marker
+
+# dl IMPL NAME N REGEX...: a deadlock; every REGEX matches a line of the verdict
+dl() {
+    local impl=$1 name=$2 n=$3; shift 3
+    selected "$name" || return 0
+    run "$impl" "$name" "$n" || return
+    local what="$impl $name" bad=0 re
+    if [ "$RC" != 86 ]; then
+        soft_fail "$what: mpilens run exit $RC, want 86: $(grep -a -m3 -E 'DEADLOCK|not a deadlock|not judged|error|rank' "$OUT" | tr '\n' ' ' | head -c 300)"
+        echo "$name $impl MISSED(exit $RC)" >>"$res"
+        return
+    fi
+    [ -s "$DIR/deadlock.txt" ] || { soft_fail "$what: no deadlock.txt"; bad=1; }
+    for re in "$@"; do
+        grep -Eq -- "$re" "$OUT" || { soft_fail "$what: verdict on stderr lacks /$re/"; bad=1; continue; }
+        grep -Eq -- "$re" "$DIR/deadlock.txt" || { soft_fail "$what: deadlock.txt lacks /$re/"; bad=1; }
+    done
+    [ $bad = 0 ] || sed 's/^/    | /' "$DIR/deadlock.txt" >&2
+    echo "$name $impl $([ $bad = 0 ] && echo found || echo found-but-wrong-text)" >>"$res"
+}
+# ok IMPL NAME N: a correct program
+ok() {
+    local impl=$1 name=$2 n=$3
+    selected "$name" || return 0
+    run "$impl" "$name" "$n" || return
+    local what="$impl $name" bad=0
+    if grep -aq DEADLOCK "$OUT" || [ -e "$DIR/deadlock.txt" ]; then
+        soft_fail "$what: called deadlocked: $(grep -a -A3 DEADLOCK "$OUT" | tr '\n' ' ' | head -c 400)"
+        echo "$name $impl FALSE-ALARM" >>"$res"
+        return
+    fi
+    [ "$RC" = 0 ] || { soft_fail "$what: exit $RC, want 0: $(tail -3 "$OUT" | tr '\n' ' ' | head -c 300)"; bad=1; }
+    grep -aq "done" "$TEST_TMP/$impl-$name.out" || { soft_fail "$what: the program did not finish"; bad=1; }
+    echo "$name $impl $([ $bad = 0 ] && echo ok || echo failed)" >>"$res"
+}
+selected() { [ -z "${VERDICTS:-}" ] && return 0; case " $VERDICTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+CYCLE2="cycle: rank (0 -> rank 1 -> rank 0|1 -> rank 0 -> rank 1)"
+for impl in openmpi mpich; do
+    have_impl "$impl" || continue
+    need_runtime "$impl"
+
+    # ---- deadlocks ----
+    l=$(L dl_cycle3 L_RECV)
+    dl $impl dl_cycle3 3 "^  rank 0: MPI_Recv from 1 tag 1 at dl_cycle3.c:$l" \
+        "^  rank 1: MPI_Recv from 2 tag 1 at dl_cycle3.c:$l" "^  rank 2: MPI_Recv from 0 tag 1 at dl_cycle3.c:$l" \
+        "cycle: rank [012] -> rank [012] -> rank [012] -> rank [012]" "3 ranks are blocked forever \(ranks 0-2\)"
+    dl $impl dl_ssend_tag 2 "^  rank 0: MPI_Ssend to 1 tag 1 at dl_ssend_tag.c:$(L dl_ssend_tag L_SSEND)" \
+        "^  rank 1: MPI_Recv from 0 tag 2 at dl_ssend_tag.c:$(L dl_ssend_tag L_RECV)" "$CYCLE2"
+    dl $impl dl_finalized 2 "^  rank 0: MPI_Recv from 1 tag 3 at dl_finalized.c:$(L dl_finalized L_RECV)" \
+        "rank 1 (in MPI_Finalize at dl_finalized.c:$(L dl_finalized L_FIN)|finalized)"
+    # a rank that exited without MPI_Finalize: both launchers end the job at
+    # once by default (not a hang: no verdict, the diagnosis names rank 1)...
+    if selected dl_exited; then
+        run $impl dl_exited 2
+        if grep -aq DEADLOCK "$OUT"; then soft_fail "$impl dl_exited: a deadlock verdict although the launcher ended the job"; fi
+        assert_contains "$(cat "$OUT")" "without calling MPI_Finalize" "$impl dl_exited: diagnosis"
+    fi
+    # ... and with a launcher told to keep the job running, it is a deadlock
+    case $impl in
+    openmpi) LAUNCH="mpirun.openmpi --oversubscribe --mca orte_enable_recovery 1" ;;
+    mpich) LAUNCH="mpirun.mpich -disable-auto-cleanup" ;;
+    esac
+    dl $impl dl_exited 2 "^  rank 0: MPI_Recv from 1 tag 3 at dl_exited.c:$(L dl_exited L_RECV)" "waits for rank 1: rank 1 exited" \
+        "rank 1 has exited"
+    LAUNCH=""
+    dl $impl dl_split 3 "^  rank 0: MPI_Allreduce on comm #[0-9]+ \(2 ranks\) at dl_split.c:$(L dl_split L_ALLREDUCE)" \
+        "^  rank 1: MPI_Recv from 2 tag 4 at dl_split.c:$(L dl_split L_SKIP)" \
+        "^  rank 2: MPI_Recv from 0 tag 5 at dl_split.c:$(L dl_split L_R2)" \
+        "collective MPI_Allreduce on comm #[0-9]+ \(2 ranks\) at dl_split.c:$(L dl_split L_ALLREDUCE).*rank 0 in it; rank 1 never arrives"
+    dl $impl dl_waitany 2 "^  rank 0: MPI_Waitany .*at dl_waitany.c:$(L dl_waitany L_WAITANY)" \
+        "^  rank 1: MPI_Waitsome .*at dl_waitany.c:$(L dl_waitany L_WAITSOME)" \
+        "request: receive from 1 tag 1 \(MPI_Irecv at dl_waitany.c:$(L dl_waitany L_IRECV1)\)" \
+        "request: receive from 0 tag 2 \(MPI_Irecv at dl_waitany.c:$(L dl_waitany L_IRECV2)\)" "$CYCLE2"
+    dl $impl dl_probe 2 "^  rank 0: MPI_Probe from 1 tag 6 at dl_probe.c:$(L dl_probe L_PROBE)" \
+        "^  rank 1: MPI_Probe from 0 tag 6 at dl_probe.c:$(L dl_probe L_PROBE)" "$CYCLE2"
+    dl $impl dl_sendrecv 2 "^  rank 0: MPI_Sendrecv .*at dl_sendrecv.c:$(L dl_sendrecv L_SENDRECV)" \
+        "^  rank 1: MPI_Sendrecv .*at dl_sendrecv.c:$(L dl_sendrecv L_SENDRECV)" "$CYCLE2"
+    dl $impl dl_ibarrier 2 "^  rank 0: MPI_Wait .*at dl_ibarrier.c:$(L dl_ibarrier L_WAIT)" \
+        "MPI_Ibarrier .*dl_ibarrier.c:$(L dl_ibarrier L_IBARRIER)" \
+        "^  rank 1: MPI_Recv from 0 tag 7 at dl_ibarrier.c:$(L dl_ibarrier L_RECV)" "$CYCLE2"
+    dl $impl dl_iprobe 2 "^  rank 0: MPI_Iprobe from 1 tag 3 \(polling, nothing completes\) at dl_iprobe.c:$(L dl_iprobe L_IPROBE)" \
+        "^  rank 1: MPI_Iprobe from 0 tag 3 \(polling, nothing completes\) at dl_iprobe.c:$(L dl_iprobe L_IPROBE)" "$CYCLE2"
+    dl $impl dl_cycle_f_f90 2 "^  rank 0: MPI_Recv from 1 tag 9 at dl_cycle_f.f90:$(L dl_cycle_f_f90 L_RECV)" \
+        "^  rank 1: MPI_Recv from 0 tag 9 at dl_cycle_f.f90:$(L dl_cycle_f_f90 L_RECV)" "$CYCLE2"
+    dl $impl dl_thread 3 "^  rank 0 thread [1-9]: MPI_Recv from 1 tag 5 at dl_thread.c:$(L dl_thread L_TRECV)" \
+        "^  rank 1 thread [1-9]: MPI_Recv from 0 tag 5 at dl_thread.c:$(L dl_thread L_TRECV)" \
+        "^  rank [01]: MPI_Barrier on MPI_COMM_WORLD at dl_thread.c:$(L dl_thread L_BARRIER)" \
+        "^  rank 2: MPI_Recv from 0 tag 6 at dl_thread.c:$(L dl_thread L_R2)" "rank 2 never arrives"
+    dl $impl dl_dup 2 "^  rank 0: MPI_Recv from 1 tag 2 on comm #[0-9]+ \(2 ranks\) at dl_dup.c:$(L dl_dup L_RECV)" \
+        "^  rank 1: MPI_Recv from 0 tag 2 on comm #[0-9]+ \(2 ranks\) at dl_dup.c:$(L dl_dup L_RECV)" "$CYCLE2"
+    dl $impl dl_bigsend 2 "^  rank 0: MPI_Send to 1 tag 8 at dl_bigsend.c:$(L dl_bigsend L_SEND)" \
+        "^  rank 1: MPI_Send to 0 tag 8 at dl_bigsend.c:$(L dl_bigsend L_SEND)" "$CYCLE2"
+
+    # ---- correct programs ----
+    ok $impl ok_waitany 3
+    ok $impl ok_ibarrier 2
+    ok $impl ok_subbarrier 3
+    ok $impl ok_probe 2
+    ok $impl ok_wildcard 3
+    ok $impl ok_finalize 2
+    ok $impl ok_testpoll 2
+    ok $impl ok_thread 2
+    ok $impl ok_sleep 3
+    ok $impl ok_bigmsg 2
+    ok $impl ok_chain 3
+
+    # ---- mpilens top --once on finished runs: the last state, nothing invented ----
+    if selected dl_cycle3 && [ -d "$TEST_TMP/$impl-dl_cycle3" ]; then
+        t=$("$MPILENS" top "$TEST_TMP/$impl-dl_cycle3" --once --width 200 2>&1)
+        assert_contains "$t" "3 ranks: 3 died" "$impl top --once dl_cycle3"
+        assert_contains "$t" "stopped as deadlocked" "$impl top --once dl_cycle3"
+        assert_contains "$t" "MPI_Recv dl_cycle3.c:$(L dl_cycle3 L_RECV)" "$impl top --once dl_cycle3"
+        for w in computing polling "not started" finalized; do assert_not_contains "$t" "$w" "$impl top --once dl_cycle3"; done
+    fi
+    if selected ok_chain && [ -d "$TEST_TMP/$impl-ok_chain" ]; then
+        t=$("$MPILENS" top "$TEST_TMP/$impl-ok_chain" --once --width 200 2>&1)
+        assert_contains "$t" "3 ranks: 3 finalized" "$impl top --once ok_chain"
+        for w in computing polling "not started" died "in MPI" DEADLOCK; do assert_not_contains "$t" "$w" "$impl top --once ok_chain"; done
+    fi
+done
+note "results:"
+column -t "$res" >&2
