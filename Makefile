@@ -47,7 +47,7 @@ else
 TOOL_CFLAGS += $(shell pkg-config --cflags otf2 2>/dev/null)
 endif
 RT_SRC := runtime/rt.c runtime/failsafe.c
-RT_DEPS := $(RT_SRC) runtime/rt.h format/mlformat.h
+RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES)
 

@@ -41,7 +41,7 @@ enum an_role {
     AN_PROBE,       /* MPI_Probe, Iprobe, Improbe: do not consume a message */
     AN_MPROBE,      /* MPI_Mprobe: consumes the message (Mrecv receives it) */
     AN_START,       /* MPI_Start, Startall: COMPLETE layout, started requests */
-    AN_CANCEL,      /* MPI_Cancel (its request is not recorded) */
+    AN_CANCEL,      /* MPI_Cancel: COMPLETE layout naming its request (completes nothing) */
     AN_INIT,        /* MPI_Init, Init_thread */
     AN_FINALIZE,    /* MPI_Finalize */
 };
@@ -277,7 +277,9 @@ struct an_match_stats {
     uint64_t probes;                  /* probes seen (never consume) */
     uint64_t coll_calls, coll_instances, coll_incomplete, coll_mismatch;
     uint64_t untracked_done;          /* completed requests not started by a recorded call */
-    uint64_t cancels;                 /* MPI_Cancel calls (request not recorded) */
+    uint64_t cancels;                 /* MPI_Cancel calls */
+    uint64_t cancelled_recvs;         /* receives completed as cancelled (no message) */
+    uint64_t cancelled_sends;         /* sends completed as cancelled (no message) */
     uint64_t held_max;                /* most receives held behind wildcards at once */
     uint64_t inflight_max;            /* most messages in flight at once */
     uint64_t repaired;                /* messages whose receive had to move later */

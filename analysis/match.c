@@ -46,6 +46,7 @@ struct psend {                   /* a send no receive took yet */
     struct psend *next;
     struct an_end end;
     uint32_t bytes;
+    uint64_t id;                 /* request activation of a nonblocking send, else 0 */
 };
 
 enum {
@@ -448,7 +449,7 @@ static void recv_post(struct an_match *m, struct rstate *rs, struct precv *rv)
 
 /* A send was posted. */
 static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t dst, int32_t tag,
-                      const struct an_end *end, uint32_t bytes)
+                      const struct an_end *end, uint32_t bytes, uint64_t id)
 {
     m->st.sends++;
     struct chan *c = chan_get(m, comm, src, dst, tag);
@@ -471,6 +472,7 @@ static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t ds
     if (!s) return;
     s->end = *end;
     s->bytes = bytes;
+    s->id = id;
     if (c->st) c->st->next = s;
     else c->sh = s;
     c->st = s;
@@ -632,7 +634,7 @@ static void do_send(struct an_match *m, const struct an_event *e, const struct a
     if (comm == UINT32_MAX) return;
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
     if (dst < 0) return;
-    send_post(m, comm, r->rank, dst, p->tag, end, p->bytes);
+    send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req);
     op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
 }
 
@@ -814,6 +816,91 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
     }
 }
 
+/* A send request completed as cancelled: its message never existed.  It is
+ * taken back from its channel if no receive took it yet (one that did was
+ * paired by posting order with a message MPI cancelled; that pairing
+ * stays). */
+static void send_cancelled(struct an_match *m, const struct an_rank *r, const struct req *q)
+{
+    m->st.cancelled_sends++;
+    if (q->comm == UINT32_MAX || q->peer < 0) return;
+    struct chan *c = chan_get(m, q->comm, r->rank, q->peer, q->tag);
+    if (!c) return;
+    struct psend *prev = NULL;
+    for (struct psend *s = c->sh; s; prev = s, s = s->next) {
+        if (s->id != q->id || s->end.rank != r->rank) continue;
+        if (prev) prev->next = s->next;
+        else c->sh = s->next;
+        if (c->st == s) c->st = prev;
+        psend_free(m, s);
+        m->st.sends--;
+        break;
+    }
+    chan_put(m, c);
+}
+
+/* A receive completed as cancelled: it took no message.  Whatever send the
+ * matcher gave it goes to the next receive of its channel (or back to the
+ * head of the channel's sends: it is older than any send there). */
+static void recv_cancelled(struct an_match *m, struct rstate *rs, struct precv *rv)
+{
+    m->st.cancelled_recvs++;
+    if (rv->flags & RV_HELD) {
+        if (!(rv->flags & RV_RESOLVED)) rs->nunresolved--;
+        held_unlink(rs, rv);
+        precv_free(m, rv);
+        held_flush(m, rs);
+        return;
+    }
+    if (!(rv->flags & RV_RELEASED)) {
+        precv_free(m, rv);
+        return;
+    }
+    struct chan *c = chan_get(m, rv->comm, rv->src, rv->dst, rv->tag);
+    if (!c) {
+        precv_free(m, rv);
+        return;
+    }
+    if (rv->flags & RV_PAIRED) {
+        struct an_end send = rv->send;
+        uint32_t bytes = rv->send_bytes;
+        precv_free(m, rv);
+        if (c->rh) {
+            struct precv *nx = c->rh;
+            c->rh = nx->next;
+            if (!c->rh) c->rt = NULL;
+            nx->send = send;
+            nx->send_bytes = bytes;
+            nx->flags |= RV_PAIRED;
+            if (nx->flags & (RV_DONE | RV_ORPHAN)) {
+                emit(m, nx);
+                precv_free(m, nx);
+            }
+        } else {
+            struct psend *s = psend_new(m);
+            if (s) {
+                s->end = send;
+                s->bytes = bytes;
+                s->next = c->sh;
+                c->sh = s;
+                if (!c->st) c->st = s;
+            }
+        }
+        chan_put(m, c);
+        return;
+    }
+    struct precv *prev = NULL;
+    for (struct precv *p = c->rh; p; prev = p, p = p->next) {
+        if (p != rv) continue;
+        if (prev) prev->next = p->next;
+        else c->rh = p->next;
+        if (c->rt == p) c->rt = prev;
+        break;
+    }
+    precv_free(m, rv);
+    chan_put(m, c);
+}
+
 /* Wait/Test family: each listed request completed. */
 static void do_complete(struct an_match *m, const struct an_event *e)
 {
@@ -826,7 +913,15 @@ static void do_complete(struct an_match *m, const struct an_event *e)
             m->st.untracked_done++;
             continue;
         }
-        if (q->kind == RQ_SEND) {
+        if (d->source == ML_PEER_CANCELLED) {
+            if (q->kind == RQ_SEND) {
+                send_cancelled(m, r, q);
+            } else if (q->active) {
+                struct precv *rv = q->active;
+                q->active = NULL;
+                recv_cancelled(m, rs, rv);
+            }
+        } else if (q->kind == RQ_SEND) {
             op_note(m, AN_OP_SEND_DONE, q->comm, q->peer, q->peer_comm, q->tag, q->bytes, q->id);
         } else if (q->active) {
             struct precv *rv = q->active;
@@ -977,7 +1072,9 @@ void an_match_event(struct an_match *m, const struct an_event *e)
         }
         break;
     case ML_REC_COMPLETE:
-        if (role == AN_START) {
+        if (role == AN_CANCEL) {
+            m->st.cancels++;      /* names its request; the completion says whether it worked */
+        } else if (role == AN_START) {
             end_of(&end, e);
             do_start(m, e, &end);
         } else {

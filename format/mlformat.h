@@ -239,6 +239,7 @@ struct ml_rec {          /* 16 bytes, starts every record */
 #define ML_COMM_NONE 0xffffu     /* no communicator */
 #define ML_TYPE_NONE 0xffffu
 #define ML_PEER_NONE (-32768)    /* routine has no peer */
+#define ML_PEER_CANCELLED (-32769) /* ml_done.source: the status says cancelled (MPI_Test_cancelled) */
 
 struct ml_p2p {          /* 16 bytes */
     uint16_t comm;       /* comm definition index */
@@ -258,7 +259,7 @@ struct ml_coll {         /* 16 bytes */
 
 struct ml_done {         /* 24 bytes: one completed request */
     uint64_t request;    /* handle value as returned by the starting call */
-    int32_t source;      /* from the status (comm rank), or ML_PEER_NONE */
+    int32_t source;      /* from the status (comm rank), ML_PEER_NONE, or ML_PEER_CANCELLED */
     int32_t tag;
     uint32_t bytes;      /* received bytes from the status */
     int32_t index;       /* position in the request array */

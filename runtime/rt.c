@@ -9,6 +9,7 @@
  * duplicate of MPI_COMM_WORLD for its clock samples.
  */
 #include "rt.h"
+#include "rt_more.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -640,8 +641,14 @@ static void tab_forget(struct tab_entry *t, uint64_t h)
     pthread_mutex_unlock(&lock);
 }
 
+static uint64_t pending_take(uint64_t handle);
+static uint64_t parent_next(uint16_t parent);
+
 void ml_comm_forget(uint64_t handle)
 {
+    pthread_mutex_lock(&lock);
+    pending_take(handle);
+    pthread_mutex_unlock(&lock);
     tab_forget(comms, handle);
     __atomic_fetch_add(&ml_comm_gen, 1, __ATOMIC_RELEASE);
 }
@@ -748,7 +755,7 @@ uint16_t ml_comm_lookup(MPI_Comm comm)
     if (!e) {
         pthread_mutex_lock(&lock);
         e = tab_find(comms, ML_HANDLE(comm));
-        if (!e) e = comm_define(comm, 0);
+        if (!e) e = comm_define(comm, pending_take(ML_HANDLE(comm)));
         pthread_mutex_unlock(&lock);
     }
     if (!e) return ML_COMM_NONE;
@@ -767,13 +774,7 @@ void ml_comm_created(MPI_Comm comm, uint16_t parent)
     /* count the creation on the parent even when this rank gets
      * MPI_COMM_NULL (MPI_Comm_split with MPI_UNDEFINED): the parent's other
      * members count it too */
-    uint64_t gid = mix(0x6e6577, parent);
-    for (unsigned i = 0; i < TAB_SIZE; i++) {
-        if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent) {
-            gid = mix(comms[i].gid, ++comms[i].created);
-            break;
-        }
-    }
+    uint64_t gid = parent_next(parent);
     if (comm == MPI_COMM_NULL) {
         pthread_mutex_unlock(&lock);
         return;
@@ -783,7 +784,112 @@ void ml_comm_created(MPI_Comm comm, uint16_t parent)
         __atomic_store_n(&old->handle, TOMB, __ATOMIC_RELEASE);
         __atomic_fetch_add(&ml_comm_gen, 1, __ATOMIC_RELEASE);
     }
+    pending_take(ML_HANDLE(comm));
     comm_define(comm, gid);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Communicators whose global id is known before their handle may be used:
+ * MPI_Comm_idup's result (usable only once the request completes), defined
+ * at its first use.  Few at a time; a full table falls back to the members. */
+#define PENDING_MAX 64
+static struct { uint64_t handle, gid; } pending[PENDING_MAX];
+
+static uint64_t pending_take(uint64_t handle)
+{
+    for (unsigned i = 0; i < PENDING_MAX; i++)
+        if (pending[i].handle == handle) {
+            uint64_t g = pending[i].gid;
+            pending[i].handle = pending[i].gid = 0;
+            return g;
+        }
+    return 0;
+}
+
+/* The creation count of a parent (lock held): the same on every member,
+ * since all members create communicators from it in the same order. */
+static uint64_t parent_next(uint16_t parent)
+{
+    for (unsigned i = 0; i < TAB_SIZE; i++)
+        if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent)
+            return mix(comms[i].gid, ++comms[i].created);
+    return mix(0x6e6577, parent);
+}
+
+/* MPI_Comm_idup(_with_info): collective on the parent like MPI_Comm_dup, so
+ * it takes the parent's next creation count; the new handle is defined with
+ * that id when it is first used (after the request completed). */
+void ml_comm_idup(MPI_Comm comm, uint16_t parent)
+{
+    pthread_mutex_lock(&lock);
+    uint64_t gid = parent_next(parent);
+    if (comm != MPI_COMM_NULL && ML_HANDLE(comm) != 0) {
+        unsigned i;
+        for (i = 0; i < PENDING_MAX && pending[i].handle != 0 && pending[i].handle != ML_HANDLE(comm); i++) {
+        }
+        if (i < PENDING_MAX) {
+            pending[i].handle = ML_HANDLE(comm);
+            pending[i].gid = gid;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+uint64_t ml_str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; s && *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* MPI_Comm_create_group (collective over the group only, not the parent)
+ * and MPI_Comm_create_from_group (no parent): the id comes from the
+ * parent's id, the tag and the group's members, plus how many communicators
+ * this process made so far from the same three: every member counts the
+ * same ones, since each creation is collective over exactly those members.
+ * The parent's own creation count is left alone (its other members do not
+ * take part). */
+#define GROUPKEYS 256
+static struct { uint64_t key; uint32_t n; } groupkeys[GROUPKEYS];
+
+void ml_comm_from_group(MPI_Comm comm, uint16_t parent, MPI_Group group, uint64_t tag)
+{
+    if (comm == MPI_COMM_NULL || !mpi_ready) return;
+    pthread_mutex_lock(&lock);
+    uint64_t key = mix(0x67727570, tag);
+    if (parent != ML_COMM_NONE) {
+        for (unsigned i = 0; i < TAB_SIZE; i++)
+            if (comms[i].handle != 0 && comms[i].handle != TOMB && comms[i].index == parent) {
+                key = mix(key, comms[i].gid);
+                break;
+            }
+    }
+    int n = 0;
+    if (group != MPI_GROUP_NULL && PMPI_Group_size(group, &n) == MPI_SUCCESS && n > 0) {
+        int *in = malloc(sizeof(int) * 2 * (size_t)n);
+        if (in) {
+            for (int i = 0; i < n; i++) in[i] = i;
+            if (PMPI_Group_translate_ranks(group, n, in, world_group, in + n) == MPI_SUCCESS)
+                for (int i = 0; i < n; i++) key = mix(key, (uint64_t)(uint32_t)in[n + i]);
+            free(in);
+        }
+    }
+    uint32_t count = 0;
+    for (unsigned i = 0; i < GROUPKEYS; i++) {
+        unsigned s = (unsigned)(key + i) & (GROUPKEYS - 1);
+        if (groupkeys[s].key == key || groupkeys[s].n == 0) {
+            groupkeys[s].key = key;
+            count = ++groupkeys[s].n;
+            break;
+        }
+    }
+    struct tab_entry *old = tab_find(comms, ML_HANDLE(comm));
+    if (old) {
+        __atomic_store_n(&old->handle, TOMB, __ATOMIC_RELEASE);
+        __atomic_fetch_add(&ml_comm_gen, 1, __ATOMIC_RELEASE);
+    }
+    pending_take(ML_HANDLE(comm));
+    comm_define(comm, mix(key, count) | 1);
     pthread_mutex_unlock(&lock);
 }
 
@@ -870,11 +976,16 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
             e->bytes = 0;
             if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
-                int b = 0;
+                int b = 0, cancelled = 0;
                 e->source = s->MPI_SOURCE;
                 e->tag = s->MPI_TAG;
                 if (PMPI_Get_count(s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED && b > 0)
                     e->bytes = (uint32_t)b;
+                /* MPI_Cancel succeeded: the request completed without a message */
+                if (PMPI_Test_cancelled(s, &cancelled) == MPI_SUCCESS && cancelled) {
+                    e->source = ML_PEER_CANCELLED;
+                    e->bytes = 0;
+                }
             }
         }
         cnt[0] = (uint32_t)w;
@@ -972,13 +1083,46 @@ void *ml_real(const char *sym)
     return p;
 }
 
+/* Fortran receives (MPI_Recv): the status the Fortran call fills, and its
+ * error argument.  Set by ml_fstatus_pre before the call, read by
+ * ml_fortran_record after it (only when the binding called PMPI_ itself),
+ * cleared by ml_fstatus_post either way. */
+static __thread void *fort_status, *fort_ierr;
+static __thread MPI_Fint fort_status_buf[32];   /* larger than any MPI_STATUS_SIZE */
+
+/* The status argument to pass on: the program's, or ours where it passes
+ * MPI_STATUS_IGNORE (so that the actual source and tag are known). */
+void *ml_fstatus_pre(void *status, void *ierr)
+{
+    if (!status) return status;
+    int ignored = status == (void *)MPI_F_STATUS_IGNORE;
+#ifdef MPICH_VERSION
+    ignored |= status == (void *)MPI_F08_STATUS_IGNORE;
+#endif
+    void *use = ignored ? (void *)fort_status_buf : status;
+    fort_status = use;
+    fort_ierr = ierr;
+    return use;
+}
+
+void ml_fstatus_post(void)
+{
+    fort_status = fort_ierr = NULL;
+}
+
 /* The Fortran binding called PMPI_ itself: record from the Fortran arguments
- * (handles are MPI_Fint, or mpi_f08 derived types whose first member is). */
+ * (handles are MPI_Fint, or mpi_f08 derived types whose first member is).
+ * A receive's actual source, tag and size come from the Fortran status
+ * (MPI_Status_f2c knows where MPI_SOURCE and MPI_TAG are: Fortran indices 1
+ * and 2 in Open MPI, 3 and 4 in MPICH; mpi_f08's status has the same layout
+ * in both). */
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype)
 {
     uint16_t ci = ML_COMM_NONE;
     MPI_Datatype dt = MPI_DATATYPE_NULL;
+    void *fst = fort_status, *ferr = fort_ierr;
+    fort_status = fort_ierr = NULL;
     if (mpi_ready) {
         if (comm) ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
         if (dtype) dt = PMPI_Type_f2c(*(MPI_Fint *)dtype);
@@ -986,7 +1130,17 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
     int n = count ? *(MPI_Fint *)count : 0;
     int pr = peer ? *(MPI_Fint *)peer : ML_PEER_NONE;
     if (tag && peer && comm) {
-        ml_rec_p2p(c, ci, dt, pr, *(MPI_Fint *)tag, n, 0, MPI_SUCCESS, 0);
+        MPI_Status s;
+        if (fst && mpi_ready && pr != MPI_PROC_NULL && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS) &&
+            PMPI_Status_f2c((MPI_Fint *)fst, &s) == MPI_SUCCESS) {
+            int size = 0, b = 0;
+            uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+            uint32_t bytes = ml_bytes(n, size);
+            if (PMPI_Get_count(&s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED) bytes = (uint32_t)b;
+            ml_rec_p2p_raw(c, ci, t, s.MPI_SOURCE, s.MPI_TAG, bytes, 0, MPI_SUCCESS, 0, 0);
+        } else {
+            ml_rec_p2p(c, ci, dt, pr, *(MPI_Fint *)tag, n, 0, MPI_SUCCESS, 0);
+        }
     } else if (comm) {
         ml_rec_coll(c, ci, pr, dt, n, MPI_DATATYPE_NULL, 0, 0, MPI_SUCCESS);
     } else {

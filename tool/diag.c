@@ -505,6 +505,33 @@ int diag_print(const char *dir, FILE *out)
             fputc('\n', out);
     }
 
+    /* the live monitor's verdict (mpilens top), when it found a deadlock */
+    if (!single) {
+        char when[64];
+        char *v = tool_deadlock_verdict(dir, when, sizeof when);
+        if (v) {
+            fprintf(out, "\nDEADLOCK found by the live monitor (%s/deadlock.txt%s%s):\n", dir, when[0] ? ", " : "",
+                    when);
+            /* each line indented by 2, wrapped at spaces to 100 columns */
+            for (char *p = v, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+                nl = strchr(p, '\n');
+                int len = nl ? (int)(nl - p) : (int)strlen(p), ind = 2;
+                while (len > 100 - ind) {
+                    int cut = 100 - ind;
+                    while (cut > 20 && p[cut] != ' ') cut--;
+                    if (cut <= 20) cut = 100 - ind;
+                    fprintf(out, "%*s%.*s\n", ind, "", cut, p);
+                    while (cut < len && p[cut] == ' ') cut++;
+                    p += cut;
+                    len -= cut;
+                    ind = 8;
+                }
+                fprintf(out, "%*s%.*s\n", ind, "", len, p);
+            }
+            free(v);
+        }
+    }
+
     /* failed ranks: the first one, then by time */
     int *order = malloc(sizeof(int) * n);
     unsigned no = 0;

@@ -270,6 +270,18 @@ int cmd_dump(int argc, char **argv)
     free(fs);
     mlr_dir_free(&d);
     sym_cleanup();
+    if (header) {   /* the live monitor's verdict, as comment lines */
+        char when[64];
+        char *v = tool_deadlock_verdict(dir, when, sizeof when);
+        if (v) {
+            printf("# deadlock verdict of the live monitor (%s/deadlock.txt%s%s):\n", dir, when[0] ? ", " : "", when);
+            for (char *p = v, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+                nl = strchr(p, '\n');
+                printf("#   %.*s\n", nl ? (int)(nl - p) : (int)strlen(p), p);
+            }
+            free(v);
+        }
+    }
     if (only >= 0 && shown == 0) {
         fprintf(stderr, "mpilens dump: no rank %ld in %s\n", only, dir);
         return 1;

@@ -319,6 +319,11 @@ static void text_messages(FILE *o, const struct report *rp)
     if (st->proc_null || st->probes)
         fprintf(o, "                  %" PRIu64 " to or from MPI_PROC_NULL (no message), %" PRIu64 " probe%s\n",
                 st->proc_null, st->probes, st->probes == 1 ? "" : "s");
+    if (st->cancels || st->cancelled_recvs || st->cancelled_sends)
+        fprintf(o, "                  cancelled (no message): %" PRIu64 " receive%s, %" PRIu64 " send%s (%" PRIu64
+                   " MPI_Cancel call%s)\n",
+                st->cancelled_recvs, st->cancelled_recvs == 1 ? "" : "s", st->cancelled_sends,
+                st->cancelled_sends == 1 ? "" : "s", st->cancels, st->cancels == 1 ? "" : "s");
     fprintf(o, "  collectives     %s call%s in %s instance%s", fmt_count(st->coll_calls, c, sizeof c),
             st->coll_calls == 1 ? "" : "s", fmt_count(st->coll_instances, d, sizeof d),
             st->coll_instances == 1 ? "" : "s");
@@ -524,9 +529,9 @@ static void text_findings(FILE *o, const struct report *rp)
         }
     }
     if (shown < rp->res.nfindings) fprintf(o, "  ... %u more (--all or --json)\n", rp->res.nfindings - shown);
-    if (st->cancels && (st->pending_recvs || st->unmatched_recvs))
-        fprintf(o, "  note: the program called MPI_Cancel %" PRIu64 " time%s; a cancelled receive shows as "
-                   "pending\n  (the runtime does not record which request MPI_Cancel names)\n",
+    if (st->cancels > st->cancelled_recvs + st->cancelled_sends && (st->pending_recvs || st->unmatched_recvs))
+        fprintf(o, "  note: the program called MPI_Cancel %" PRIu64 " time%s; a cancelled request whose completion\n"
+                   "  was never recorded (or a recording older than the cancelled flag) shows as pending\n",
                 st->cancels, st->cancels == 1 ? "" : "s");
 }
 
@@ -574,6 +579,25 @@ static void report_json(FILE *o, const struct report *rp)
                ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
             run->size, run->nfiles, run->n, an_profile_events(rp->prof), first == INT64_MAX ? 0 : first,
             last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
+    {   /* the live monitor's verdict (mpilens top --deadlock-timeout), or null */
+        char when[64];
+        char *v = tool_deadlock_verdict(rp->dir, when, sizeof when);
+        fprintf(o, "  \"deadlock\": ");
+        if (v) {
+            fprintf(o, "{\"file\": ");
+            char path[4200];
+            snprintf(path, sizeof path, "%s/deadlock.txt", rp->dir);
+            json_str(o, path);
+            fprintf(o, ", \"written\": ");
+            json_str(o, when);
+            fprintf(o, ", \"text\": ");
+            json_str(o, v);
+            fprintf(o, "},\n");
+            free(v);
+        } else {
+            fprintf(o, "null,\n");
+        }
+    }
     fprintf(o, "  \"input_problems\": [");
     int k = 0;
     for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {
@@ -595,11 +619,12 @@ static void report_json(FILE *o, const struct report *rp)
                ", \"receives\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64 ", \"unmatched_send_bytes\": %" PRIu64
                ",\n               \"unmatched_receives\": %" PRIu64 ", \"pending_receives\": %" PRIu64
                ", \"unresolved_receives\": %" PRIu64 ", \"proc_null\": %" PRIu64 ", \"probes\": %" PRIu64
-               ", \"cancels\": %" PRIu64 ",\n               \"in_flight_max\": %" PRIu64
+               ", \"cancels\": %" PRIu64 ", \"cancelled_receives\": %" PRIu64 ", \"cancelled_sends\": %" PRIu64
+               ",\n               \"in_flight_max\": %" PRIu64
                ", \"held_behind_wildcards_max\": %" PRIu64 ", \"untracked_completions\": %" PRIu64 "},\n",
             st->messages, st->bytes, st->sends, st->recvs, st->unmatched_sends, st->unmatched_send_bytes,
             st->unmatched_recvs, st->pending_recvs, st->unresolved_recvs, st->proc_null, st->probes, st->cancels,
-            st->inflight_max, st->held_max, st->untracked_done);
+            st->cancelled_recvs, st->cancelled_sends, st->inflight_max, st->held_max, st->untracked_done);
     unsigned n;
     const struct an_coll_prof *c = an_profile_colls(rp->prof, &n);
     fprintf(o, "  \"collectives\": {\"calls\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"incomplete\": %" PRIu64

@@ -40,5 +40,9 @@ const char *tool_peer_name(const struct mlr_file *f, int32_t peer);
 /* Seconds of an event on the common time line of the run (rank 0's clock
  * at MPI_Init as the origin, clocks aligned by the MPI_Init offsets). */
 int64_t tool_aligned_ns(const struct mlr_file *f, int64_t local_ns);
+/* The deadlock verdict `mpilens top` wrote to DIR/deadlock.txt, without its
+ * first line (whose time stamp goes to when, "" if none), sanitised and
+ * malloc'd; NULL when there is none. */
+char *tool_deadlock_verdict(const char *dir, char *when, size_t when_len);
 
 #endif
