@@ -15,7 +15,7 @@ CC ?= gcc
 PYTHON ?= python3
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
-RT_CFLAGS := $(CFLAGS) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=default -std=gnu11 -D_GNU_SOURCE
+RT_CFLAGS := $(CFLAGS) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=default -fno-plt -fno-semantic-interposition -std=gnu11 -D_GNU_SOURCE
 TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool -Ianalysis
 
 # ---- Open MPI ----------------------------------------------------------

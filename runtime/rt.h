@@ -28,6 +28,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@
 #define ML_INLINE static inline __attribute__((always_inline))
 #define ML_LIKELY(x) __builtin_expect(!!(x), 1)
 #define ML_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define ML_SITE_CACHE 64
+#define ML_SITE_CACHE 256        /* direct-mapped: return address -> site id */
 #define ML_REQ_STACK 64
 
 /* An MPI handle of any implementation as a 64-bit number. */
@@ -60,11 +61,14 @@ struct ml_thread {
     uint32_t fort_site;
     uint32_t index;            /* live-slot / thread index */
     uint32_t chunk_seq;
-    uint32_t seq;              /* copy of live->seq */
     uint64_t calls;            /* copy of live->calls */
     uint64_t comm_handle;      /* one-entry cache of ml_comm_index */
     uint32_t comm_gen;
     uint16_t comm_index;
+    uint16_t type_index;       /* one-entry cache of ml_type_index */
+    uint64_t type_handle;
+    uint32_t type_gen;
+    int32_t type_size;
     struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
 };
 
@@ -78,7 +82,8 @@ struct ml_call {
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 extern int ml_use_tsc;
-extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed */
+extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed (starts at 1) */
+extern uint32_t ml_type_gen;   /* bumped whenever a datatype is freed (starts at 1) */
 extern int ml_disabled;
 extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
 
@@ -180,39 +185,49 @@ ML_INLINE uint16_t ml_comm_index(MPI_Comm comm)
     return ml_comm_lookup(comm);
 }
 
-/* What a blocking call waits for, for the live view's deadlock analysis. */
-ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
+/* Datatype index and size, through the thread's one-entry cache. */
+ML_INLINE uint16_t ml_type_cached(MPI_Datatype type, int *size)
 {
-    struct ml_thread *th = c->th;
-    struct ml_live *l = th->live;
-    l->seq = ++th->seq;                       /* odd: being written */
+    struct ml_thread *th = &ml_th;
+    if (ML_LIKELY(th->type_handle == ML_HANDLE(type) && th->type_gen == ml_type_gen)) {
+        *size = th->type_size;
+        return th->type_index;
+    }
+    return ml_type_index(type, size);
+}
+
+/* What a blocking call waits for, for the live view's deadlock analysis.
+ * Only this thread writes its slot, so the sequence lock is plain stores
+ * ordered by compiler barriers: x86 keeps stores in program order, and a
+ * reader copies the slot and checks seq (acquire loads) before and after.
+ * The odd/even count is the slot's own seq (no second copy to keep). */
+ML_INLINE void ml_live_publish(struct ml_call *c, int peer, int tag, uint16_t comm, uint64_t aux,
+                                int with_aux)
+{
+    struct ml_live *l = c->th->live;
+    uint32_t s = l->seq;
+    l->seq = s + 1;                           /* odd: being written */
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->routine = c->routine;
     l->site = c->site;
     l->peer = peer;
     l->tag = tag;
     l->comm = comm;
+    if (with_aux) l->aux = aux;
     l->t_start = c->t0;
     __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq = ++th->seq;
+    l->seq = s + 2;
+}
+
+ML_INLINE void ml_live_wait(struct ml_call *c, int peer, int tag, uint16_t comm)
+{
+    ml_live_publish(c, peer, tag, comm, 0, 0);
 }
 
 /* Same, with the routine-specific word (mlformat.h, struct ml_live: aux). */
 ML_INLINE void ml_live_wait_aux(struct ml_call *c, int peer, int tag, uint16_t comm, uint64_t aux)
 {
-    struct ml_thread *th = c->th;
-    struct ml_live *l = th->live;
-    l->seq = ++th->seq;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->routine = c->routine;
-    l->site = c->site;
-    l->peer = peer;
-    l->tag = tag;
-    l->comm = comm;
-    l->aux = aux;
-    l->t_start = c->t0;
-    __atomic_signal_fence(__ATOMIC_RELEASE);
-    l->seq = ++th->seq;
+    ml_live_publish(c, peer, tag, comm, aux, 1);
 }
 
 /* Number of this collective on communicator definition ci (1, 2, ...). */
@@ -317,8 +332,39 @@ ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int
                               int tag, int64_t count, uint64_t req, int ret, int has_req)
 {
     int size = 0;
-    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_cached(dt, &size);
     ml_rec_p2p_raw(c, comm, t, peer, tag, ml_bytes(count, size), req, ret, has_req, 0);
+}
+
+/* PMPI_Get_count(st, MPI_BYTE, &n) without the call: the byte count the
+ * implementation keeps in its status, read as its own MPI_Get_count reads it
+ * (Open MPI 4: size_t _ucount; MPICH: count_lo and count_hi_and_cancelled
+ * >> 1, combined with count_lo sign-extended), MPI_UNDEFINED above INT_MAX. */
+ML_INLINE int ml_status_bytes(const MPI_Status *st)
+{
+#if defined(OPEN_MPI)
+    size_t n = st->_ucount;
+    return n > (size_t)INT_MAX ? MPI_UNDEFINED : (int)n;
+#elif defined(MPICH_VERSION)
+    int64_t n = (int64_t)st->count_lo | ((int64_t)st->count_hi_and_cancelled >> 1) << (8 * sizeof(int));
+    return n > INT_MAX ? MPI_UNDEFINED : (int)n;
+#else
+    int n = 0;
+    return PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS ? n : MPI_UNDEFINED;
+#endif
+}
+
+/* MPI_Test_cancelled without the call (the same field it reads). */
+ML_INLINE int ml_status_cancelled(const MPI_Status *st)
+{
+#if defined(OPEN_MPI)
+    return st->_cancelled != 0;
+#elif defined(MPICH_VERSION)
+    return (st->count_hi_and_cancelled & 1) != 0;
+#else
+    int f = 0;
+    return PMPI_Test_cancelled(st, &f) == MPI_SUCCESS && f;
+#endif
 }
 
 /* Receives and probes: the actual source, tag and size come from the status
@@ -328,13 +374,13 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
                                      int has_req, int valid)
 {
     int size = 0;
-    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_cached(dt, &size);
     uint32_t bytes = ml_bytes(count, size);
     if (ret == MPI_SUCCESS && valid && !has_req && peer != MPI_PROC_NULL) {
-        int n = 0;
         peer = st->MPI_SOURCE;
         tag = st->MPI_TAG;
-        if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED) bytes = (uint32_t)n;
+        int n = ml_status_bytes(st);
+        if (n != MPI_UNDEFINED) bytes = (uint32_t)n;
     }
     ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req, !has_req && !valid);
 }
