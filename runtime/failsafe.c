@@ -570,7 +570,7 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     ts->fn = fn;
     ts->arg = arg;
     /* not the runtime's own, not the MPI library's (started inside an MPI call) */
-    ts->claim = !ml_own_thread && !(ml_th.chunk && !ml_th.ok);
+    ts->claim = !ml_own_thread && !(ml_th.chunk && ml_th.ok != 1);
     int rc = real(t, attr, thread_trampoline, ts);
     if (rc != 0) free(ts);
     return rc;
@@ -748,7 +748,7 @@ static void record_fatal(int code)
         struct ml_failure *f = fail_begin();
         f->code = code;
         f->flags |= ML_FAILF_FATAL;
-        if (ml_th.live && !ml_th.ok) fill_call(f, 0);   /* inside a wrapper */
+        if (ml_th.live && ml_th.ok != 1) fill_call(f, 0);   /* inside a wrapper */
         in_handler = 1;
         error_text(f, code);
         in_handler = 0;
@@ -928,7 +928,7 @@ static void record_user_handler(int code)
         struct ml_failure *f = fail_begin();
         f->code = code;
         f->flags |= ML_FAILF_SOFT;
-        if (ml_th.live && !ml_th.ok) fill_call(f, 0);   /* inside a wrapper */
+        if (ml_th.live && ml_th.ok != 1) fill_call(f, 0);   /* inside a wrapper */
         in_handler = 1;
         error_text(f, code);
         in_handler = 0;

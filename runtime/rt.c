@@ -463,8 +463,11 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
         if (pager_started && nretired < RETIRED_MAX) retired[nretired++] = old;
         else unmap = old;
     }
-    if (pager_started) pthread_cond_signal(&pager_cv);   /* no system call unless it waits */
+    /* wake the pager when the pool is half empty (it refills it in one go),
+     * after the unlock: it does not then block on the lock we hold */
+    int wake = pager_started && (npool <= POOL / 2 || nretired >= RETIRED_MAX / 2);
     pthread_mutex_unlock(&lock);
+    if (wake) pthread_cond_signal(&pager_cv);             /* no system call unless it waits */
     if (unmap) munmap(unmap, ML_CHUNK_SIZE);
     if (!ch) {                       /* keep the hot path branch-free: write into scratch */
         ch = (struct ml_chunk *)scratch;
@@ -496,7 +499,7 @@ static void pool_trim(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* ml_enter when th->ok is 0: the thread's first call, a call nested in
+/* ml_enter when th->ok is not 1: the thread's first call, a call nested in
  * another wrapper (not recorded), or a C call inside a Fortran wrapper
  * (recorded with the Fortran call site, exactly once). */
 int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr)
@@ -505,16 +508,16 @@ int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr)
     if (th->chunk == NULL) {
         if (ml_disabled) return 0;
         ml_thread_start(th);
-        if (!th->ok) return 0;
+        if (th->ok != 1) return 0;
         return ml_enter(c, routine, ret_addr);
     }
-    if (!th->fort_pending) return 0;
+    if (!th->fort_pending || th->ok != -1) return 0;
     th->fort_pending = 0;
     th->fort_taken = 1;
     c->th = th;
     c->routine = routine | ML_ROUTINE_FORTRAN;
     c->site = th->fort_site;
-    c->restore = 0;                  /* the Fortran wrapper is still active */
+    th->ok = -2;                     /* the Fortran wrapper is still active: ml_leave makes it -1 */
     c->t0 = ml_now();
     return 1;
 }

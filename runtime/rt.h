@@ -55,7 +55,11 @@ struct ml_thread {
     struct ml_chunk *chunk;    /* current chunk, NULL before the first call */
     struct ml_live *live;      /* this thread's live slot */
     uint64_t last;             /* start ticks of the previous record */
-    int ok;                    /* 1: started and not inside a wrapper (the one hot-path test) */
+    int ok;                    /* nesting gate, the one hot-path test: 1 outside MPI (record),
+                                * 0 inside a wrapper or not started yet (chunk NULL), -1 inside a
+                                * Fortran wrapper, -2 inside the C wrapper recording its call.
+                                * A recording call sets 0 (-2) and adds 1 when it ends, so no
+                                * saved value lives across the PMPI call. */
     int fort_pending;          /* a Fortran wrapper offers its site */
     int fort_taken;            /* an inner C wrapper recorded the call */
     uint32_t fort_site;
@@ -77,7 +81,6 @@ struct ml_call {
     uint64_t t0, t1;
     uint32_t site;
     uint16_t routine;
-    uint8_t restore;           /* th->ok when this call ends */
 };
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
@@ -164,14 +167,22 @@ ML_INLINE uint32_t ml_site(struct ml_thread *th, void *ret_addr)
  * wrapper): the wrapper then just calls PMPI. */
 int ml_enter_slow(struct ml_call *c, uint16_t routine, void *ret_addr);
 
+/* The slow paths get a copy of the wrapper's struct ml_call, never its
+ * address: a struct whose address escapes lives in memory across the PMPI
+ * call (GCC's escape analysis is flow-insensitive), and every field would be
+ * stored and loaded again, the constant routine id included. */
 ML_INLINE int ml_enter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
-    if (ML_UNLIKELY(!th->ok)) return ml_enter_slow(c, routine, ret_addr);
+    if (ML_UNLIKELY(th->ok != 1)) {
+        struct ml_call tmp;
+        if (!ml_enter_slow(&tmp, routine, ret_addr)) return 0;
+        *c = tmp;
+        return 1;
+    }
     th->ok = 0;
     c->th = th;
     c->routine = routine;
-    c->restore = 1;
     c->site = ml_site(th, ret_addr);
     c->t0 = ml_now();
     return 1;
@@ -239,7 +250,7 @@ ML_INLINE uint64_t ml_coll_next(uint16_t ci)
 ML_INLINE void ml_leave(struct ml_call *c)
 {
     c->t1 = ml_now();
-    c->th->ok = c->restore;
+    c->th->ok++;
 }
 
 /* Reserve a record of `words` 8-byte words and fill its common header. */
@@ -264,8 +275,14 @@ ML_INLINE void ml_rec_commit(struct ml_call *c, struct ml_rec *r, int ret)
 {
     struct ml_thread *th = c->th;
     (void)r;
-    if (ML_UNLIKELY(c->t1 - c->t0 >= UINT32_MAX)) ml_longdur_record(c);
-    if (ML_UNLIKELY(ret != MPI_SUCCESS)) ml_result_record(c, ret);
+    if (ML_UNLIKELY(c->t1 - c->t0 >= UINT32_MAX)) {
+        struct ml_call tmp = *c;
+        ml_longdur_record(&tmp);
+    }
+    if (ML_UNLIKELY(ret != MPI_SUCCESS)) {
+        struct ml_call tmp = *c;
+        ml_result_record(&tmp, ret);
+    }
     __atomic_store_n(&th->chunk->committed, (uint32_t)(th->cur - (char *)(th->chunk + 1)),
                      __ATOMIC_RELEASE);
 }
@@ -396,15 +413,14 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
 ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
 {
     struct ml_thread *th = &ml_th;
-    if (ML_UNLIKELY(!th->ok)) {
+    if (ML_UNLIKELY(th->ok != 1)) {
         if (th->chunk != NULL || ml_disabled) return 0;   /* nested, or not recording */
         ml_thread_start(th);
-        if (!th->ok) return 0;
+        if (th->ok != 1) return 0;
     }
-    th->ok = 0;
+    th->ok = -1;
     c->th = th;
     c->routine = routine | ML_ROUTINE_FORTRAN;
-    c->restore = 1;
     c->site = ml_site(th, ret_addr);
     th->fort_site = c->site;
     th->fort_pending = 1;
