@@ -68,7 +68,7 @@ fs_launch() {
 # (MPI_Allreduce: the failing rank can leave it first), and then the live
 # slot must say so.
 fs_check_calls() {  # WHAT DIR VICTIM
-    local what=$1 dir=$2 victim=$3 r got
+    local what=$1 dir=$2 victim=${3:-} r got
     local want8="MPI_Init MPI_Comm_rank MPI_Comm_size MPI_Barrier MPI_Barrier MPI_Barrier MPI_Barrier MPI_Barrier"
     local want="$want8 MPI_Allreduce"
     "$MPILENS" dump "$dir" >"$dir.dump" 2>"$dir.dump.err" || { fs_fail "$what: mpilens dump failed: $(head -c 300 "$dir.dump.err")"; return; }
