@@ -580,6 +580,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
             break;
         case ML_REC_SENDRECV:
             if (body >= 32) memcpy(e->p2p, p, 32);
+            if (body >= 40) memcpy(&e->request, p + 32, 8);   /* MPI_Isendrecv(_replace) */
             break;
         case ML_REC_COLL:
             if (body >= 16) memcpy(&e->coll, p, 16);

@@ -1110,6 +1110,11 @@ void ml_fstatus_post(void)
     fort_status = fort_ierr = NULL;
 }
 
+int ml_mpi_ready(void)
+{
+    return mpi_ready;
+}
+
 /* The Fortran binding called PMPI_ itself: record from the Fortran arguments
  * (handles are MPI_Fint, or mpi_f08 derived types whose first member is).
  * A receive's actual source, tag and size come from the Fortran status
