@@ -94,6 +94,7 @@ struct req {                     /* open request of a rank, by handle */
     uint32_t bytes;
     uint64_t id;                 /* current activation (for exporters) */
     uint64_t send_id;            /* MPI_Isendrecv: its send half (0: none) */
+    uint8_t nostatus;            /* MPI_Isendrecv whose completion status is not the receive's */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
 };
@@ -847,6 +848,7 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
         q->id = ++rs->next_id;
         q->send_id = e->ev.p2p[0].peer == r->proc_null ? 0 : sid;
+        q->nostatus = (e->ev.sr_flags & ML_SR_NOSTATUS) != 0;
     }
     struct recv_info ri;
     struct precv *rv = do_recv(m, e, end, p, 0, q == NULL, &ri);
@@ -950,6 +952,15 @@ static void do_complete(struct an_match *m, const struct an_event *e)
         if (!q) {
             m->st.untracked_done++;
             continue;
+        }
+        struct ml_done dd;
+        if (q->nostatus && d->source != ML_PEER_CANCELLED) {
+            /* the library's status says nothing about the receive: a
+             * wildcard stays unresolved rather than resolved from garbage */
+            dd = *d;
+            dd.source = dd.tag = ML_PEER_NONE;
+            dd.bytes = 0;
+            d = &dd;
         }
         if (d->source == ML_PEER_CANCELLED) {
             if (q->kind == RQ_SEND) {

@@ -63,6 +63,7 @@ struct mlr_event {
     uint64_t request;        /* P2P_REQ (MPI_Improbe: the message); COLL of a nonblocking
                               * collective; SENDRECV of MPI_Isendrecv(_replace) */
     uint64_t coll_seq;       /* COLL of a nonblocking collective: its number on the communicator */
+    uint64_t sr_flags;       /* SENDRECV of MPI_Isendrecv: ML_SR_* */
     int has_result;
     int32_t result;          /* MPI error code when has_result */
     uint32_t ndone;          /* COMPLETE: completed requests */
