@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -305,8 +306,8 @@ static void process_init(void)
  *     this also extends the file),
  *   - mapped, and every page mapped writable at once (MADV_POPULATE_WRITE;
  *     MAP_POPULATE maps shared pages read-only, so stores would still fault).
- * A pager thread does that for POOL chunks ahead; a thread whose chunk is
- * full takes a ready one under the lock (no system call) and leaves its
+ * A pager thread (nice 19) does that for POOL chunks ahead; a thread whose
+ * chunk is full takes a ready one under the lock (no system call) and leaves its
  * old chunk for the pager to unmap (munmap flushes TLBs and would wait for
  * the pager's mmap_lock).  Ready chunks have a zero magic until taken,
  * which readers skip silently; unused ones at the end of the file are cut
@@ -374,6 +375,14 @@ static void chunk_publish(uint32_t idx)
 static void *pager(void *arg)
 {
     (void)arg;
+    /* Lowest priority (nice 19, this thread only): a pager woken on a core
+     * the program keeps busy does not preempt it (it did, for a whole refill
+     * of the pool: 0.3-0.5 ms stalls every POOL/2 chunks); it runs on idle
+     * cores, or at a small share, and the writers prepare their own chunks
+     * when the pool is empty, one at a time.  Not SCHED_IDLE: that could
+     * leave it off the CPU for long while it holds the lock. */
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0) {
+    }
     pthread_mutex_lock(&lock);
     while (!pager_stop && !ml_disabled) {
         if (nretired > 0) {
