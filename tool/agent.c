@@ -768,6 +768,16 @@ int cmd_agent(int argc, char **argv)
         return 2;
     }
     if (gethostname(a.host, sizeof a.host - 1) != 0) snprintf(a.host, sizeof a.host, "?");
+    if (detach) {
+        /* the runtime waits for this process: go on in a child, at once */
+        for (int fd = 3; fd < 1024; fd++) close(fd);   /* nothing of the program's */
+        pid_t p = fork();
+        if (p < 0) {
+            AERR("cannot go to the background: %s", strerror(errno));
+            return 1;
+        }
+        if (p > 0) _exit(0);
+    }
     /* the front end may still be starting: a few tries */
     for (int t = 0; t < 25; t++) {
         a.fd = ms_connect(host, port, 3000, err, sizeof err);
@@ -781,14 +791,6 @@ int cmd_agent(int argc, char **argv)
     }
     if (handshake(&a, secret, connect_to) != 0) return 1;
     memset(secret, 0, sizeof secret);
-    if (detach) {
-        pid_t p = fork();
-        if (p < 0) {
-            AERR("cannot go to the background: %s", strerror(errno));
-            return 1;
-        }
-        if (p > 0) _exit(0);
-    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_term;
