@@ -179,6 +179,10 @@ struct agent {
     uint64_t bytes[16], msgs[16];
     uint64_t first_bytes;    /* everything up to and including the first frame */
     uint64_t frames;
+    /* what the front end sends (MS_STOP) */
+    uint8_t in[2 * (4 + MS_MAX_BACK + MS_TAG)];
+    size_t nin;
+    int64_t kill_at;         /* SIGKILL then the ranks told to stop (0: none) */
 };
 
 static void msg(struct agent *a, uint8_t type)
@@ -637,6 +641,90 @@ static void maybe_reqs(struct agent *a, struct arank *r, int64_t now)
     dl_reqs_free(&q);
 }
 
+/* Is pid still the program of rank r (not a reused pid)?  Same check as
+ * the live view: /proc/PID/exe is the recorded executable. */
+static int same_program(struct arank *r, pid_t pid)
+{
+    const volatile struct ml_header *h = lf_hdr(r->f);
+    char p[64], exe[PATH_MAX], want[sizeof h->exe + 1];
+    size_t i = 0;
+    for (; i < sizeof h->exe && h->exe[i]; i++) want[i] = h->exe[i];
+    want[i] = 0;
+    snprintf(p, sizeof p, "/proc/%d/exe", (int)pid);
+    ssize_t l = readlink(p, exe, sizeof exe - 1);
+    if (l <= 0 || !want[0]) return 1;     /* cannot tell (another user's process): trust the pid */
+    exe[l] = 0;
+    return strcmp(exe, want) == 0 || strstr(exe, " (deleted)") != NULL;
+}
+
+/* Signal every rank of this node that has not finished; returns how many. */
+static int signal_ranks(struct agent *a, int sig, char *list, size_t ln)
+{
+    int n = 0, rk[4096];
+    for (unsigned i = 0; i < a->nr; i++) {
+        struct arank *r = &a->r[i];
+        if (!r->announced || r->ignored || !r->f) continue;
+        const volatile struct ml_header *h = lf_hdr(r->f);
+        pid_t pid = h->pid;
+        int st = h->state;
+        if (pid <= 0 || st == ML_STATE_EXITED || strcmp(lf_host(r->f), a->host) != 0) continue;
+        if (proc_gone(a, r) || !same_program(r, pid)) continue;
+        if (kill(pid, sig) == 0 && n < 4096) rk[n++] = r->rank;
+    }
+    if (list) {
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && rk[j - 1] > rk[j]; j--) {
+                int t = rk[j];
+                rk[j] = rk[j - 1];
+                rk[j - 1] = t;
+            }
+        if (n) fmt_ranks(list, ln, rk, (unsigned)n);
+        else snprintf(list, ln, "none left");
+    }
+    return n;
+}
+
+/* The front end asked to stop the job: SIGTERM now, SIGKILL 3 s later. */
+static void stop_ranks(struct agent *a, int64_t now)
+{
+    char list[256];
+    int n = signal_ranks(a, SIGTERM, list, sizeof list);
+    AERR("the front end stopped the job: SIGTERM to %d rank%s of this node (%s)", n, n == 1 ? "" : "s", list);
+    if (n) a->kill_at = now + 3000000000ll;
+}
+
+static void kill_left(struct agent *a)
+{
+    char list[256];
+    int n = signal_ranks(a, SIGKILL, list, sizeof list);
+    if (n) AERR("SIGKILL to %d rank%s still running (%s)", n, n == 1 ? "" : "s", list);
+    a->kill_at = 0;
+}
+
+/* Messages from the front end in a->in: each must carry its tag.  0 ok,
+ * else a one-line reason in why. */
+static int from_front(struct agent *a, int64_t now, const char **why)
+{
+    while (a->nin >= 4) {
+        uint32_t L = (uint32_t)a->in[0] | (uint32_t)a->in[1] << 8 | (uint32_t)a->in[2] << 16 |
+                     (uint32_t)a->in[3] << 24;
+        if (L == 0 || L > MS_MAX_BACK) {
+            *why = "the front end sent a malformed message";
+            return -1;
+        }
+        size_t tot = 4 + (size_t)L + MS_TAG;
+        if (a->nin < tot) return 0;
+        if (ms_verify(&a->sess, a->in, tot) != 0) {
+            *why = "a message from the front end failed its authentication tag (forged or corrupted)";
+            return -1;
+        }
+        if (a->in[4] == MS_STOP) stop_ranks(a, now);     /* other types: later versions */
+        memmove(a->in, a->in + tot, a->nin - tot);
+        a->nin -= tot;
+    }
+    return 0;
+}
+
 /* The handshake, agent side.  0 ok; else a message was printed. */
 static int handshake(struct agent *a, const uint8_t secret[MS_SECRET_LEN], const char *where)
 {
@@ -888,15 +976,27 @@ int cmd_agent(int argc, char **argv)
             struct pollfd pf = {a.fd, POLLIN, 0};
             int pr = poll(&pf, 1, (int)(left / 1000000) + 1);
             if (pr > 0) {
-                char junk[256];
-                ssize_t k = recv(a.fd, junk, sizeof junk, MSG_DONTWAIT);
-                if (k == 0 || (k < 0 && errno != EAGAIN && errno != EINTR)) {
+                ssize_t k = recv(a.fd, a.in + a.nin, sizeof a.in - a.nin, MSG_DONTWAIT);
+                if (k > 0) {
+                    a.nin += (size_t)k;
+                    if (from_front(&a, mono_ns(), &why) != 0) break;
+                } else if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
                     why = "the front end closed the connection";
                     break;
                 }
             }
+            if (a.kill_at && mono_ns() >= a.kill_at) kill_left(&a);
         }
         if (why) break;
+    }
+    if (a.kill_at) {
+        /* told to stop the job: the ranks get their 3 s before SIGKILL, also
+         * when the front end is gone by now */
+        while (a.kill_at && mono_ns() < a.kill_at && signal_ranks(&a, 0, NULL, 0) > 0) {
+            struct timespec ts = {0, 100000000};
+            nanosleep(&ts, NULL);
+        }
+        kill_left(&a);
     }
     if (why && !stop_req) AERR("%s: stopping", why);
     if (stats) {

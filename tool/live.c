@@ -1117,6 +1117,10 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     }
     if (o < (int)sizeof hdr && w->note)
         o += snprintf(hdr + o, sizeof hdr - (size_t)o, " (%s)", w->note);
+    if (o < (int)sizeof hdr && w->o.remote) {
+        unsigned ns = rs_streams(w->o.remote, NULL);
+        o += snprintf(hdr + o, sizeof hdr - (size_t)o, " | %u node stream%s", ns, ns == 1 ? "" : "s");
+    }
     if (o < (int)sizeof hdr) {
         time_t t = time(NULL);
         struct tm tm;
@@ -1408,9 +1412,16 @@ static int stop_job(struct watch *w)
 {
     pid_t pids[4096];
     int np = 0;
+    /* ranks from streams: their node's agent stops them (the only way on
+     * another host); this host only signals those whose stream is lost */
+    unsigned agents = 0, remote = w->o.remote ? rs_stop(w->o.remote, &agents) : 0;
+    if (agents)
+        fprintf(w->out, "mpilens: asked %u node agent%s to stop %u rank%s (SIGTERM, then SIGKILL)\n", agents,
+                agents == 1 ? "" : "s", remote, remote == 1 ? "" : "s");
     for (unsigned k = 0; k < w->nrk && np < 4095; k++) {
         struct rk *r = &w->rk[k];
         if (!r->same_host || r->gone) continue;
+        if (r->remote && lf_remote_state(r->f) != LF_REMOTE_STALE) continue;
         pid_t p = lf_hdr(r->f)->pid;
         if (p <= 0 || p == getpid() || r->exe_ok == 0) continue;
         if (lf_hdr(r->f)->state == ML_STATE_EXITED) continue;
@@ -1421,13 +1432,13 @@ static int stop_job(struct watch *w)
     for (int t = 0; t < 30; t++) {
         int left = 0;
         for (int i = 0; i < np; i++) left += pid_exists(pids[i]);
-        if (!left) return np;
+        if (!left) return np + (int)remote;
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
     }
     for (int i = 0; i < np; i++)
         if (pid_exists(pids[i])) kill(pids[i], SIGKILL);
-    return np;
+    return np + (int)remote;
 }
 
 /* ---- the watch loop ------------------------------------------------------ */
@@ -1453,15 +1464,15 @@ static int job_ended(struct watch *w)
     return 1;
 }
 
-static void write_verdict(struct watch *w, const char *text)
+static int write_verdict(struct watch *w, const char *text)
 {
-    if (!w->dir_real) return;
+    if (!w->dir_real) return -1;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/deadlock.txt", w->dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         fprintf(w->out, "mpilens: cannot write %s: %s\n", path, strerror(errno));
-        return;
+        return -1;
     }
     time_t t = time(NULL);
     char ts[64];
@@ -1473,6 +1484,7 @@ static void write_verdict(struct watch *w, const char *text)
     write_all(fd, head, (size_t)n);
     write_all(fd, text, strlen(text));
     close(fd);
+    return 0;
 }
 
 int live_watch(const char *dir, const struct live_opts *opts)
@@ -1503,7 +1515,9 @@ int live_watch(const char *dir, const struct live_opts *opts)
         struct timespec ts = {0, 50000000};
         nanosleep(&ts, NULL);
     }
-    if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    /* from streams, the directory only receives deadlock.txt: it may come later */
+    int later = w.o.remote && dir && stat(dir, &st) != 0 && errno == ENOENT;
+    if (dir && !later && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "mpilens: %s is not a run directory (%s)\n", dir,
                 stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
@@ -1554,8 +1568,7 @@ int live_watch(const char *dir, const struct live_opts *opts)
             if (dl) {
                 show(&w, 1);
                 fprintf(w.out, "%s", res.text);
-                write_verdict(&w, res.text);
-                if (w.dir_real) fprintf(w.out, "mpilens: verdict written to %s/deadlock.txt\n", dir);
+                if (write_verdict(&w, res.text) == 0) fprintf(w.out, "mpilens: verdict written to %s/deadlock.txt\n", dir);
                 if (w.o.stop) {
                     for (unsigned i = 0; i < res.nents; i++) {
                         struct ent *e = &w.ents[res.ents[i]];

@@ -584,6 +584,28 @@ int rs_test_msg(struct rsrv *s, struct rconn *c, uint8_t type, const uint8_t *bo
     return rc;
 }
 
+unsigned rs_stop(struct rsrv *s, unsigned *agents)
+{
+    unsigned n = 0, na = 0;
+    struct wbuf out = {0};
+    for (unsigned i = 0; i < s->nc; i++) {
+        struct rconn *c = s->c[i];
+        if (c->state != ST_STREAM || c->test || c->fd < 0) continue;
+        wb_reset(&out);
+        ms_seal(&c->sess, MS_STOP, NULL, 0, &out);
+        if (out.err || ms_send_all(c->fd, out.p, out.n) != 0) continue;
+        na++;
+        for (unsigned k = 0; k < c->nrank; k++) {
+            int st = lf_hdr(c->rank[k])->state;
+            if (st != ML_STATE_FINALIZED && st != ML_STATE_EXITED && lf_remote_state(c->rank[k]) != LF_REMOTE_GONE)
+                n++;
+        }
+    }
+    wb_free(&out);
+    if (agents) *agents = na;
+    return n;
+}
+
 /* ---- the sockets ------------------------------------------------------------ */
 
 static void accept_all(struct rsrv *s, int64_t now)

@@ -30,6 +30,10 @@ void rs_poll(struct rsrv *s, int timeout_ms);
 struct lf *rs_take(struct rsrv *s);
 /* Streams connected and authenticated now, and ever. */
 unsigned rs_streams(const struct rsrv *s, unsigned *ever);
+/* Ask every connected agent to stop the ranks of its node (MS_STOP: SIGTERM,
+ * SIGKILL 3 s later).  Returns the number of their ranks that had not
+ * finished; *agents: how many agents were asked. */
+unsigned rs_stop(struct rsrv *s, unsigned *agents);
 void rs_free(struct rsrv *s);
 
 /* One message of an authenticated stream, for tests/fuzz (fuzz_stream.c):

@@ -69,6 +69,7 @@ void sha256_init(struct sha256 *s)
 void sha256_update(struct sha256 *s, const void *data, size_t n)
 {
     const uint8_t *p = data;
+    if (!n) return;                  /* (data may be NULL) */
     s->len += n;
     if (s->nbuf) {
         size_t take = 64 - s->nbuf < n ? 64 - s->nbuf : n;

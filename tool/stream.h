@@ -47,7 +47,11 @@ enum ms_type {
     MS_FRAME = 7,    /* uv agent monotonic ns, uv ranks; per rank: uv id delta, uv mask, fields */
     MS_REQS = 8,     /* uv id, the active requests of a rank whose state is stable (see STREAM.md) */
     MS_BYE = 9,      /* the agent is done: every rank of it finished */
+    /* front end to agent */
+    MS_STOP = 10,    /* (empty) stop the ranks of this node: SIGTERM, SIGKILL 3 s later
+                        (the deadlock detector's --stop) */
 };
+#define MS_MAX_BACK 4096             /* L at most of a front-end-to-agent message */
 
 /* MS_FRAME rank mask */
 enum {

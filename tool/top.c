@@ -174,8 +174,13 @@ int cmd_top(int argc, char **argv)
     }
     struct rsrv *rs = NULL;
     if (listen_on) {
-        char err[512];
+        char err[512], host[256];
+        int port;
         uint8_t secret[MS_SECRET_LEN];
+        if (ms_parse_addr(listen_on, 1, host, sizeof host, &port, err, sizeof err) != 0) {
+            fprintf(stderr, "mpilens top: --listen: %s\n", err);
+            return 2;
+        }
         if (secret_file && access(secret_file, F_OK) != 0 && errno == ENOENT) {
             char hex[2 * MS_SECRET_LEN + 1];
             if (ms_secret_new(secret, hex) != 0) {
