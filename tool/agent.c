@@ -178,6 +178,7 @@ struct agent {
     /* statistics: bytes on the wire by message type, frames */
     uint64_t bytes[16], msgs[16];
     uint64_t first_bytes;    /* everything up to and including the first frame */
+    uint64_t first_frame;    /* the first frame alone */
     uint64_t frames;
     /* what the front end sends (MS_STOP) */
     uint8_t in[2 * (4 + MS_MAX_BACK + MS_TAG)];
@@ -945,8 +946,10 @@ int cmd_agent(int argc, char **argv)
         size_t before = a.out.n;
         seal(&a, MS_FRAME, &a.fr);
         a.frames++;
-        if (a.frames == 1)
+        if (a.frames == 1) {
             for (int t = 0; t < 16; t++) a.first_bytes += a.bytes[t];
+            a.first_frame = a.bytes[MS_FRAME];
+        }
         (void)before;
         for (unsigned i = 0; i < a.nr; i++)
             if (a.r[i].announced) maybe_reqs(&a, &a.r[i], now);
@@ -998,6 +1001,23 @@ int cmd_agent(int argc, char **argv)
         }
         kill_left(&a);
     }
+    if (why && !a.kill_at) {
+        /* the front end went away: not an error if every rank had finished
+         * (it saw the job end before our goodbye) */
+        unsigned in = 0, fin = 0;
+        for (unsigned i = 0; i < a.nr; i++) {
+            struct arank *r = &a.r[i];
+            if (!r->announced) continue;
+            in++;
+            int st = lf_hdr(r->f)->state;
+            fin += st == ML_STATE_FINALIZED || st == ML_STATE_EXITED || r->gone || proc_gone(&a, r);
+        }
+        unsigned expect = a.have_only ? (unsigned)a.only.total : (unsigned)a.world;
+        if (in && fin == in && (!expect || in >= expect)) {
+            why = NULL;
+            rc = 0;
+        }
+    }
     if (why && !stop_req) AERR("%s: stopping", why);
     if (stats) {
         uint64_t later = 0;
@@ -1006,10 +1026,11 @@ int cmd_agent(int argc, char **argv)
         uint64_t announced = 0;
         for (unsigned i = 0; i < a.nr; i++) announced += a.r[i].announced;
         fprintf(stderr,
-                "agent stats: ranks=%llu frames=%llu first_bytes=%llu later_bytes=%llu frame_bytes=%llu "
+                "agent stats: ranks=%llu frames=%llu first_bytes=%llu later_bytes=%llu first_frame=%llu "
+                "frame_bytes=%llu "
                 "info=%llu names=%llu rank=%llu clock=%llu site=%llu comm=%llu reqs=%llu bye=%llu\n",
                 (unsigned long long)announced, (unsigned long long)a.frames, (unsigned long long)a.first_bytes,
-                (unsigned long long)later, (unsigned long long)a.bytes[MS_FRAME],
+                (unsigned long long)later, (unsigned long long)a.first_frame, (unsigned long long)a.bytes[MS_FRAME],
                 (unsigned long long)a.bytes[MS_INFO], (unsigned long long)a.bytes[MS_NAMES],
                 (unsigned long long)a.bytes[MS_RANK], (unsigned long long)a.bytes[MS_CLOCK],
                 (unsigned long long)a.bytes[MS_SITE], (unsigned long long)a.bytes[MS_COMM],

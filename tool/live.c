@@ -1537,6 +1537,14 @@ int live_watch(const char *dir, const struct live_opts *opts)
             break;
         }
         first = 0;
+        if (ended && w.o.remote && w.o.launcher > 0 && !live_interrupted) {
+            /* the launcher is done: the agents' last frames (and their
+             * goodbyes) may still be on their way, for the final table */
+            int64_t until = mono_ns() + 2 * w.interval_ns + 1000000000ll;
+            while (rs_streams(w.o.remote, NULL) > 0 && mono_ns() < until && !live_interrupted)
+                rs_poll(w.o.remote, 50);
+            snapshot(&w);
+        }
         if (ended || live_interrupted) {
             if (!w.o.quiet_end || w.inplace) {
                 if (w.o.quiet_end) {
