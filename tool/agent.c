@@ -146,6 +146,7 @@ struct arank {
     /* liveness, stability */
     uint64_t sig, rsig, rsig_sent;
     int64_t changed_ns, rchanged_ns;
+    int64_t proc_ns;         /* last look at /proc/PID */
     int final_sent;
 };
 
@@ -543,7 +544,13 @@ static int frame_rank(struct agent *a, struct arank *r, int64_t now, unsigned *p
         r->rchanged_ns = now;
     }
     int64_t iv = (int64_t)(a->interval * 1e9);
-    if (state == ML_STATE_RUNNING && !r->gone && now - r->changed_ns >= 2 * iv) r->gone = proc_gone(a, r);
+    /* a rank whose slots do not move: is its process still there?  At most
+     * every 2 s (or interval) per rank: /proc costs more than the rest */
+    if (state == ML_STATE_RUNNING && !r->gone && now - r->changed_ns >= 2 * iv &&
+        now - r->proc_ns >= (iv > 2000000000ll ? iv : 2000000000ll)) {
+        r->proc_ns = now;
+        r->gone = proc_gone(a, r);
+    }
     unsigned mask = 0;
     if (state != r->state || xs != r->exit_status) mask |= MSR_STATE;
     if (nt != r->nthreads) mask |= MSR_NTHREADS;

@@ -36,7 +36,7 @@ unsigned rs_streams(const struct rsrv *s, unsigned *ever);
 unsigned rs_stop(struct rsrv *s, unsigned *agents);
 void rs_free(struct rsrv *s);
 
-/* One message of an authenticated stream, for tests/fuzz (fuzz_stream.c):
+/* One message of an authenticated stream, for tests (tests/unit/test_stream.c):
  * a connection with no socket, its messages applied as if they had
  * arrived with valid tags.  0 ok, -1 the message is malformed (the stream
  * would be closed). */
