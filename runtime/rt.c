@@ -19,7 +19,9 @@
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -1235,10 +1237,105 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
 
 /* ---- MPI_Init, MPI_Finalize, MPI_Abort ----------------------------------- */
 
+/* The job streams its live state to a front end (mpilens run --listen sets
+ * MPILENS_STREAM=host:port, MPILENS_SECRET and MPILENS_TOOL): the first rank
+ * of each node starts one `mpilens agent` for the ranks of its node.  The
+ * members come from the node communicator's group (local calls, no
+ * messages).  posix_spawn (no fork of the MPI process), in a session of its
+ * own, every signal at its default, stdin from /dev/null, output to
+ * DIR/agent-RANK.log, no descriptor of ours; its environment holds only the
+ * secret (no LD_PRELOAD).  The agent forks once more and its first process
+ * exits at once, reaped here: the agent is never a child of the program (a
+ * program waiting for all its children never waits for it), and a rank
+ * killed, even by SIGKILL, does not take it along. */
+static void stream_agent(MPI_Comm node)
+{
+    const char *stream = getenv("MPILENS_STREAM"), *tool = getenv("MPILENS_TOOL");
+    const char *secret = getenv("MPILENS_SECRET"), *iv = getenv("MPILENS_STREAM_INTERVAL");
+    int nn = 0, me = 0;
+    if (!stream || !*stream) return;
+    PMPI_Comm_rank(node, &me);
+    if (me != 0) return;
+    if (!tool || !*tool || !secret) {
+        warn("MPILENS_STREAM is set but not MPILENS_TOOL and MPILENS_SECRET: no agent for this node");
+        return;
+    }
+    MPI_Group ng = MPI_GROUP_NULL, pg = MPI_GROUP_NULL;
+    PMPI_Comm_size(node, &nn);
+    int *a = malloc((size_t)nn * 2 * sizeof *a);
+    size_t cap = (size_t)nn * 24 + 16;
+    char *list = malloc(cap);
+    if (!a || !list || PMPI_Comm_group(node, &ng) != MPI_SUCCESS || PMPI_Comm_group(priv, &pg) != MPI_SUCCESS) {
+        free(a);
+        free(list);
+        if (ng != MPI_GROUP_NULL) PMPI_Group_free(&ng);
+        return;
+    }
+    for (int i = 0; i < nn; i++) a[i] = i;
+    PMPI_Group_translate_ranks(ng, nn, a, pg, a + nn);
+    PMPI_Group_free(&ng);
+    PMPI_Group_free(&pg);
+    int *w = a + nn;
+    for (int i = 1; i < nn; i++)                /* sort (node members are usually in order) */
+        for (int j = i; j > 0 && w[j - 1] > w[j]; j--) {
+            int t = w[j];
+            w[j] = w[j - 1];
+            w[j - 1] = t;
+        }
+    size_t o = 0;
+    list[0] = 0;
+    for (int i = 0; i < nn;) {
+        int j = i;
+        while (j + 1 < nn && w[j + 1] == w[j] + 1) j++;
+        o += (size_t)snprintf(list + o, cap - o, j > i ? "%s%d-%d" : "%s%d", o ? "," : "", w[i], w[j]);
+        i = j + 1;
+    }
+    char dir[PATH_MAX], log[PATH_MAX + 32], env_secret[160], ivs[32];
+    copy_str(dir, sizeof dir, path);
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    snprintf(log, sizeof log, "%s/agent-%d.log", dir, w[0]);
+    snprintf(env_secret, sizeof env_secret, "MPILENS_SECRET=%s", secret);
+    snprintf(ivs, sizeof ivs, "%s", iv && *iv ? iv : "1");
+    char *argv[] = {(char *)tool, "agent", "--detach", "--connect", (char *)stream, "--ranks", list,
+                    "--interval", ivs, dir, NULL};
+    char *envp[] = {env_secret, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, tool, &fa, &at, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) {
+        warn("cannot start the node agent %s: %s", tool, strerror(rc));
+    } else {
+        int st;
+        while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+        }
+    }
+    free(a);
+    free(list);
+}
+
 /* This node's clock against rank 0's: rank 0 ping-pongs with the first rank
  * of every other node on the private communicator and keeps the exchange
- * with the smallest round trip. */
-static void clock_sync(struct ml_clock_sync *out)
+ * with the smallest round trip.  At MPI_Init, the node's first rank also
+ * starts the node agent when the job streams. */
+static void clock_sync(struct ml_clock_sync *out, int at_init)
 {
     enum { ROUNDS = 16, TAG = 4242 };
     int wrank = 0, nrank = 0, lrank = -1, nleaders = 0;
@@ -1254,6 +1351,7 @@ static void clock_sync(struct ml_clock_sync *out)
         return;
     }
     PMPI_Comm_rank(node, &nrank);
+    if (at_init) stream_agent(node);
     PMPI_Comm_split(priv, nrank == 0 ? 0 : MPI_UNDEFINED, wrank, &leaders);
     if (leaders != MPI_COMM_NULL) {
         PMPI_Comm_rank(leaders, &lrank);
@@ -1319,7 +1417,7 @@ void ml_after_init(int provided)
     mpi_ready = 1;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-        clock_sync(&hdr->sync_init);
+        clock_sync(&hdr->sync_init, 1);
     }
     pthread_mutex_lock(&lock);
     modules_refresh();
@@ -1334,7 +1432,7 @@ void ml_before_finalize(void)
     final_done = 1;
     ml_fs_before_finalize();
     if (priv != MPI_COMM_NULL) {
-        clock_sync(&hdr->sync_final);
+        clock_sync(&hdr->sync_final, 0);
         PMPI_Comm_free(&priv);
     }
     if (world_group != MPI_GROUP_NULL) PMPI_Group_free(&world_group);

@@ -71,53 +71,29 @@ struct node {
 
 /* ---- requests of a rank, from its trace ---------------------------------- */
 
-struct req {
-    uint64_t handle;
-    unsigned thread;
-    int send, persistent, active;
-    int coll;                /* nonblocking collective: instance seq on comm */
-    uint64_t seq;
-    uint32_t comm;
-    int32_t peer, tag;
-    char site[96];
-    char routine[40];
-};
-
-struct nbc_max {             /* highest nonblocking collective started on a communicator */
-    uint32_t comm;
-    uint64_t seq;
-};
-
-struct reqs {
-    struct req *r;
-    unsigned n, cap;
-    struct nbc_max *nb;
-    unsigned nnb;
-};
-
-static void nbc_note(struct reqs *q, uint32_t comm, uint64_t seq)
+static void nbc_note(struct dl_reqs *q, uint32_t comm, uint64_t seq)
 {
     for (unsigned i = 0; i < q->nnb; i++)
         if (q->nb[i].comm == comm) {
             if (seq > q->nb[i].seq) q->nb[i].seq = seq;
             return;
         }
-    struct nbc_max *p = realloc(q->nb, (q->nnb + 1) * sizeof *p);
+    struct dl_nbc *p = realloc(q->nb, (q->nnb + 1) * sizeof *p);
     if (!p) return;
     q->nb = p;
     q->nb[q->nnb].comm = comm;
     q->nb[q->nnb++].seq = seq;
 }
 
-static struct req *req_new(struct reqs *q, uint64_t h)
+static struct dl_req *req_new(struct dl_reqs *q, uint64_t h)
 {
-    struct req *r = NULL;
+    struct dl_req *r = NULL;
     for (unsigned i = q->n; i-- > 0 && !r;)
         if (q->r[i].handle == h) r = &q->r[i];
     if (!r) {
         if (q->n == q->cap) {
             unsigned c = q->cap ? q->cap * 2 : 64;
-            struct req *p = realloc(q->r, c * sizeof *p);
+            struct dl_req *p = realloc(q->r, c * sizeof *p);
             if (!p) return NULL;
             q->r = p;
             q->cap = c;
@@ -129,17 +105,17 @@ static struct req *req_new(struct reqs *q, uint64_t h)
     return r;
 }
 
-static struct req *req_find(struct reqs *q, uint64_t h)
+static struct dl_req *req_find(struct dl_reqs *q, uint64_t h)
 {
     for (unsigned i = q->n; i-- > 0;)
         if (q->r[i].handle == h) return &q->r[i];
     return NULL;
 }
 
-static void load_requests(struct lf *lf, struct reqs *q)
+void dl_load_requests(const char *path, struct dl_reqs *q)
 {
     struct mlr_file *f;
-    if (mlr_open(lf_path(lf), &f) != 0) return;
+    if (mlr_open(path, &f) != 0) return;
     struct mlr_iter *it = mlr_iter_new(f);
     struct mlr_event e;
     while (it && mlr_next(it, &e)) {
@@ -147,7 +123,7 @@ static void load_requests(struct lf *lf, struct reqs *q)
         if (e.type == ML_REC_COLL && e.request && e.coll_seq) {
             /* a nonblocking collective (runtime: ml_rec_coll_req) */
             nbc_note(q, e.coll.comm, e.coll_seq);
-            struct req *r = req_new(q, e.request);
+            struct dl_req *r = req_new(q, e.request);
             if (!r) break;
             r->thread = e.thread;
             r->coll = 1;
@@ -159,7 +135,7 @@ static void load_requests(struct lf *lf, struct reqs *q)
             sym_site(f, e.site, r->site, sizeof r->site);
         } else if (e.type == ML_REC_P2P_REQ && strstr(name, "probe") == NULL) {
             /* (MPI_Improbe's request is the message it found: no request) */
-            struct req *r = req_new(q, e.request);
+            struct dl_req *r = req_new(q, e.request);
             if (!r) break;
             r->thread = e.thread;
             r->send = strstr(name, "send") != NULL && strstr(name, "recv") == NULL;
@@ -172,7 +148,7 @@ static void load_requests(struct lf *lf, struct reqs *q)
             sym_site(f, e.site, r->site, sizeof r->site);
         } else if (e.type == ML_REC_SENDRECV && e.request) {
             /* MPI_Isendrecv(_replace): a Wait on it waits for its receive */
-            struct req *r = req_new(q, e.request);
+            struct dl_req *r = req_new(q, e.request);
             if (!r) break;
             r->thread = e.thread;
             r->send = 0;
@@ -186,7 +162,7 @@ static void load_requests(struct lf *lf, struct reqs *q)
         } else if (e.type == ML_REC_COMPLETE) {
             int start = !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");
             for (uint32_t i = 0; i < e.ndone; i++) {
-                struct req *r = req_find(q, e.done[i].request);
+                struct dl_req *r = req_find(q, e.done[i].request);
                 if (!r) continue;
                 if (start) r->active = 1;
                 else if (r->persistent) r->active = 0;
@@ -196,6 +172,33 @@ static void load_requests(struct lf *lf, struct reqs *q)
     }
     mlr_iter_free(it);
     mlr_close(f);
+}
+
+void dl_reqs_free(struct dl_reqs *q)
+{
+    free(q->r);
+    free(q->nb);
+    memset(q, 0, sizeof *q);
+}
+
+void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to)
+{
+    memset(to, 0, sizeof *to);
+    if (!from) return;
+    if (from->n) {
+        to->r = malloc(from->n * sizeof *to->r);
+        if (to->r) {
+            memcpy(to->r, from->r, from->n * sizeof *to->r);
+            to->n = to->cap = from->n;
+        }
+    }
+    if (from->nnb) {
+        to->nb = malloc(from->nnb * sizeof *to->nb);
+        if (to->nb) {
+            memcpy(to->nb, from->nb, from->nnb * sizeof *to->nb);
+            to->nnb = from->nnb;
+        }
+    }
 }
 
 /* ---- building the nodes --------------------------------------------------- */
@@ -212,7 +215,7 @@ struct g {
     int *rank_first;         /* first entity of each rank, -1 */
     int *rank_node;          /* first node of each rank, -1; then node_next */
     int *node_next;
-    struct reqs *rq;         /* per rank, loaded on demand */
+    struct dl_reqs *rq;         /* per rank, loaded on demand */
     char *rq_loaded;
 };
 
@@ -256,13 +259,17 @@ static void op_fill(struct op *o, struct lf *f, int send, uint32_t comm, int32_t
     snprintf(o->desc, sizeof o->desc, "%s %s %s %s", send ? "send" : "receive", send ? "to" : "from", p, t);
 }
 
-static struct reqs *rank_reqs(struct g *G, int r)
+static struct dl_reqs *rank_reqs(struct g *G, int r)
 {
     if (r < 0 || r >= G->nranks) return NULL;
     if (!G->rq_loaded[r]) {
         G->rq_loaded[r] = 1;
         int i = G->rank_first[r];
-        if (i >= 0 && G->ents[i].f) load_requests(G->ents[i].f, &G->rq[r]);
+        if (i >= 0 && G->ents[i].f) {
+            struct lf *f = G->ents[i].f;
+            if (lf_is_remote(f)) dl_reqs_copy(lf_remote_reqs(f), &G->rq[r]);   /* from the node's stream */
+            else dl_load_requests(lf_path(f), &G->rq[r]);
+        }
     }
     return &G->rq[r];
 }
@@ -278,7 +285,7 @@ static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
         for (unsigned i = 0; i < m->nops; i++)
             if (m->ops[i].coll && m->ops[i].gid == gid && m->ops[i].seq >= seq) return 1;
     }
-    struct reqs *q = rank_reqs(G, r);
+    struct dl_reqs *q = rank_reqs(G, r);
     int i = G->rank_first[r];
     if (!q || i < 0 || !G->ents[i].f) return 0;
     for (unsigned j = 0; j < q->nnb; j++)
@@ -289,15 +296,15 @@ static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
 /* The operations of a Wait/Test-family node from the rank's requests. */
 static void node_requests(struct g *G, struct node *n, const struct ent *e)
 {
-    struct reqs *q = rank_reqs(G, e->rank);
+    struct dl_reqs *q = rank_reqs(G, e->rank);
     if (!q) return;
     int c = e->rclass;
     int single = c == RC_WAIT || c == RC_TEST || c == RC_REQ_STATUS;
     unsigned want = single ? 1 : (unsigned)(int64_t)e->l.aux;
-    struct req *pick[256];
+    struct dl_req *pick[256];
     unsigned np = 0;
     if (single) {
-        struct req *x = req_find(q, e->l.aux);
+        struct dl_req *x = req_find(q, e->l.aux);
         if (x && x->active) pick[np++] = x;
     } else {
         for (unsigned i = 0; i < q->n && np < 256; i++)
@@ -1005,8 +1012,7 @@ out:
         free(n->clause_any);
     }
     for (int r = 0; G.rq && r < nranks; r++) {
-        free(G.rq[r].r);
-        free(G.rq[r].nb);
+        dl_reqs_free(&G.rq[r]);
     }
     free(G.rq);
     free(G.rq_loaded);

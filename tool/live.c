@@ -43,10 +43,12 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "remote.h"
 #include "symbols.h"
 #include "tool.h"
 
 volatile sig_atomic_t live_interrupted;   /* set by mpilens top's signal handler */
+static int remote_mode;                   /* ranks come from agents' streams */
 
 static int64_t mono_ns(void)
 {
@@ -188,9 +190,14 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     switch (e->state) {
     case ES_COMPUTE: snprintf(buf, n, "computing"); return;
     case ES_NOCALL: snprintf(buf, n, "computing (no MPI call yet)"); return;
-    case ES_NOTSTARTED: snprintf(buf, n, "not started (no rank file yet)"); return;
+    case ES_NOTSTARTED:
+        snprintf(buf, n, "%s", remote_mode ? "not seen yet (no agent sent it)" : "not started (no rank file yet)");
+        return;
     case ES_FINALIZED: snprintf(buf, n, "finalized"); return;
-    case ES_STALE: snprintf(buf, n, "stale: no update for long (host %s)", lf_host(e->f)); return;
+    case ES_STALE:
+        if (lf_is_remote(e->f)) snprintf(buf, n, "stale: the stream from host %s stopped", lf_host(e->f));
+        else snprintf(buf, n, "stale: no update for long (host %s)", lf_host(e->f));
+        return;
     case ES_EXITED:
     case ES_DIED: {
         const volatile struct ml_header *h = lf_hdr(e->f);
@@ -321,10 +328,13 @@ struct rk {
     uint64_t sig;            /* everything that can change */
     int64_t changed_ns, seen_ns;
     int64_t proc_ns;         /* last look at /proc/PID (the slow liveness check) */
+    int remote;              /* from a node's state stream (remote.c): liveness and
+                              * staleness come from the stream */
 };
 
 struct watch {
-    const char *dir;
+    const char *dir;         /* shown in the header */
+    const char *dir_real;    /* the run directory (deadlock.txt), NULL if none */
     struct live_opts o;
     FILE *out;
     int64_t interval_ns, timeout_ns, poll_ns;
@@ -550,11 +560,52 @@ static int64_t ns_of(struct rk *r, uint64_t t)
 }
 
 /* Read every rank file once: entities, progress, liveness. */
+static void take_remote(struct watch *w)
+{
+    struct lf *f;
+    rs_poll(w->o.remote, 0);
+    while ((f = rs_take(w->o.remote))) {
+        int rank = lf_rank(f), dup = -1;
+        for (unsigned k = 0; k < w->nrk && dup < 0; k++)
+            if (lf_rank(w->rk[k].f) == rank) dup = (int)k;
+        if (dup >= 0) {
+            struct rk *r = &w->rk[dup];
+            if (lf_remote_state(r->f) != LF_REMOTE_STALE) {
+                fprintf(w->out, "mpilens: rank %d is sent by two agents (%s and %s): the second is ignored\n", rank,
+                        lf_path(r->f), lf_path(f));
+                continue;
+            }
+            r->f = f;                               /* a new stream for a stale rank */
+            r->sig = 0;
+            r->changed_ns = w->now;
+            w->last_prog_ns = w->now;
+            continue;
+        }
+        if (w->nrk == w->caprk) {
+            unsigned c = w->caprk ? w->caprk * 2 : 64;
+            struct rk *p = realloc(w->rk, c * sizeof *p);
+            if (!p) return;
+            w->rk = p;
+            w->caprk = c;
+        }
+        struct rk *r = &w->rk[w->nrk++];
+        memset(r, 0, sizeof *r);
+        r->f = f;
+        r->remote = 1;
+        r->same_host = strcmp(lf_host(f), w->host) == 0;
+        r->exe_ok = -1;
+        r->changed_ns = r->seen_ns = w->now;
+        w->last_newfile_ns = w->now;
+        w->last_prog_ns = w->now;
+    }
+}
+
 static void snapshot(struct watch *w)
 {
     w->nents = 0;
     w->now = mono_ns();
-    if (!w->complete) scan_dir(w);
+    if (w->o.remote) take_remote(w);
+    else if (!w->complete) scan_dir(w);
     int maxrank = -1;
     uint64_t total = 0;
     for (unsigned k = 0; k < w->nrk; k++) {
@@ -577,7 +628,9 @@ static void snapshot(struct watch *w)
             sig = (sig ^ (sl[i].seq + sl[i].t_end * 3 + sl[i].t_idle * 7)) * 0xff51afd7ed558ccdull;
         }
         /* a rank whose slots moved since the last refresh is alive: no check */
-        if (state == ML_STATE_RUNNING && r->same_host && !r->gone && (!r->sig || sig == r->sig))
+        if (r->remote)
+            r->gone = lf_remote_state(r->f) == LF_REMOTE_GONE;   /* its agent looked */
+        else if (state == ML_STATE_RUNNING && r->same_host && !r->gone && (!r->sig || sig == r->sig))
             r->gone = process_gone(r, w->now - r->changed_ns > 2 * w->interval_ns, w->now);
         sig ^= (uint64_t)r->gone << 63;
         if (prog != r->prog || state != r->state || nt != r->nthreads || r->gone != r->gone_seen) {
@@ -598,7 +651,8 @@ static void snapshot(struct watch *w)
         if (state == ML_STATE_FINALIZED) estate = ES_FINALIZED;
         else if (state == ML_STATE_EXITED) estate = ES_EXITED;
         else if (r->gone) estate = ES_DIED;
-        else if (!r->same_host && w->now - r->changed_ns > 2 * w->timeout_ns + 30000000000ll)
+        else if (r->remote ? lf_remote_state(r->f) == LF_REMOTE_STALE
+                           : !r->same_host && w->now - r->changed_ns > 2 * w->timeout_ns + 30000000000ll)
             estate = ES_STALE;
         if (estate) {
             /* one entity; the most recent slot says where it was */
@@ -618,7 +672,7 @@ static void snapshot(struct watch *w)
                 e->thread = (unsigned)best;
                 e->l = sl[best];
                 ent_routine(e);
-                e->since_ns = r->same_host ? ns_of(r, bt) : 0;
+                e->since_ns = r->same_host || r->remote ? ns_of(r, bt) : 0;
             }
             continue;
         }
@@ -640,7 +694,7 @@ static void snapshot(struct watch *w)
             int st = 0;
             if (idle_last) {
                 int64_t last_try = ns_of(r, in ? l->t_start : l->t_idle);
-                if (w->now - last_try < w->poll_ns || !r->same_host) st = ES_POLL;
+                if (w->now - last_try < w->poll_ns || (!r->same_host && !r->remote)) st = ES_POLL;
             }
             if (!st && in) st = ES_IN;
             if (!st) {
@@ -656,7 +710,7 @@ static void snapshot(struct watch *w)
             e->state = st;
             e->l = *l;
             ent_routine(e);
-            if (r->same_host)
+            if (r->same_host || r->remote)
                 e->since_ns = st == ES_IN ? ns_of(r, l->t_start) : ns_of(r, l->t_end ? l->t_end : l->t_start);
             added++;
         }
@@ -685,7 +739,7 @@ static void snapshot(struct watch *w)
                 e->l = sl[best];
                 ent_routine(e);
                 uint64_t last_end = e->l.t_end > e->l.t_idle ? e->l.t_end : e->l.t_idle;
-                if (r->same_host) e->since_ns = ns_of(r, last_end);
+                if (r->same_host || r->remote) e->since_ns = ns_of(r, last_end);
             }
         }
     }
@@ -709,6 +763,7 @@ static void snapshot(struct watch *w)
             int unnamed = 0;
             for (unsigned k = 0; k < w->nrk; k++) unnamed += lf_rank(w->rk[k].f) < 0;
             w->complete = !missing && !unnamed;
+            if (w->o.remote) w->complete = 0;
         }
     }
     w->total_sig = total;
@@ -1062,6 +1117,10 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     }
     if (o < (int)sizeof hdr && w->note)
         o += snprintf(hdr + o, sizeof hdr - (size_t)o, " (%s)", w->note);
+    if (o < (int)sizeof hdr && w->o.remote) {
+        unsigned ns = rs_streams(w->o.remote, NULL);
+        o += snprintf(hdr + o, sizeof hdr - (size_t)o, " | %u node stream%s", ns, ns == 1 ? "" : "s");
+    }
     if (o < (int)sizeof hdr) {
         time_t t = time(NULL);
         struct tm tm;
@@ -1082,7 +1141,13 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     sb_printf(b, "%s\n", hdr);
     lines++;
     if (w->nrk == 0 && w->nents == 0) {
-        sb_printf(b, "  (no rank file yet in %s: the ranks have not called MPI)\n", w->dir);
+        if (w->o.remote) {
+            unsigned ever = 0, now = rs_streams(w->o.remote, &ever);
+            sb_printf(b, "  (no rank yet: %u agent stream%s connected; listening on port %d)\n", now,
+                      now == 1 ? "" : "s", rs_port(w->o.remote));
+        } else {
+            sb_printf(b, "  (no rank file yet in %s: the ranks have not called MPI)\n", w->dir);
+        }
         free(g);
         free(order);
         return lines + 1;
@@ -1271,7 +1336,34 @@ static void show(struct watch *w, int final)
 
 /* ---- stopping the job ---------------------------------------------------- */
 
-static void mark_deadlocked(struct lf *f, const struct ent *e)
+static void mark_deadlocked_file(struct lf *f, const struct ent *e);
+
+/* A remote rank whose file this host can see (one machine, or a shared
+ * file system): DIR/rank-NNNNN.mlt of the same process gets the record. */
+static void mark_deadlocked(const char *dir, struct lf *f, const struct ent *e)
+{
+    if (!lf_is_remote(f)) {
+        mark_deadlocked_file(f, e);
+        return;
+    }
+    if (!dir) return;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/rank-%05d.mlt", dir, lf_rank(f));
+    struct lf *lf;
+    if (lf_open(path, &lf) != 0) return;
+    if (lf_hdr(lf)->pid == lf_hdr(f)->pid && lf_rank(lf) == lf_rank(f) && !strcmp(lf_host(lf), lf_host(f))) {
+        struct ent x = *e;
+        x.f = lf;
+        if (x.l.site) {                     /* the slot's site is the front end's id: take the file's */
+            struct ml_live l;
+            if (lf_live(lf, x.thread, &l) == 0) x.l.site = l.site;
+        }
+        mark_deadlocked_file(lf, &x);
+    }
+    lf_close(lf);
+}
+
+static void mark_deadlocked_file(struct lf *f, const struct ent *e)
 {
     /* failure record: fields first, kind last (mlformat.h); only if none yet */
     const volatile struct ml_header *h = lf_hdr(f);
@@ -1320,9 +1412,16 @@ static int stop_job(struct watch *w)
 {
     pid_t pids[4096];
     int np = 0;
+    /* ranks from streams: their node's agent stops them (the only way on
+     * another host); this host only signals those whose stream is lost */
+    unsigned agents = 0, remote = w->o.remote ? rs_stop(w->o.remote, &agents) : 0;
+    if (agents)
+        fprintf(w->out, "mpilens: asked %u node agent%s to stop %u rank%s (SIGTERM, then SIGKILL)\n", agents,
+                agents == 1 ? "" : "s", remote, remote == 1 ? "" : "s");
     for (unsigned k = 0; k < w->nrk && np < 4095; k++) {
         struct rk *r = &w->rk[k];
         if (!r->same_host || r->gone) continue;
+        if (r->remote && lf_remote_state(r->f) != LF_REMOTE_STALE) continue;
         pid_t p = lf_hdr(r->f)->pid;
         if (p <= 0 || p == getpid() || r->exe_ok == 0) continue;
         if (lf_hdr(r->f)->state == ML_STATE_EXITED) continue;
@@ -1333,13 +1432,13 @@ static int stop_job(struct watch *w)
     for (int t = 0; t < 30; t++) {
         int left = 0;
         for (int i = 0; i < np; i++) left += pid_exists(pids[i]);
-        if (!left) return np;
+        if (!left) return np + (int)remote;
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
     }
     for (int i = 0; i < np; i++)
         if (pid_exists(pids[i])) kill(pids[i], SIGKILL);
-    return np;
+    return np + (int)remote;
 }
 
 /* ---- the watch loop ------------------------------------------------------ */
@@ -1365,14 +1464,15 @@ static int job_ended(struct watch *w)
     return 1;
 }
 
-static void write_verdict(struct watch *w, const char *text)
+static int write_verdict(struct watch *w, const char *text)
 {
+    if (!w->dir_real) return -1;
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/deadlock.txt", w->dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
         fprintf(w->out, "mpilens: cannot write %s: %s\n", path, strerror(errno));
-        return;
+        return -1;
     }
     time_t t = time(NULL);
     char ts[64];
@@ -1384,14 +1484,21 @@ static void write_verdict(struct watch *w, const char *text)
     write_all(fd, head, (size_t)n);
     write_all(fd, text, strlen(text));
     close(fd);
+    return 0;
 }
 
 int live_watch(const char *dir, const struct live_opts *opts)
 {
     struct watch w;
     memset(&w, 0, sizeof w);
-    w.dir = dir;
+    w.dir = w.dir_real = dir;
     if (opts) w.o = *opts;
+    remote_mode = w.o.remote != NULL;
+    char label[64];
+    if (w.o.remote && !dir) {
+        snprintf(label, sizeof label, "(streams on port %d)", rs_port(w.o.remote));
+        w.dir = label;
+    }
     w.out = w.o.out ? w.o.out : stdout;
     double iv = w.o.interval > 0 ? w.o.interval : 1.0;
     double to = w.o.deadlock_timeout == 0 ? 10.0 : w.o.deadlock_timeout;
@@ -1403,12 +1510,14 @@ int live_watch(const char *dir, const struct live_opts *opts)
     struct stat st;
     /* with a launcher, the directory may not exist yet: the runtime creates
      * it at the first MPI call */
-    while (w.o.launcher > 0 && stat(dir, &st) != 0 && errno == ENOENT && !launcher_done(w.o.launcher) &&
+    while (dir && w.o.launcher > 0 && stat(dir, &st) != 0 && errno == ENOENT && !launcher_done(w.o.launcher) &&
            !live_interrupted) {
         struct timespec ts = {0, 50000000};
         nanosleep(&ts, NULL);
     }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    /* from streams, the directory only receives deadlock.txt: it may come later */
+    int later = w.o.remote && dir && stat(dir, &st) != 0 && errno == ENOENT;
+    if (dir && !later && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
         fprintf(stderr, "mpilens: %s is not a run directory (%s)\n", dir,
                 stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
@@ -1428,6 +1537,14 @@ int live_watch(const char *dir, const struct live_opts *opts)
             break;
         }
         first = 0;
+        if (ended && w.o.remote && w.o.launcher > 0 && !live_interrupted) {
+            /* the launcher is done: the agents' last frames (and their
+             * goodbyes) may still be on their way, for the final table */
+            int64_t until = mono_ns() + 2 * w.interval_ns + 1000000000ll;
+            while (rs_streams(w.o.remote, NULL) > 0 && mono_ns() < until && !live_interrupted)
+                rs_poll(w.o.remote, 50);
+            snapshot(&w);
+        }
         if (ended || live_interrupted) {
             if (!w.o.quiet_end || w.inplace) {
                 if (w.o.quiet_end) {
@@ -1459,12 +1576,11 @@ int live_watch(const char *dir, const struct live_opts *opts)
             if (dl) {
                 show(&w, 1);
                 fprintf(w.out, "%s", res.text);
-                write_verdict(&w, res.text);
-                fprintf(w.out, "mpilens: verdict written to %s/deadlock.txt\n", dir);
+                if (write_verdict(&w, res.text) == 0) fprintf(w.out, "mpilens: verdict written to %s/deadlock.txt\n", dir);
                 if (w.o.stop) {
                     for (unsigned i = 0; i < res.nents; i++) {
                         struct ent *e = &w.ents[res.ents[i]];
-                        if (e->f) mark_deadlocked(e->f, e);
+                        if (e->f) mark_deadlocked(w.dir_real, e->f, e);
                     }
                     int n = stop_job(&w);
                     fprintf(w.out, "mpilens: stopped the job (%d process%s: SIGTERM, then SIGKILL)\n", n,
@@ -1497,11 +1613,16 @@ int live_watch(const char *dir, const struct live_opts *opts)
             int64_t left = until - mono_ns();
             if (left <= 0) break;
             if (w.o.launcher > 0 && launcher_done(w.o.launcher)) break;
+            if (w.o.remote) {
+                rs_poll(w.o.remote, left > 50000000 ? 50 : (int)(left / 1000000) + 1);   /* agents' messages */
+                continue;
+            }
             struct timespec ts = {0, left > 50000000 ? 50000000 : left};
             nanosleep(&ts, NULL);
         }
     }
-    for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    for (unsigned k = 0; k < w.nrk; k++)
+        if (!w.rk[k].remote) lf_close(w.rk[k].f);     /* remote ranks belong to the server */
     free(w.seen);
     free(w.rk);
     free(w.ents);

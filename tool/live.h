@@ -49,6 +49,10 @@ struct live_opts {
      * (live_watch then returns 0).  `mpilens run` checks failures with it. */
     int (*tick)(void *arg);
     void *tick_arg;
+    /* Ranks from node agents' state streams instead of the rank files of
+     * the directory (remote.c; NULL: the files).  The directory then only
+     * receives deadlock.txt (and may be NULL). */
+    struct rsrv *remote;
 };
 
 /* Exit status of live_watch / mpilens top when it found a deadlock. */
@@ -75,6 +79,13 @@ struct lf_comm {             /* a communicator definition of one rank file */
 };
 
 int lf_open(const char *path, struct lf **out);
+/* A rank read from a node's state stream (remote.c fills it): the same
+ * accessors work on it; lf_path is a label, never a file. */
+struct lf *lf_open_remote(const char *label);
+int lf_is_remote(const struct lf *f);
+/* The routine-name table of a file as stored (u32 count, NUL-separated
+ * names); the same pointer for every file with the same table. */
+const void *lf_names_table(const struct lf *f, size_t *len);
 void lf_close(struct lf *f);
 const char *lf_path(const struct lf *f);
 /* Header fields read live from the mapping. */
@@ -105,6 +116,29 @@ int lf_world(struct lf *f, uint32_t index, int r);
 int lf_any_source(const struct lf *f);
 int lf_proc_null(const struct lf *f);
 void lf_global_cleanup(void);
+/* The code location of a global site id (what an agent sends): 0 ok. */
+int lf_site_key(uint32_t gid, uint64_t *mod_hash, uint64_t *off);
+/* The global site id of a code location known by its text only (a remote
+ * rank's call site, resolved on its node). */
+uint32_t lf_site_remote(uint64_t mod_hash, uint64_t off, const char *text);
+
+/* ---- filling a remote rank (remote.c) ------------------------------------ */
+struct ml_header *lf_remote_hdr(struct lf *f);          /* writable copy behind lf_hdr */
+struct ml_live *lf_remote_slot(struct lf *f, unsigned i); /* NULL beyond ML_MAX_THREADS */
+void lf_remote_info(struct lf *f, const char *host, const char *impl);
+void lf_remote_names(struct lf *f, const uint8_t *table, size_t len);
+void lf_remote_comm(struct lf *f, uint32_t index, uint32_t size, uint32_t rsize, uint32_t flags, uint64_t gid,
+                    const int32_t *members, unsigned nmembers);
+/* front-end monotonic ns minus the agent's, for lf_ns */
+void lf_remote_clock(struct lf *f, int64_t offset_ns);
+enum { LF_REMOTE_LIVE = 0, LF_REMOTE_GONE = 1, LF_REMOTE_STALE = 2 };
+void lf_remote_set_state(struct lf *f, int state);
+int lf_remote_state(const struct lf *f);
+/* Active requests of a remote rank, valid for its current state (NULL: not
+ * known).  set takes q (malloc'd) over; NULL forgets. */
+struct dl_reqs;
+struct dl_reqs *lf_remote_reqs(struct lf *f);
+void lf_remote_set_reqs(struct lf *f, struct dl_reqs *q);
 
 /* Routine classes for display and the wait-for graph (by name). */
 enum rclass {
@@ -162,6 +196,34 @@ struct dl_result {
 int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
                    double stalled_s, struct dl_result *res);
 void dl_result_free(struct dl_result *r);
+
+/* The requests of a rank that are active at the end of its trace, and the
+ * highest nonblocking collective started per communicator (deadlock.c reads
+ * them from the rank file; an agent sends them in the stream). */
+struct dl_req {
+    uint64_t handle;
+    unsigned thread;
+    int send, persistent, active;
+    int coll;                /* nonblocking collective: instance seq on comm */
+    uint64_t seq;
+    uint32_t comm;
+    int32_t peer, tag;
+    char site[96];
+    char routine[40];
+};
+struct dl_nbc {              /* highest nonblocking collective started on a communicator */
+    uint32_t comm;
+    uint64_t seq;
+};
+struct dl_reqs {
+    struct dl_req *r;
+    unsigned n, cap;
+    struct dl_nbc *nb;
+    unsigned nnb;
+};
+void dl_load_requests(const char *path, struct dl_reqs *q);
+void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to);
+void dl_reqs_free(struct dl_reqs *q);
 
 /* Formatting shared by the table and the verdict. */
 void fmt_ranks(char *buf, size_t n, const int *ranks, unsigned k);  /* "0-3,7" (sorted input) */

@@ -212,6 +212,14 @@ struct lf {
     /* clock */
     double ns_per_tick;
     uint64_t a1_seen;
+    /* a rank from a node's state stream (remote.c): base points at rh */
+    int remote;
+    struct ml_header *rh;
+    struct ml_live *rl;
+    unsigned rl_cap;
+    int rstate;              /* LF_REMOTE_* */
+    int64_t clock_off;       /* this host's monotonic ns minus the agent's */
+    struct dl_reqs *reqs;
 };
 
 static int in_map(const struct lf *f, uint64_t off, uint64_t n)
@@ -302,8 +310,14 @@ int lf_open(const char *path, struct lf **out)
 void lf_close(struct lf *f)
 {
     if (!f) return;
-    munmap((void *)f->base, f->maplen);
-    close(f->fd);
+    if (f->remote) {
+        free(f->rh);
+        free(f->rl);
+        lf_remote_set_reqs(f, NULL);
+    } else {
+        munmap((void *)f->base, f->maplen);
+        close(f->fd);
+    }
     for (unsigned i = 0; i < f->ncomms; i++) free(f->comms[i].members);
     free(f->comms);
     free(f->scan);
@@ -329,11 +343,17 @@ int lf_rank(const struct lf *f)
 unsigned lf_nthreads(const struct lf *f)
 {
     unsigned n = lf_hdr(f)->nthreads;
+    if (f->remote) return n > f->rl_cap ? f->rl_cap : n;
     return n > f->max_threads ? f->max_threads : n;
 }
 
 int lf_live(const struct lf *f, unsigned i, struct ml_live *out)
 {
+    if (f->remote) {
+        if (i >= f->rl_cap) return -1;
+        *out = f->rl[i];
+        return 0;
+    }
     if (i >= f->max_threads) return -1;
     const volatile struct ml_live *l = &f->lives[i];
     for (int tries = 0; tries < 1000; tries++) {
@@ -384,14 +404,15 @@ static void clock_update(struct lf *f)
 int64_t lf_ns(struct lf *f, uint64_t ticks)
 {
     const volatile struct ml_header *h = lf_hdr(f);
-    if (h->clock_kind != 1) return (int64_t)ticks;
+    if (h->clock_kind != 1) return (int64_t)ticks + f->clock_off;
     clock_update(f);
-    return h->anchor0_ns + (int64_t)((double)(int64_t)(ticks - h->anchor0_ticks) * f->ns_per_tick);
+    return h->anchor0_ns + (int64_t)((double)(int64_t)(ticks - h->anchor0_ticks) * f->ns_per_tick) + f->clock_off;
 }
 
 uint64_t lf_ticks(struct lf *f, int64_t ns)
 {
     const volatile struct ml_header *h = lf_hdr(f);
+    ns -= f->clock_off;
     if (h->clock_kind != 1) return (uint64_t)ns;
     clock_update(f);
     return h->anchor0_ticks + (uint64_t)(int64_t)((double)(ns - h->anchor0_ns) / f->ns_per_tick);
@@ -444,6 +465,7 @@ static int smap_put(struct lf *f, uint32_t site, uint32_t gid)
 
 uint32_t lf_site_gid(struct lf *f, uint32_t site)
 {
+    if (f->remote) return site < ngsites ? site : 0;   /* remote.c stores global ids */
     if (site == 0 || site > f->nsites) return 0;
     if (f->smap_cap) {
         unsigned j = (site * 2654435761u) & (f->smap_cap - 1);
@@ -560,7 +582,7 @@ static void scan_defs(struct lf *f)
 const struct lf_comm *lf_comm(struct lf *f, uint32_t index)
 {
     if (index >= ML_COMM_NONE) return NULL;
-    if (index >= f->ncomms || !f->comms[index].valid) scan_defs(f);
+    if ((index >= f->ncomms || !f->comms[index].valid) && !f->remote) scan_defs(f);
     if (index >= f->ncomms || !f->comms[index].valid) return NULL;
     return &f->comms[index];
 }
@@ -600,6 +622,152 @@ void lf_global_cleanup(void)
     free(gsite_hash);
     gsite_hash = NULL;
     gsite_hcap = 0;
+}
+
+/* ---- remote ranks (remote.c) --------------------------------------------- */
+
+int lf_site_key(uint32_t gid, uint64_t *mod_hash, uint64_t *off)
+{
+    if (gid == 0 || gid >= ngsites) return -1;
+    *mod_hash = gsites[gid].mod_hash;
+    *off = gsites[gid].off;
+    return 0;
+}
+
+uint32_t lf_site_remote(uint64_t mh, uint64_t off, const char *text)
+{
+    if (!gsite_hcap && gsite_rehash(1024)) return 0;
+    unsigned k = (unsigned)(gsite_key(mh, off) & (gsite_hcap - 1));
+    while (gsite_hash[k]) {
+        struct gsite *g = &gsites[gsite_hash[k]];
+        if (g->mod_hash == mh && g->off == off) {
+            if (!g->text && text) g->text = strdup(text);
+            return gsite_hash[k];
+        }
+        k = (k + 1) & (gsite_hcap - 1);
+    }
+    if (ngsites == 0) ngsites = 1;
+    if (ngsites + 1 >= capgsites) {
+        unsigned c = capgsites ? capgsites * 2 : 256;
+        struct gsite *p = realloc(gsites, c * sizeof *p);
+        if (!p) return 0;
+        gsites = p;
+        capgsites = c;
+    }
+    struct gsite *g = &gsites[ngsites];
+    memset(g, 0, sizeof *g);
+    g->mod_hash = mh;
+    g->off = off;
+    snprintf(g->mm.path, sizeof g->mm.path, "?");
+    g->text = strdup(text && *text ? text : "?");
+    gsite_hash[k] = ngsites++;
+    if (ngsites * 2 > gsite_hcap) gsite_rehash(gsite_hcap * 2);
+    return ngsites - 1;
+}
+
+struct lf *lf_open_remote(const char *label)
+{
+    struct lf *f = calloc(1, sizeof *f);
+    if (!f) return NULL;
+    f->rh = calloc(1, sizeof *f->rh);
+    f->path = strdup(label);
+    if (!f->rh || !f->path) {
+        free(f->rh);
+        free(f->path);
+        free(f);
+        return NULL;
+    }
+    f->remote = 1;
+    f->fd = -1;
+    f->base = (const uint8_t *)f->rh;
+    f->maplen = sizeof *f->rh;
+    f->rh->rank = -1;
+    f->rh->size = -1;
+    f->rh->clock_kind = 2;
+    f->ns_per_tick = 1.0;
+    return f;
+}
+
+int lf_is_remote(const struct lf *f) { return f->remote; }
+
+const void *lf_names_table(const struct lf *f, size_t *len)
+{
+    *len = f->names ? f->names->len : 0;
+    return f->names ? f->names->copy : NULL;
+}
+struct ml_header *lf_remote_hdr(struct lf *f) { return f->rh; }
+
+struct ml_live *lf_remote_slot(struct lf *f, unsigned i)
+{
+    if (!f->remote || i >= ML_MAX_THREADS) return NULL;
+    if (i >= f->rl_cap) {
+        unsigned c = f->rl_cap ? f->rl_cap : 4;
+        while (c <= i) c *= 2;
+        if (c > ML_MAX_THREADS) c = ML_MAX_THREADS;
+        struct ml_live *p = realloc(f->rl, c * sizeof *p);
+        if (!p) return NULL;
+        memset(p + f->rl_cap, 0, (c - f->rl_cap) * sizeof *p);
+        f->rl = p;
+        f->rl_cap = c;
+    }
+    return &f->rl[i];
+}
+
+void lf_remote_info(struct lf *f, const char *host, const char *impl)
+{
+    cstr(f->host, sizeof f->host, host, strlen(host));
+    cstr(f->impl, sizeof f->impl, impl, strlen(impl));
+    f->mpich = strncmp(f->impl, "mpich", 5) == 0;
+    snprintf(f->rh->host, sizeof f->rh->host, "%s", f->host);
+    snprintf(f->rh->mpi_impl, sizeof f->rh->mpi_impl, "%s", f->impl);
+}
+
+void lf_remote_names(struct lf *f, const uint8_t *table, size_t len)
+{
+    f->names = names_get(table, len);
+}
+
+void lf_remote_comm(struct lf *f, uint32_t index, uint32_t size, uint32_t rsize, uint32_t flags, uint64_t gid,
+                    const int32_t *members, unsigned nmembers)
+{
+    if (index >= ML_COMM_NONE) return;
+    if (!(flags & 2) && nmembers != (uint64_t)size + rsize) return;
+    if (index >= f->ncomms) {
+        unsigned n = index + 1;
+        struct lf_comm *c = realloc(f->comms, n * sizeof *c);
+        if (!c) return;
+        memset(c + f->ncomms, 0, (n - f->ncomms) * sizeof *c);
+        f->comms = c;
+        f->ncomms = n;
+    }
+    struct lf_comm *c = &f->comms[index];
+    free(c->members);
+    c->members = NULL;
+    c->valid = 0;
+    if (!(flags & 2) && nmembers) {
+        c->members = malloc(nmembers * sizeof *c->members);
+        if (!c->members) return;
+        memcpy(c->members, members, nmembers * sizeof *c->members);
+    }
+    c->size = size;
+    c->remote_size = rsize;
+    c->flags = flags;
+    c->gid = gid;
+    c->valid = 1;
+}
+
+void lf_remote_clock(struct lf *f, int64_t off) { f->clock_off = off; }
+void lf_remote_set_state(struct lf *f, int state) { f->rstate = state; }
+int lf_remote_state(const struct lf *f) { return f->remote ? f->rstate : LF_REMOTE_LIVE; }
+struct dl_reqs *lf_remote_reqs(struct lf *f) { return f->reqs; }
+
+void lf_remote_set_reqs(struct lf *f, struct dl_reqs *q)
+{
+    if (f->reqs) {
+        dl_reqs_free(f->reqs);
+        free(f->reqs);
+    }
+    f->reqs = q;
 }
 
 /* ---- routine classes ----------------------------------------------------- */

@@ -18,6 +18,7 @@ static const struct verb {
     {"export", cmd_export, "write a run as a Perfetto/Chrome trace or an OTF2 archive"},
     {"top", cmd_top, "live view of a run: what every rank does now; deadlock verdict"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
+    {"agent", cmd_agent, "send this node's live state to a front end (top/run --listen)"},
 };
 
 static void usage(FILE *out)

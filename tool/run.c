@@ -37,6 +37,8 @@
 #include <unistd.h>
 
 #include "live.h"
+#include "remote.h"
+#include "stream.h"
 #include "symbols.h"
 #include "tool.h"
 
@@ -73,6 +75,11 @@ static void help(FILE *out)
             "      --grace=S          when a rank failed (or the launcher ended) and other\n"
             "                         ranks still run after S seconds, stop them: SIGTERM,\n"
             "                         then SIGKILL 3 s later (default 10)\n"
+            "      --listen=[ADDR:]PORT  the live view across nodes: the first rank of each\n"
+            "                         node starts an agent (mpilens agent) that streams its\n"
+            "                         node's state here over TCP, authenticated by a secret\n"
+            "                         drawn for this job; listen on ADDR (default 127.0.0.1,\n"
+            "                         give an address the nodes reach) and PORT (0: any)\n"
             "  -q, --quiet            no table, no messages (the diagnosis of a failure is\n"
             "                         still printed)\n"
             "  -h, --help             this text\n\n"
@@ -275,11 +282,12 @@ int cmd_run(int argc, char **argv)
         {"deadlock-timeout", required_argument, 0, 'D'},
         {"deadlock-report", no_argument, 0, 'R'},
         {"grace", required_argument, 0, 'G'},
+        {"listen", required_argument, 0, 'L'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     long nranks = 2;
-    const char *outdir = NULL, *mpi = NULL;
+    const char *outdir = NULL, *mpi = NULL, *listen_on = NULL;
     int quiet = 0, c;
     struct live_opts lo;
     memset(&lo, 0, sizeof lo);
@@ -340,6 +348,7 @@ int cmd_run(int argc, char **argv)
             lo.stop = 0;
             lo.keep = 1;
             break;
+        case 'L': listen_on = optarg; break;
         case 'h': help(stdout); return 0;
         default:
             fprintf(stderr, "try 'mpilens run --help'\n");
@@ -430,6 +439,35 @@ int cmd_run(int argc, char **argv)
     char rtreal[PATH_MAX];
     if (realpath(rt, rtreal)) snprintf(rt, sizeof rt, "%s", rtreal);
 
+    /* the stream listener: before anything is created, so that a wrong
+     * address fails early */
+    struct rsrv *rs = NULL;
+    char secret_hex[2 * MS_SECRET_LEN + 1] = "", stream_addr[320] = "";
+    if (listen_on) {
+        uint8_t secret[MS_SECRET_LEN];
+        char err[512], host[256];
+        int port;
+        if (ms_parse_addr(listen_on, 1, host, sizeof host, &port, err, sizeof err) != 0) {
+            ERR("--listen: %s", err);
+            return 2;
+        }
+        if (ms_secret_new(secret, secret_hex) != 0) {
+            ERR("cannot draw a random secret for the stream: %s", strerror(errno));
+            return 1;
+        }
+        rs = rs_listen(listen_on, secret, stderr, "mpilens", err, sizeof err);
+        memset(secret, 0, sizeof secret);
+        if (!rs) {
+            ERR("--listen: %s", err);
+            return 2;
+        }
+        /* what the agents connect to: the address, or this host's name for a wildcard */
+        if (!strcmp(host, "0.0.0.0") || !strcmp(host, "::") || !host[0]) {
+            if (gethostname(host, sizeof host - 1) != 0) snprintf(host, sizeof host, "localhost");
+        }
+        snprintf(stream_addr, sizeof stream_addr, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, rs_port(rs));
+    }
+
     /* the run directory */
     char dir[PATH_MAX];
     if (outdir) {
@@ -455,6 +493,7 @@ int cmd_run(int argc, char **argv)
     }
     if (mkdir(dir, 0700) != 0) {
         ERR("cannot create %s: %s", dir, strerror(errno));
+        rs_free(rs);
         return 2;
     }
     char absdir[PATH_MAX];
@@ -472,9 +511,20 @@ int cmd_run(int argc, char **argv)
     snprintf(job, sizeof job, "%llu",
              (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec);
     setenv("MPILENS_JOBID", job, 1);
+    if (rs) {
+        char self[PATH_MAX], iv[32];
+        ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
+        self[l > 0 ? l : 0] = 0;
+        snprintf(iv, sizeof iv, "%g", lo.interval > 0 ? lo.interval : 1.0);
+        setenv("MPILENS_STREAM", stream_addr, 1);
+        setenv("MPILENS_SECRET", secret_hex, 1);
+        setenv("MPILENS_TOOL", self, 1);
+        setenv("MPILENS_STREAM_INTERVAL", iv, 1);
+        lo.remote = rs;
+    }
 
     /* the command */
-    char **av = calloc((size_t)ncmd + 16, sizeof *av);
+    char **av = calloc((size_t)ncmd + 32, sizeof *av);
     int k = 0;
     char nbuf[32];
     if (dashdash) {
@@ -488,6 +538,15 @@ int cmd_run(int argc, char **argv)
         av[k++] = "-x"; av[k++] = "LD_PRELOAD";
         av[k++] = "-x"; av[k++] = "MPILENS_DIR";
         av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
+        if (rs) {
+            av[k++] = "-x"; av[k++] = "MPILENS_STREAM";
+            av[k++] = "-x"; av[k++] = "MPILENS_SECRET";
+            av[k++] = "-x"; av[k++] = "MPILENS_TOOL";
+            av[k++] = "-x"; av[k++] = "MPILENS_STREAM_INTERVAL";
+            if (getenv("MPILENS_NODE_SIZE")) {
+                av[k++] = "-x"; av[k++] = "MPILENS_NODE_SIZE";
+            }
+        }
         snprintf(nbuf, sizeof nbuf, "%ld", nranks);
         av[k++] = "-n"; av[k++] = nbuf;
         av[k++] = prog;
@@ -514,6 +573,9 @@ int cmd_run(int argc, char **argv)
 
     if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s into %s/\n",
                         dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi, dir);
+    if (!quiet && rs)
+        fprintf(stderr, "mpilens: live view from node agents streaming to %s (authenticated, not encrypted)\n",
+                stream_addr);
     child = fork();
     if (child < 0) {
         ERR("cannot start %s: %s", av[0], strerror(errno));
@@ -590,6 +652,7 @@ int cmd_run(int argc, char **argv)
         fputc('\n', stderr);
         diag_print(absdir, stderr);
     }
+    rs_free(rs);      /* closes the streams: the agents end */
     lf_global_cleanup();
     sym_cleanup();
     if (!quiet) {

@@ -31,6 +31,7 @@ int diag_status(const char *dir, int *failed, int *alive);
  * the recorded executable); returns how many, or -1. */
 int diag_signal_leftovers(const char *dir, int sig);
 int cmd_top(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);

@@ -12,7 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "live.h"
+#include "remote.h"
+#include "stream.h"
 #include "symbols.h"
 #include "tool.h"
 
@@ -23,7 +30,8 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: mpilens top DIR [--once] [--interval S] [--sort size|age]\n"
-            "                       [--deadlock-timeout S] [--stop] [--launcher PID]\n\n"
+            "                       [--deadlock-timeout S] [--stop] [--launcher PID]\n"
+            "       mpilens top --listen [ADDR:]PORT --secret-file FILE [--port-file FILE] [DIR] ...\n\n"
             "Shows what every rank of the job recording into run directory DIR is doing,\n"
             "ranks in the same state grouped: WHO (ranks), WHAT (MPI routine and its peer,\n"
             "tag, root, communicator; or computing, finalized, died, not started), WHERE\n"
@@ -46,6 +54,14 @@ static void help(FILE *out)
             "                       go on watching instead of exiting\n"
             "  --launcher PID       the job's launcher: watch until it exits; stopped too\n"
             "  --rows N, --width N  table size (default: the terminal's)\n"
+            "  --listen [ADDR:]PORT the ranks come from node agents (mpilens agent) over TCP\n"
+            "                       instead of DIR's rank files: listen on ADDR (default\n"
+            "                       127.0.0.1; 0.0.0.0 for other hosts) and PORT (0: any free\n"
+            "                       one); DIR, if given, receives deadlock.txt\n"
+            "  --secret-file FILE   the job secret the agents must prove they know (64 hex\n"
+            "                       digits, mode 0600); created with a new random secret when\n"
+            "                       FILE does not exist; default: $MPILENS_SECRET\n"
+            "  --port-file FILE     write the port listened on to FILE (with --listen PORT 0)\n"
             "  -h, --help           this text\n\n"
             "Exit status: 0 the job ended, 3 deadlock found, 1 DIR unreadable, 2 usage.\n");
 }
@@ -82,12 +98,16 @@ int cmd_top(int argc, char **argv)
         {"width", required_argument, 0, 'W'},
         {"help", no_argument, 0, 'h'},
         {"bench", required_argument, 0, 'B'},   /* not in --help: bench/top_bench */
+        {"listen", required_argument, 0, 'l'},
+        {"secret-file", required_argument, 0, 'k'},
+        {"port-file", required_argument, 0, 'P'},
         {0, 0, 0, 0},
     };
     struct live_opts o;
     memset(&o, 0, sizeof o);
     int c, bench = 0;
     double v;
+    const char *listen_on = NULL, *secret_file = NULL, *port_file = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -135,17 +155,68 @@ int cmd_top(int argc, char **argv)
             break;
         }
         case 'B': bench = atoi(optarg); break;
+        case 'l': listen_on = optarg; break;
+        case 'k': secret_file = optarg; break;
+        case 'P': port_file = optarg; break;
         case 'h': help(stdout); return 0;
         default:
             fprintf(stderr, "try 'mpilens top --help'\n");
             return 2;
         }
     }
-    if (optind != argc - 1) {
+    if ((secret_file || port_file) && !listen_on) {
+        fprintf(stderr, "mpilens top: --secret-file and --port-file go with --listen\n");
+        return 2;
+    }
+    if (listen_on ? optind < argc - 1 : optind != argc - 1) {
         fprintf(stderr, "mpilens top: give one run directory, e.g. 'mpilens top mpilens-app-1234/'\n");
         return 2;
     }
-    if (bench > 0) {
+    struct rsrv *rs = NULL;
+    if (listen_on) {
+        char err[512], host[256];
+        int port;
+        uint8_t secret[MS_SECRET_LEN];
+        if (ms_parse_addr(listen_on, 1, host, sizeof host, &port, err, sizeof err) != 0) {
+            fprintf(stderr, "mpilens top: --listen: %s\n", err);
+            return 2;
+        }
+        if (secret_file && access(secret_file, F_OK) != 0 && errno == ENOENT) {
+            char hex[2 * MS_SECRET_LEN + 1];
+            if (ms_secret_new(secret, hex) != 0) {
+                fprintf(stderr, "mpilens top: cannot draw a random secret: %s\n", strerror(errno));
+                return 1;
+            }
+            if (ms_secret_write(secret_file, hex, err, sizeof err) != 0) {
+                fprintf(stderr, "mpilens top: %s\n", err);
+                return 1;
+            }
+            fprintf(stderr, "mpilens top: new job secret in %s (give it to the agents: --secret-file)\n",
+                    secret_file);
+        } else if (ms_secret_load(secret_file, secret, err, sizeof err) != 0) {
+            fprintf(stderr, "mpilens top: %s\n", err);
+            return 2;
+        }
+        rs = rs_listen(listen_on, secret, stderr, "mpilens top", err, sizeof err);
+        memset(secret, 0, sizeof secret);
+        if (!rs) {
+            fprintf(stderr, "mpilens top: --listen: %s\n", err);
+            return 1;
+        }
+        if (port_file) {
+            char tmp[4096], line[32];
+            snprintf(tmp, sizeof tmp, "%s.tmp%d", port_file, (int)getpid());
+            int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+            int l = snprintf(line, sizeof line, "%d\n", rs_port(rs));
+            if (fd < 0 || write(fd, line, (size_t)l) != l || close(fd) != 0 || rename(tmp, port_file) != 0) {
+                fprintf(stderr, "mpilens top: cannot write %s: %s\n", port_file, strerror(errno));
+                rs_free(rs);
+                return 1;
+            }
+        }
+        o.remote = rs;
+    }
+    if (bench > 0 && !rs) {
         int rc = live_bench(argv[optind], &o, bench);
         lf_global_cleanup();
         sym_cleanup();
@@ -158,7 +229,8 @@ int cmd_top(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    int rc = live_watch(argv[optind], &o);
+    int rc = live_watch(optind < argc ? argv[optind] : NULL, &o);
+    rs_free(rs);
     lf_global_cleanup();
     sym_cleanup();
     return rc;
