@@ -163,6 +163,8 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * So the thread is inside MPI exactly while t_start > t_end and
  * t_start > t_idle; it made progress when t_end changed; it is polling
  * without progress while t_idle keeps changing and t_end does not.
+ * A thread that spends more than ML_WORK_GAP_NS outside MPI between two polls
+ * is computing between polls, not only polling: such a poll bumps `work`.
  * Local calls that never wait (MPI_Comm_rank, MPI_Wtime, MPI_Get_count,
  * MPI_Type_size, ...: runtime/gen/genwrap.py LOCAL) do not touch the slot:
  * it shows the last call that communicates.
@@ -175,10 +177,14 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);
  *   anything else: stale (left from an earlier call). */
+#define ML_WORK_GAP_NS 20000000   /* 20 ms: above scheduling noise, below compute phases */
+
 struct ml_live {
     uint32_t seq;              /* odd while the start fields are written */
     uint16_t routine;          /* current or last routine */
-    uint8_t in_call;           /* unused (0): see t_start / t_end / t_idle */
+    uint8_t work;              /* polls after work: count (mod 256) of calls that completed
+                                * nothing (t_idle) and started more than ML_WORK_GAP_NS
+                                * after the thread's previous call ended */
     uint8_t used;              /* 1 once the thread made a call */
     uint32_t site;             /* call site of that routine */
     int32_t peer;              /* comm rank waited for, root, or ML_PEER_NONE */

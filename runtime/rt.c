@@ -37,6 +37,7 @@ extern const unsigned ml_nroutines;
 
 __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
+uint64_t ml_work_gap = UINT64_MAX;
 uint32_t ml_comm_gen;
 int ml_disabled;
 uint32_t ml_coll_seq[ML_COMM_NONE];
@@ -282,6 +283,11 @@ static void process_init(void)
         }
     }
     anchor_refresh();
+    if (!ml_use_tsc)
+        ml_work_gap = ML_WORK_GAP_NS;            /* ticks are ns */
+    else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks)
+        ml_work_gap = (uint64_t)((double)(hdr->anchor1_ticks - hdr->anchor0_ticks) /
+                                 (double)(hdr->anchor1_ns - hdr->anchor0_ns) * ML_WORK_GAP_NS);
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);

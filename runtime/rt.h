@@ -78,6 +78,7 @@ struct ml_call {
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 extern int ml_use_tsc;
+extern uint64_t ml_work_gap;   /* ML_WORK_GAP_NS in ticks */
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed */
 extern int ml_disabled;
 extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
@@ -266,8 +267,13 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
  * its end goes to t_idle, so t_end changes only with progress. */
 ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
 {
+    struct ml_live *l = c->th->live;
     ml_rec_commit(c, r, ret);
-    __atomic_store_n(&c->th->live->t_idle, c->t1, __ATOMIC_RELEASE);
+    /* a poll after more than ML_WORK_GAP_NS outside MPI: work between polls */
+    uint64_t prev = l->t_end > l->t_idle ? l->t_end : l->t_idle;
+    if (ML_UNLIKELY(c->t0 - prev > ml_work_gap && prev < c->t0))
+        __atomic_store_n(&l->work, (uint8_t)(l->work + 1), __ATOMIC_RELAXED);
+    __atomic_store_n(&l->t_idle, c->t1, __ATOMIC_RELEASE);
 }
 
 ML_INLINE void ml_rec_call(struct ml_call *c, int ret)

@@ -897,8 +897,13 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
         case ES_DIED:
             G.rank_term[e->rank] = e->state;
             break;
-        case ES_IN:
-        case ES_POLL: {
+        case ES_POLL:
+            if (e->working) {        /* computes between polls: a sink */
+                G.rank_active[e->rank] = 1;
+                break;
+            }
+            /* fall through */
+        case ES_IN: {
             G.node_next[G.nnodes] = -1;
             if (G.rank_node[e->rank] < 0) {
                 G.rank_node[e->rank] = (int)G.nnodes;
@@ -974,6 +979,10 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
                 int i = G.rank_first[r];
                 if (i >= 0 && ents[i].state == ES_COMPUTE && !G.rank_term[r])
                     snprintf(note, sizeof note, "not a deadlock: rank %d is computing", r);
+            }
+            for (unsigned i = 0; i < nents && !note[0]; i++) {
+                if (ents[i].state == ES_POLL && ents[i].working)
+                    snprintf(note, sizeof note, "not a deadlock: rank %d computes between polls", ents[i].rank);
             }
         }
         if (!note[0] && G.nnodes) snprintf(note, sizeof note, "not a deadlock: the blocked calls match each other");

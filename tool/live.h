@@ -146,6 +146,9 @@ struct ent {
     uint32_t sgid;           /* site id */
     int hidden;              /* a computing thread of a rank with threads in MPI:
                               * not shown, but it can make progress */
+    int working;             /* ES_POLL, but it worked (more than ML_WORK_GAP_NS outside
+                              * MPI between polls) within the last deadlock timeout:
+                              * computing between polls, a sink like ES_COMPUTE */
 };
 
 /* deadlock.c: the wait-for graph of a snapshot.  ents: every rank's

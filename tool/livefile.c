@@ -341,7 +341,7 @@ int lf_live(const struct lf *f, unsigned i, struct ml_live *out)
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         out->seq = s1;
         out->routine = l->routine;
-        out->in_call = l->in_call;
+        out->work = l->work;
         out->used = l->used;
         out->site = l->site;
         out->peer = l->peer;
