@@ -46,7 +46,7 @@ TOOL_CFLAGS += -DML_NO_OTF2
 else
 TOOL_CFLAGS += $(shell pkg-config --cflags otf2 2>/dev/null)
 endif
-RT_SRC := runtime/rt.c runtime/failsafe.c
+RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c
 RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES)

@@ -37,9 +37,11 @@ enum an_role {
     AN_SEND_INIT,   /* MPI_Send_init, Bsend_init, ...: persistent request */
     AN_RECV_INIT,   /* MPI_Recv_init */
     AN_SENDRECV,    /* MPI_Sendrecv, Sendrecv_replace */
-    AN_ISENDRECV,   /* MPI_Isendrecv (MPI-4): no request recorded */
-    AN_PROBE,       /* MPI_Probe, Iprobe, Improbe: do not consume a message */
+    AN_ISENDRECV,   /* MPI_Isendrecv(_replace) (MPI-4): SENDRECV + request (older files: none) */
+    AN_PROBE,       /* MPI_Probe, Iprobe: do not consume a message */
     AN_MPROBE,      /* MPI_Mprobe: consumes the message (Mrecv receives it) */
+    AN_IMPROBE,     /* MPI_Improbe: P2P_REQ (message handle) when it found one, which it
+                       consumes like MPI_Mprobe; P2P when it found none (and in older files) */
     AN_START,       /* MPI_Start, Startall: COMPLETE layout, started requests */
     AN_CANCEL,      /* MPI_Cancel: COMPLETE layout naming its request (completes nothing) */
     AN_INIT,        /* MPI_Init, Init_thread */

@@ -64,7 +64,7 @@ enum an_role an_role_of(const char *n)
         {"MPI_Recv_init", AN_RECV_INIT},
         {"MPI_Sendrecv", AN_SENDRECV}, {"MPI_Sendrecv_replace", AN_SENDRECV},
         {"MPI_Isendrecv", AN_ISENDRECV}, {"MPI_Isendrecv_replace", AN_ISENDRECV},
-        {"MPI_Probe", AN_PROBE}, {"MPI_Iprobe", AN_PROBE}, {"MPI_Improbe", AN_PROBE},
+        {"MPI_Probe", AN_PROBE}, {"MPI_Iprobe", AN_PROBE}, {"MPI_Improbe", AN_IMPROBE},
         {"MPI_Mprobe", AN_MPROBE},
         {"MPI_Start", AN_START}, {"MPI_Startall", AN_START},
         {"MPI_Cancel", AN_CANCEL},

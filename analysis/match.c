@@ -93,6 +93,8 @@ struct req {                     /* open request of a rank, by handle */
     int32_t tag;
     uint32_t bytes;
     uint64_t id;                 /* current activation (for exporters) */
+    uint64_t send_id;            /* MPI_Isendrecv: its send half (0: none) */
+    uint8_t nostatus;            /* MPI_Isendrecv whose completion status is not the receive's */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
 };
@@ -816,6 +818,44 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
     }
 }
 
+/* MPI_Isendrecv(_replace): a send posted, and a receive posted whose request
+ * (the call's) reports its status at completion, like an MPI_Irecv's. */
+static void do_isendrecv(struct an_match *m, const struct an_event *e, const struct an_end *end)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
+    const struct ml_p2p *p = &e->ev.p2p[1];
+    uint64_t h = e->ev.request;
+    uint64_t sid = ++rs->next_id;
+    do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
+    struct req *old = req_find(rs, h);
+    if (old && old->kind == RQ_RECV && old->active) {
+        struct precv *a = old->active;
+        old->active = NULL;
+        recv_abandon(m, rs, a);
+    }
+    struct req *q = req_slot(rs, h);
+    if (q) {
+        memset(q, 0, sizeof *q);
+        q->handle = h;
+        q->kind = RQ_RECV;
+        q->cidx = p->comm;
+        q->peer_comm = p->peer;
+        q->tag = p->tag;
+        q->bytes = p->bytes;
+        q->comm = comm_quiet(r, p->comm);
+        q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
+                                                                       : an_peer_world(m->run, r, p->comm, p->peer);
+        q->id = ++rs->next_id;
+        q->send_id = e->ev.p2p[0].peer == r->proc_null ? 0 : sid;
+        q->nostatus = (e->ev.sr_flags & ML_SR_NOSTATUS) != 0;
+    }
+    struct recv_info ri;
+    struct precv *rv = do_recv(m, e, end, p, 0, q == NULL, &ri);
+    if (q) q->active = rv;
+    if (ri.ok || p->peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, q ? q->id : 0);
+}
+
 /* A send request completed as cancelled: its message never existed.  It is
  * taken back from its channel if no receive took it yet (one that did was
  * paired by posting order with a message MPI cancelled; that pairing
@@ -913,6 +953,15 @@ static void do_complete(struct an_match *m, const struct an_event *e)
             m->st.untracked_done++;
             continue;
         }
+        struct ml_done dd;
+        if (q->nostatus && d->source != ML_PEER_CANCELLED) {
+            /* the library's status says nothing about the receive: a
+             * wildcard stays unresolved rather than resolved from garbage */
+            dd = *d;
+            dd.source = dd.tag = ML_PEER_NONE;
+            dd.bytes = 0;
+            d = &dd;
+        }
         if (d->source == ML_PEER_CANCELLED) {
             if (q->kind == RQ_SEND) {
                 send_cancelled(m, r, q);
@@ -938,6 +987,9 @@ static void do_complete(struct an_match *m, const struct an_event *e)
         } else if (q->peer == r->proc_null || q->peer_comm == r->proc_null) {
             op_note(m, AN_OP_RECV_DONE, q->comm, -1, r->proc_null, q->tag, 0, q->id);
         }
+        /* MPI_Isendrecv: its send half completed too */
+        if (q->send_id && d->source != ML_PEER_CANCELLED)
+            op_note(m, AN_OP_SEND_DONE, q->comm, -1, -1, -1, 0, q->send_id);
         if (!q->persistent) req_del(rs, q);
     }
 }
@@ -1051,20 +1103,32 @@ void an_match_event(struct an_match *m, const struct an_event *e)
                 op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, ev->p2p[0].bytes, 0);
             break;
         case AN_IRECV: do_recv(m, e, &end, &ev->p2p[0], 0, 1, &ri); break;      /* Fortran: no request */
-        case AN_PROBE: m->st.probes++; break;
+        case AN_PROBE:
+        case AN_IMPROBE: m->st.probes++; break;   /* Improbe that found nothing (or an old file) */
         default: break;
         }
         break;
     case ML_REC_P2P_REQ:
         end_of(&end, e);
-        if (role == AN_ISEND || role == AN_IRECV || role == AN_SEND_INIT || role == AN_RECV_INIT)
+        if (role == AN_ISEND || role == AN_IRECV || role == AN_SEND_INIT || role == AN_RECV_INIT) {
             do_request(m, e, &end, role);
+        } else if (role == AN_IMPROBE) {
+            /* MPI_Improbe found a message (the request is its message
+             * handle): taken here, as by MPI_Mprobe; MPI_Mrecv only fetches it */
+            do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
+            if (ri.ok || ev->p2p[0].peer == r->proc_null)
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, ev->p2p[0].bytes, 0);
+        }
         break;
     case ML_REC_SENDRECV:
         end_of(&end, e);
+        if (role == AN_ISENDRECV && ev->request) {
+            do_isendrecv(m, e, &end);
+            break;
+        }
         do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0);
         if (role == AN_ISENDRECV) {
-            do_recv(m, e, &end, &ev->p2p[1], 0, 1, &ri);
+            do_recv(m, e, &end, &ev->p2p[1], 0, 1, &ri);   /* older files: no request */
         } else {
             do_recv(m, e, &end, &ev->p2p[1], 1, 0, &ri);
             if (ri.ok || ev->p2p[1].peer == r->proc_null)

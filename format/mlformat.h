@@ -218,7 +218,10 @@ enum ml_rec_type {
     ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
     ML_REC_COLL = 4,     /* + struct ml_coll; nonblocking collectives: + u64 request
                             + u64 instance number on the communicator (aux above) */
-    ML_REC_SENDRECV = 5, /* + struct ml_p2p (send part) + struct ml_p2p (receive part) */
+    ML_REC_SENDRECV = 5, /* + struct ml_p2p (send part) + struct ml_p2p (receive part);
+                            MPI_Isendrecv(_replace): + u64 request, and where the library's
+                            completion status does not describe the receive: + u64 flags
+                            (ML_SR_NOSTATUS) */
     ML_REC_COMPLETE = 6, /* + u32 n, u32 pad, then n x struct ml_done (at most ML_DONE_MAX) */
     ML_REC_COMPLETE_MORE = 7, /* same layout: more requests of the preceding call (dt = dur = 0) */
     ML_REC_TIME = 16,    /* no call: u64 absolute ticks; next dt is relative to it */
@@ -246,6 +249,8 @@ struct ml_rec {          /* 16 bytes, starts every record */
 #define ML_TYPE_NONE 0xffffu
 #define ML_PEER_NONE (-32768)    /* routine has no peer */
 #define ML_PEER_CANCELLED (-32769) /* ml_done.source: the status says cancelled (MPI_Test_cancelled) */
+#define ML_SR_NOSTATUS 1u        /* SENDRECV flags: the request's completion status is not the
+                                    receive's (MPICH 4.0's MPI_Isendrecv) */
 
 struct ml_p2p {          /* 16 bytes */
     uint16_t comm;       /* comm definition index */

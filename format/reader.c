@@ -557,6 +557,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         memset(e->p2p, 0, sizeof e->p2p);
         memset(&e->coll, 0, sizeof e->coll);
         e->request = 0;
+        e->sr_flags = 0;
         e->coll_seq = 0;
         e->has_result = 0;
         e->result = 0;
@@ -580,6 +581,8 @@ static int advance(struct mlr_file *f, struct cursor *c)
             break;
         case ML_REC_SENDRECV:
             if (body >= 32) memcpy(e->p2p, p, 32);
+            if (body >= 40) memcpy(&e->request, p + 32, 8);   /* MPI_Isendrecv(_replace) */
+            if (body >= 48) memcpy(&e->sr_flags, p + 40, 8);
             break;
         case ML_REC_COLL:
             if (body >= 16) memcpy(&e->coll, p, 16);

@@ -60,8 +60,10 @@ struct mlr_event {
     uint8_t type;            /* ML_REC_CALL ... ML_REC_COMPLETE */
     struct ml_p2p p2p[2];    /* P2P, P2P_REQ: [0]; SENDRECV: [0] send, [1] receive */
     struct ml_coll coll;     /* COLL */
-    uint64_t request;        /* P2P_REQ; COLL of a nonblocking collective */
+    uint64_t request;        /* P2P_REQ (MPI_Improbe: the message); COLL of a nonblocking
+                              * collective; SENDRECV of MPI_Isendrecv(_replace) */
     uint64_t coll_seq;       /* COLL of a nonblocking collective: its number on the communicator */
+    uint64_t sr_flags;       /* SENDRECV of MPI_Isendrecv: ML_SR_* */
     int has_result;
     int32_t result;          /* MPI error code when has_result */
     uint32_t ndone;          /* COMPLETE: completed requests */

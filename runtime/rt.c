@@ -5,8 +5,10 @@
  * rare for rt.h.  Nothing here runs on every call.
  *
  * Promise: the runtime never changes what the program sees from MPI.  It
- * calls PMPI_ only on arguments the program passed, or on a private
- * duplicate of MPI_COMM_WORLD for its clock samples.
+ * calls PMPI_ only on arguments the program passed, on a private duplicate
+ * of MPI_COMM_WORLD for its clock samples, and for one-time checks of the
+ * library (requests.c) on a receive from MPI_PROC_NULL or a private
+ * duplicate of MPI_COMM_SELF.
  */
 #include "rt.h"
 #include "rt_more.h"
@@ -1114,6 +1116,11 @@ void *ml_fstatus_pre(void *status, void *ierr)
 void ml_fstatus_post(void)
 {
     fort_status = fort_ierr = NULL;
+}
+
+int ml_mpi_ready(void)
+{
+    return mpi_ready;
 }
 
 /* The Fortran binding called PMPI_ itself: record from the Fortran arguments

@@ -178,7 +178,8 @@ static void load_requests(struct lf *lf, struct reqs *q)
             r->peer = e.coll.root;
             snprintf(r->routine, sizeof r->routine, "%s", name);
             sym_site(f, e.site, r->site, sizeof r->site);
-        } else if (e.type == ML_REC_P2P_REQ) {
+        } else if (e.type == ML_REC_P2P_REQ && strstr(name, "probe") == NULL) {
+            /* (MPI_Improbe's request is the message it found: no request) */
             struct req *r = req_new(q, e.request);
             if (!r) break;
             r->thread = e.thread;
@@ -188,6 +189,19 @@ static void load_requests(struct lf *lf, struct reqs *q)
             r->comm = e.p2p[0].comm;
             r->peer = e.p2p[0].peer;
             r->tag = e.p2p[0].tag;
+            snprintf(r->routine, sizeof r->routine, "%s", name);
+            sym_site(f, e.site, r->site, sizeof r->site);
+        } else if (e.type == ML_REC_SENDRECV && e.request) {
+            /* MPI_Isendrecv(_replace): a Wait on it waits for its receive */
+            struct req *r = req_new(q, e.request);
+            if (!r) break;
+            r->thread = e.thread;
+            r->send = 0;
+            r->persistent = 0;
+            r->active = 1;
+            r->comm = e.p2p[1].comm;
+            r->peer = e.p2p[1].peer;
+            r->tag = e.p2p[1].tag;
             snprintf(r->routine, sizeof r->routine, "%s", name);
             sym_site(f, e.site, r->site, sizeof r->site);
         } else if (e.type == ML_REC_COMPLETE) {

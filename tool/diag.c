@@ -406,8 +406,7 @@ int diag_print(const char *dir, FILE *out)
         files = &single;
         nfiles = 1;
     } else if (err) {
-        fprintf(stderr, "mpilens: %s %s\n", dir, mlr_strerror(err));
-        return -1;
+        return -1;                    /* the caller says what is wrong */
     } else {
         files = d.files;
         nfiles = d.n;
@@ -420,7 +419,7 @@ int diag_print(const char *dir, FILE *out)
         struct mlr_file *f;
         int e = mlr_open(files[i], &f);
         if (e) {
-            fprintf(out, "%s: %s; skipped\n", files[i], mlr_strerror(e));
+            if (!single) fprintf(out, "%s: %s; skipped\n", files[i], mlr_strerror(e));
             continue;
         }
         struct rk *r = &rs[n++];
@@ -433,7 +432,6 @@ int diag_print(const char *dir, FILE *out)
         if (o < origin) origin = o;
     }
     if (!rs || n == 0) {
-        fprintf(out, "mpilens: no readable rank file in %s\n", dir);
         free(rs);
         free(single);
         if (!single) mlr_dir_free(&d);

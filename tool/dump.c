@@ -136,6 +136,12 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         case ML_REC_SENDRECV:
             put_p2p(o, f, &e.p2p[0], "");
             put_p2p(o, f, &e.p2p[1], "recv_");
+            if (e.request) {                 /* MPI_Isendrecv(_replace) */
+                fprintf(o, " req=0x%" PRIx64, e.request);
+                struct req_slot *r = req_slot(e.request);
+                r->handle = e.request;
+                r->comm = e.p2p[1].comm;
+            }
             break;
         case ML_REC_COLL:
             if (e.coll.comm != ML_COMM_NONE) fprintf(o, " comm=%u", e.coll.comm);

@@ -194,6 +194,7 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
         fprintf(o, ",\"sendtag\":%d,\"sendbytes\":%" PRIu32, ev->p2p[0].tag, ev->p2p[0].bytes);
         pf_peer(p, r, "source", ev->p2p[1].comm, ev->p2p[1].peer);
         fprintf(o, ",\"recvtag\":%d,\"recvbytes\":%" PRIu32, ev->p2p[1].tag, ev->p2p[1].bytes);
+        if (ev->request) fprintf(o, ",\"request\":\"0x%" PRIx64 "\"", ev->request);
         break;
     case ML_REC_COLL:
         pf_comm(p, r, "comm", ev->coll.comm);

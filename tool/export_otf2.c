@@ -153,7 +153,7 @@ static OTF2_RegionRole region_role(const char *name, int role)
 {
     switch (role) {
     case AN_SEND: case AN_ISEND: case AN_RECV: case AN_IRECV: case AN_SEND_INIT: case AN_RECV_INIT:
-    case AN_SENDRECV: case AN_ISENDRECV: case AN_PROBE: case AN_MPROBE: case AN_START:
+    case AN_SENDRECV: case AN_ISENDRECV: case AN_PROBE: case AN_MPROBE: case AN_IMPROBE: case AN_START:
         return OTF2_REGION_ROLE_POINT2POINT;
     }
     switch (coll_op(name)) {

@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profile_report.h"
 #include "symbols.h"
@@ -66,10 +68,24 @@ int cmd_report(int argc, char **argv)
         }
     }
     int rc = 0;
+    struct stat st;
+    if (stat(argv[optind], &st) != 0) {
+        fprintf(stderr, "mpilens report: %s: does not exist (give the directory the run wrote, e.g. mpilens-app-1234/)\n",
+                argv[optind]);
+        if (out != stdout) {
+            fclose(out);
+            unlink(outpath);
+        }
+        return 1;
+    }
     if (!ro.json) {
         int d = diag_print(argv[optind], out);
         sym_cleanup();
-        if (d < 0) rc = 1;
+        if (d < 0) {
+            rc = 1;
+            if (failures_only)
+                fprintf(stderr, "mpilens report: %s: no readable rank file\n", argv[optind]);
+        }
         if (!failures_only && d >= 0) fputc('\n', out);
     }
     if (!failures_only) rc = report_profile_opts(argv[optind], out, &ro);
@@ -77,5 +93,6 @@ int cmd_report(int argc, char **argv)
         perror(outpath);
         rc = 1;
     }
+    if (rc != 0 && out != stdout) unlink(outpath); /* no half-written report left behind */
     return rc;
 }

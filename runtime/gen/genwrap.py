@@ -308,6 +308,7 @@ def emit_c(w, name, rid, proto):
     rtag = idx('recvtag', typ='int')
     status = next((i for i, p in enumerate(pnames) if p == 'status' and typ_of(i) == 'MPI_Status*'), None)
     request = next((i for i, p in enumerate(pnames) if p == 'request' and typ_of(i) == 'MPI_Request*'), None)
+    msgi = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Message*{}'), None)
     count = idx('count', 'origin_count', 'sendcount', typ='int|MPI_Count')
     dtype = idx('datatype', 'origin_datatype', 'sendtype', typ='MPI_Datatype')
     rcount = idx('recvcount', typ='int|MPI_Count')
@@ -418,7 +419,12 @@ def emit_c(w, name, rid, proto):
             dt = 'a%d' % dtype if dtype is not None else 'MPI_DATATYPE_NULL'
             tg = 'a%d' % tag if tag is not None else 'ML_PEER_NONE'
             req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
-            if st and dest is None:
+            if name in ('MPI_Improbe',) and st and idx('flag') is not None and msgi is not None:
+                # whether it found a message, and which (requests.c)
+                flag = idx('flag')
+                w('    ml_rec_improbe(&c, %s, a%d, %s, a%d && *a%d, a%d, %s, %s);'
+                  % (cexpr, peer, tg, flag, flag, msgi, st, res))
+            elif st and dest is None:
                 flag = idx('flag')
                 w('    ml_rec_p2p_status(&c, %s, %s, a%d, %s, %s, %s, %s, %s, %d, %s);'
                   % (cexpr, dt, peer, tg, cnt, st, req, res, 1 if request is not None else 0,
@@ -426,6 +432,13 @@ def emit_c(w, name, rid, proto):
             else:
                 w('    ml_rec_p2p(&c, %s, %s, a%d, %s, %s, %s, %s, %d);'
                   % (cexpr, dt, peer, tg, cnt, req, res, 1 if request is not None else 0))
+        elif kind == 'sendrecv' and count is not None and dtype is not None and request is not None:
+            # MPI_Isendrecv(_replace): the request, for the receive half's
+            # status at its completion (requests.c)
+            rc = 'a%d' % rcount if rcount is not None else 'a%d' % count
+            rt = 'a%d' % rtype if rtype is not None else 'a%d' % dtype
+            w('    ml_rec_isendrecv(&c, %s, a%d, a%d, a%d, a%d, a%d, %s, %s, a%d, a%d, %s);'
+              % (cexpr, dtype, dest, tag, count, source, rt, rc, rtag, request, res))
         elif kind == 'sendrecv' and count is not None and dtype is not None:
             rc = 'a%d' % rcount if rcount is not None else 'a%d' % count
             rt = 'a%d' % rtype if rtype is not None else 'a%d' % dtype
@@ -526,6 +539,69 @@ def emit_completion(w, kind, args, ptypes, pnames, call, name):
     w('    return ret;')
 
 
+# Fortran entry points that record their requests, statuses or message
+# themselves when the binding calls PMPI_ (requests.c).  Positions are the
+# MPI standard's argument order (the same in C and Fortran; ierror follows).
+F_REQ_P2P = re.compile(r'^MPI_(Isend|Ibsend|Issend|Irsend|Irecv|Send_init|Bsend_init|Ssend_init|'
+                       r'Rsend_init|Recv_init)$')
+# routine: (kind, count, requests, status(es), ierror, flag, index/outcount, indices)
+F_DONE = {
+    'MPI_Wait': ('WAIT', None, 0, 1, 2, None, None, None),
+    'MPI_Test': ('TEST', None, 0, 2, 3, 1, None, None),
+    'MPI_Waitall': ('WAITALL', 0, 1, 2, 3, None, None, None),
+    'MPI_Testall': ('TESTALL', 0, 1, 3, 4, 2, None, None),
+    'MPI_Waitany': ('WAITANY', 0, 1, 3, 4, None, 2, None),
+    'MPI_Testany': ('TESTANY', 0, 1, 4, 5, 3, 2, None),
+    'MPI_Waitsome': ('WAITSOME', 0, 1, 4, 5, None, 2, 3),
+    'MPI_Testsome': ('TESTSOME', 0, 1, 4, 5, None, 2, 3),
+    'MPI_Start': ('START', None, 0, None, 1, None, None, None),
+    'MPI_Cancel': ('START', None, 0, None, 1, None, None, None),
+    'MPI_Request_free': ('START', None, 0, None, 1, None, None, None),
+    'MPI_Startall': ('STARTALL', 0, 1, None, 2, None, None, None),
+}
+# routine: (sendcount, sendtype, dest, sendtag, recvcount, recvtype, source, recvtag, comm, status)
+F_SENDRECV = {
+    'MPI_Sendrecv': (1, 2, 3, 4, 6, 7, 8, 9, 10, 11),
+    'MPI_Sendrecv_replace': (1, 2, 3, 4, None, None, 5, 6, 7, 8),
+}
+
+
+def emit_f_special(w, sym, rid, base, names, rt, arg):
+    """The Fortran wrappers of requests.c; False when sym is not one."""
+    nargs = len(names)
+    A = lambda i: 'a%d' % i if i is not None else 'NULL'
+    head = '#undef %s\nML_FORTRAN_REC(%s, %s, %d, ' % (sym, rt, sym, rid)
+    if F_REQ_P2P.match(base) and 'request' in names:
+        req = names.index('request')
+        w(head + '%s, %s, %s, (void)0, {}, {ml_f_p2p_req(&c, %s, %s, %s, %s, %s, a%d, a%d);}, {})'
+          % (arg('comm'), arg('peer'), arg('tag'), arg('comm'), arg('peer'), arg('tag'),
+             arg('count'), arg('dtype'), req, nargs))
+        return True
+    if base in F_DONE:
+        kind, cnt, reqs, st, ierr, flag, index, indices = F_DONE[base]
+        if ierr != nargs:
+            return False
+        pre = 'ml_fd_pre(&c, &fd_, ML_FD_%s, %s, a%d, %s)' % (kind, A(cnt), reqs, A(st))
+        pre = ('a%d = %s;' % (st, pre)) if st is not None else pre + ';'
+        w(head + 'NULL, NULL, NULL, struct ml_fdone fd_; static int ib_ = -1, {%s}, '
+          '{ml_fd_record(&c, &fd_, a%d, %s, %s, %s, (void *)real, &ib_);}, {ml_fd_post(&fd_);})'
+          % (pre, ierr, A(flag), A(index), A(indices)))
+        return True
+    if base in F_SENDRECV:
+        sc, stp, dest, stag, rc, rtp, src, rtag, comm, st = F_SENDRECV[base]
+        if st + 1 != nargs:
+            return False
+        w(head + 'a%d, a%d, a%d, struct ml_fst1 fs_, {a%d = ml_fst1_pre(&fs_, a%d);}, '
+          '{ml_f_sendrecv(&c, &fs_, a%d, a%d, a%d, a%d, a%d, a%d, %s, %s, a%d, a%d);}, {})'
+          % (comm, dest, stag, st, st, comm, stp, dest, stag, sc, src, A(rtp), A(rc), rtag, nargs))
+        return True
+    if base == 'MPI_Improbe' and nargs == 6:
+        w(head + 'a2, a0, a1, struct ml_fst1 fs_, {a5 = ml_fst1_pre(&fs_, a5);}, '
+          '{ml_f_improbe(&c, &fs_, a2, a0, a1, a3, a4, a6);}, {})')
+        return True
+    return False
+
+
 def emit_f(w, sym, rid, routine, proto):
     """Fortran entry point: forward all argument registers and stack slots."""
     base = routine
@@ -546,10 +622,12 @@ def emit_f(w, sym, rid, routine, proto):
                     break
     def arg(k):
         return 'a%d' % pos[k] if k in pos else 'NULL'
+    if proto and not dbl and emit_f_special(w, sym, rid, base, names, rt, arg):
+        return
     hook_pre = hook_post = ''
     if base == 'MPI_Finalize':
         hook_pre, hook_post = 'ml_before_finalize();', 'ml_after_finalize();'
-    elif base == 'MPI_Recv' and 'status' in names:
+    elif base in ('MPI_Recv', 'MPI_Mprobe') and 'status' in names:
         # Open MPI's bindings call PMPI_Recv: the actual source and tag come
         # from the Fortran status (ours where the program ignores it)
         si = names.index('status')

@@ -27,7 +27,7 @@ for impl in $FS_IMPLS_OK; do
         "$MPILENS" report --failures "$d" >"$d.report" 2>&1
         grep -q "no failure: every rank called MPI_Finalize" "$d.report" ||
             fs_fail "$impl: clean run (MPILENS_SYNC_INTERVAL=$iv) reported as: $(head -c 400 "$d.report" | tr '\n' '|')"
-        fs_check_calls "$impl clean run" "$d"
+        fs_check_calls "$impl clean run" "$d" none
     done
     echo "ok $impl: clean runs"
 done

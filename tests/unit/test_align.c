@@ -101,7 +101,9 @@ int main(void)
     ASSERT_EQ(an_role_of("MPI_Send_init"), AN_SEND_INIT);
     ASSERT_EQ(an_role_of("MPI_Sendrecv_replace"), AN_SENDRECV);
     ASSERT_EQ(an_role_of("MPI_Irecv"), AN_IRECV);
-    ASSERT_EQ(an_role_of("MPI_Improbe"), AN_PROBE);
+    ASSERT_EQ(an_role_of("MPI_Improbe"), AN_IMPROBE);
+    ASSERT_EQ(an_role_of("MPI_Iprobe"), AN_PROBE);
+    ASSERT_EQ(an_role_of("MPI_Isendrecv_replace"), AN_ISENDRECV);
     ASSERT_EQ(an_role_of("MPI_Mprobe"), AN_MPROBE);
     ASSERT_EQ(an_role_of("MPI_Startall"), AN_START);
     ASSERT_EQ(an_role_of("MPI_Sendx"), AN_OTHER);

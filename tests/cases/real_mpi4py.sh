@@ -1,0 +1,41 @@
+# A Python MPI program (Debian's python3-mpi4py, which loads Open MPI at
+# import time) under `mpilens run`: the same output as without it, every
+# rank recorded, the buffer messages (ring Sendrecv, wildcard Irecv +
+# Waitall) matched with their exact bytes, 0 unmatched, no finding.
+# timeout: 200
+py=/usr/bin/python3
+"$py" -c 'import mpi4py' 2>/dev/null || fail "python3-mpi4py not installed"
+need_runtime openmpi
+need_mpilens
+script=$ROOT/tests/programs/m4p_ring.py
+cd "$TEST_TMP" || fail "no TEST_TMP"
+n=3
+run_openmpi $n "$py" "$script" >plain.out 2>plain.err || fail "plain run failed: $(tail -3 plain.err)"
+"$MPILENS" run --monitor=off -n $n -o trace "$py" "$script" >ml.out 2>ml.err ||
+    fail "mpilens run failed: $(tail -3 ml.err)"
+grep -q "with openmpi" ml.err || fail "mpilens run did not pick Open MPI: $(head -2 ml.err)"
+cp plain.out a; cp ml.out b
+cmp -s a b || fail "output differs with the runtime: $(diff a b | head -5)"
+grep -q "got \[100, 200\]" plain.out || fail "unexpected program output: $(cat plain.out)"
+"$MPILENS" report --json trace >rep.json 2>rep.err || fail "report: $(cat rep.err)"
+python3 - rep.json $n <<'PY' || fail "report check failed"
+import json, sys
+rep = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+m = rep['messages']
+bad = []
+if rep['run']['ranks_read'] != n: bad.append(f"ranks read {rep['run']['ranks_read']}")
+# at least the ring (n) and the gather (n-1); mpi4py's pickled collectives
+# add their own
+if m['matched'] < 2 * n - 1: bad.append(f"only {m['matched']} matched")
+for k in ('unmatched_sends', 'unmatched_receives', 'pending_receives', 'unresolved_receives'):
+    if m[k]: bad.append(f'{k}: {m[k]}')
+if rep['findings']: bad.append('findings: ' + '; '.join(f['text'] for f in rep['findings'][:3]))
+for b in bad: print('FAIL mpi4py:', b)
+sys.exit(1 if bad else 0)
+PY
+# the ring's buffer messages: one 80-byte MPI_Sendrecv send per rank
+"$MPILENS" dump trace >dump.txt || fail "dump failed"
+k=$(grep -c "MPI_Sendrecv .*tag=5 bytes=80 type=MPI_DOUBLE" dump.txt)
+assert_eq "$k" "$n" "MPI_Sendrecv records with 80 bytes"
+k=$(grep -c "MPI_Irecv " dump.txt)
+assert_eq "$k" "$((n - 1))" "MPI_Irecv records on rank 0"
