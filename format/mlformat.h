@@ -176,7 +176,12 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);
- *   anything else: stale (left from an earlier call). */
+ *   anything else: stale (left from an earlier call).
+ * One routine is not MPI: the last name of the routine table, ML_JOIN_NAME,
+ * shown while the thread is in pthread_join outside MPI calls (no trace
+ * record); peer is the live-slot index of the thread it joins, or
+ * ML_PEER_NONE when that thread has no slot; it ends with t_end. */
+#define ML_JOIN_NAME "pthread_join"
 #define ML_WORK_GAP_NS 20000000   /* 20 ms: above scheduling noise, below compute phases */
 
 struct ml_live {

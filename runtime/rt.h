@@ -26,6 +26,7 @@
 #ifndef ML_RT_H
 #define ML_RT_H
 
+#include <pthread.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -113,9 +114,14 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
 /* Live slot of a thread the program starts (failsafe.c pthread_create). */
-void ml_thread_claim(void);
+void ml_thread_claim(int slot);
+int ml_thread_reserve(void);
+void ml_thread_reserved(int slot, pthread_t t);
 extern __thread int ml_own_thread;  /* set while the runtime starts a thread of its own */
 void ml_thread_unclaim(void);
+/* pthread_join of the program (failsafe.c): shown in the live slot. */
+int ml_join_begin(pthread_t t, void *ret_addr);
+void ml_join_end(void);
 /* Fortran entry: what the call waits for, from its arguments, before it runs. */
 void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag);
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);

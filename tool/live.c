@@ -268,6 +268,10 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
         snprintf(buf, n, "%s of %lld request%s%s", name, (long long)(int64_t)e->l.aux,
                  (int64_t)e->l.aux == 1 ? "" : "s", poll);
         return;
+    case RC_JOIN:
+        if (e->l.peer >= 0) snprintf(buf, n, "%s of thread %d", name, e->l.peer);
+        else snprintf(buf, n, "%s of a thread without MPI calls", name);
+        return;
     }
     snprintf(buf, n, "%s%s", name, poll);
 }

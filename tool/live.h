@@ -114,6 +114,8 @@ enum rclass {
     RC_TEST, RC_TESTALL, RC_TESTANY, RC_TESTSOME, RC_IPROBE, RC_REQ_STATUS,
     RC_ISTART,               /* nonblocking starts (Isend, Irecv, Ibcast, ...) */
     RC_FINALIZE, RC_INIT, RC_ONESIDED,
+    RC_JOIN,                 /* pthread_join outside MPI (mlformat.h ML_JOIN_NAME): peer is
+                              * the live-slot index of the joined thread */
 };
 int routine_class(const char *name);
 int rclass_rooted(const char *name);   /* Bcast, Reduce, Gather(v), Scatter(v) */

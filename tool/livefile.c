@@ -606,6 +606,7 @@ void lf_global_cleanup(void)
 
 int routine_class(const char *n)
 {
+    if (!strcmp(n, ML_JOIN_NAME)) return RC_JOIN;
     if (strncmp(n, "MPI_", 4) != 0) return RC_OTHER;
     const char *s = n + 4;
     size_t l = strlen(s);
