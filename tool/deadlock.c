@@ -35,7 +35,7 @@
 #include "symbols.h"
 #include "tool.h"
 
-enum { K_UNKNOWN = 0, K_ALL, K_ANY, K_COLL, K_FINALIZE };
+enum { K_UNKNOWN = 0, K_ALL, K_ANY, K_COLL, K_FINALIZE, K_JOIN };
 
 struct op {
     int send;                /* 1 send, 0 receive */
@@ -70,6 +70,11 @@ struct node {
     int *clause_any;         /* clause comes from MPI_ANY_SOURCE / any-of requests */
     struct inst **ci;        /* collective instances it needs (AND): each needs all its missing */
     unsigned nci;
+    int join;                /* K_JOIN: the node of the joined thread (same rank), -1 */
+    int jnext;               /* next node joining the same thread, -1 (G->joiners) */
+    /* the fixpoint */
+    unsigned need;           /* clauses, instances and join not satisfied yet */
+    char *clsat;             /* per clause: satisfied */
     char why[160];
 };
 
@@ -86,8 +91,9 @@ struct inst {
     int *missing;            /* members that have not arrived / started */
     unsigned nmissing;
     const struct node *mis;  /* a member in another collective at the same position */
-    unsigned pass;           /* fixpoint: `ok` computed in this pass */
-    int ok, reported;
+    unsigned left;           /* fixpoint: missing members not yet able to go on */
+    unsigned *nodes, nnodes; /* the nodes that need it */
+    int reported, marked;
 };
 
 /* ---- requests of a rank, from its trace ---------------------------------- */
@@ -114,7 +120,27 @@ struct reqs {
     unsigned n, cap;
     struct nbc_max *nb;
     unsigned nnb;
+    int undescribed;         /* calls that made requests the trace does not describe
+                              * (I/O, RMA, generalized, partitioned, ...) */
 };
+
+/* Does a call of this name, recorded without a request, start one?  (File_i*,
+ * Rput, Grequest_start, persistent and partitioned inits, Comm_idup, ...) */
+static int makes_request(const char *n)
+{
+    if (strncmp(n, "MPI_", 4) != 0) return 0;
+    n += 4;
+    if (!strncmp(n, "File_i", 6) || !strncmp(n, "Grequest_start", 14) || !strncmp(n, "Comm_idup", 9)) return 1;
+    if (!strcmp(n, "Rput") || !strcmp(n, "Rget") || !strcmp(n, "Raccumulate") || !strcmp(n, "Rget_accumulate"))
+        return 1;
+    size_t l = strlen(n);
+    if (l > 2 && !strcmp(n + l - 2, "_c")) l -= 2;
+    if (l > 5 && !strncmp(n + l - 5, "_init", 5) && strncmp(n, "Init", 4)) return 1;
+    if (n[0] == 'I' && strncmp(n, "Iprobe", 6) && strncmp(n, "Improbe", 7) && strncmp(n, "Init", 4) &&
+        strncmp(n, "Info", 4) && strncmp(n, "Intercomm", 9) && strncmp(n, "Is_thread_main", 14))
+        return 1;
+    return 0;
+}
 
 static void nbc_note(struct reqs *q, uint32_t comm, uint64_t seq)
 {
@@ -204,6 +230,8 @@ static void load_requests(struct lf *lf, struct reqs *q)
             r->tag = e.p2p[1].tag;
             snprintf(r->routine, sizeof r->routine, "%s", name);
             sym_site(f, e.site, r->site, sizeof r->site);
+        } else if (e.type != ML_REC_COMPLETE && e.type != ML_REC_P2P_REQ && !e.request && makes_request(name)) {
+            q->undescribed++;
         } else if (e.type == ML_REC_COMPLETE) {
             int start = !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");
             for (uint32_t i = 0; i < e.ndone; i++) {
@@ -240,7 +268,7 @@ struct g {
     struct inst **inst;      /* instances, and their hash (open addressing) */
     unsigned ninst, capinst;
     unsigned *ihash, ihcap;
-    unsigned pass;
+    int *joiners;            /* per node: first node joining its thread, -1; then jnext */
     struct cmem {            /* communicator members by gid (comm_members) */
         uint64_t gid;
         unsigned n;
@@ -336,8 +364,29 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
         for (unsigned i = 0; i < q->n && np < 256; i++)
             if (q->r[i].active && q->r[i].thread == e->thread) pick[np++] = &q->r[i];
     }
-    int any = c == RC_WAITANY || c == RC_WAITSOME || c == RC_TESTANY || c == RC_TESTSOME;
-    if (np == 0 || (np != want && (any || np > want))) {
+    int any = c == RC_WAITANY || c == RC_WAITSOME || c == RC_TESTANY || c == RC_TESTSOME, widened = 0;
+    if (!single && want > 0 && (np == 0 || (np != want && (any || np > want))) && !q->undescribed) {
+        /* The thread's own requests do not explain the call: it waits on
+         * requests another thread started.  Those it waits on are active
+         * requests of the rank (at least one, or the call would have
+         * returned), and the trace describes them all: any of the rank's
+         * active requests (OR) is needed, whatever the call (weaker than
+         * Waitall's AND: it may miss a deadlock, never invent one). */
+        np = 0;
+        int other = 0;
+        for (unsigned i = 0; i < q->n; i++)
+            if (q->r[i].active) {
+                if (np == 256) {
+                    np = 0;         /* too many to say */
+                    break;
+                }
+                other |= q->r[i].thread != e->thread;
+                pick[np++] = &q->r[i];
+            }
+        if (np && other) any = widened = 1;
+        else np = 0;
+    }
+    if (np == 0 || (!widened && np != want && (any || np > want))) {
         snprintf(n->why, sizeof n->why, "%s on request%s the trace does not describe (a collective's?)",
                  lf_routine(e->f, e->l.routine), want == 1 ? "" : "s");
         n->kind = K_UNKNOWN;
@@ -423,6 +472,7 @@ static void build_node(struct g *G, struct node *n, const struct ent *e)
     struct lf *f = e->f;
     n->rank = e->rank;
     n->kind = K_ALL;
+    n->join = n->jnext = -1;
     switch (e->rclass) {
     case RC_SEND:
     case RC_RECV:
@@ -468,6 +518,14 @@ static void build_node(struct g *G, struct node *n, const struct ent *e)
     }
     case RC_FINALIZE:
         n->kind = K_FINALIZE;
+        break;
+    case RC_JOIN:
+        /* pthread_join: waits for one thread of its rank (make_clauses) */
+        n->kind = K_JOIN;
+        if (e->l.peer < 0 || (unsigned)e->l.peer == e->thread) {
+            n->kind = K_UNKNOWN;
+            snprintf(n->why, sizeof n->why, "joins a thread the runtime does not see");
+        }
         break;
     case RC_WAIT:
     case RC_TEST:
@@ -653,11 +711,18 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
     return x;
 }
 
-static void node_inst(struct node *n, struct inst *x)
+static void node_inst(struct g *G, struct node *n, struct inst *x)
 {
     if (!x) return;
     struct inst **p = realloc(n->ci, (n->nci + 1) * sizeof *p);
     if (!p) return;
+    /* the instance's node list grows by doubling */
+    if ((x->nnodes & (x->nnodes - 1)) == 0) {
+        unsigned *q = realloc(x->nodes, (x->nnodes ? x->nnodes * 2 : 1) * sizeof *q);
+        if (!q) return;
+        x->nodes = q;
+    }
+    x->nodes[x->nnodes++] = (unsigned)(n - G->nodes);
     n->ci = p;
     n->ci[n->nci++] = x;
 }
@@ -676,7 +741,7 @@ static void make_clauses(struct g *G, struct node *n)
                 /* every member must start the same instance */
                 struct inst *x = inst_get(G, n, o);
                 if (x && x->nmissing) {
-                    node_inst(n, x);
+                    node_inst(G, n, x);
                     open++;
                 }
                 continue;
@@ -719,8 +784,17 @@ static void make_clauses(struct g *G, struct node *n)
     }
     case K_COLL: {
         struct inst *x = inst_get(G, n, NULL);
-        if (x && x->nmissing) node_inst(n, x);
+        if (x && x->nmissing) node_inst(G, n, x);
         if (!n->nci) n->matched_all = 1;
+        break;
+    }
+    case K_JOIN: {
+        /* the joined thread: blocked (a node of the same rank), or else
+         * computing or ended, and then the join returns */
+        const struct ent *e = &G->ents[n->ent];
+        for (int k = G->rank_node[n->rank]; k >= 0 && n->join < 0; k = G->node_next[k])
+            if (G->ents[G->nodes[k].ent].thread == (unsigned)e->l.peer && &G->nodes[k] != n) n->join = k;
+        if (n->join < 0) n->matched_all = 1;
         break;
     }
     case K_FINALIZE:
@@ -790,7 +864,12 @@ static void rank_brief(struct g *G, int r, char *buf, size_t n)
         snprintf(buf, n, "not started");
         return;
     }
-    int k = G->rank_node[r];         /* its first blocked thread */
+    int k = G->rank_node[r];         /* its first blocked thread in MPI */
+    for (int j = k; j >= 0; j = G->node_next[j])
+        if (G->nodes[j].kind != K_JOIN) {
+            k = j;
+            break;
+        }
     if (k >= 0) {
         const struct ent *e = &G->ents[G->nodes[k].ent];
         char w[200], s[120];
@@ -868,6 +947,14 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         for (unsigned i = 0; i < n->nops && (n->kind == K_ALL || n->kind == K_ANY); i++) {
             if (e->rclass >= RC_WAIT && e->rclass <= RC_REQ_STATUS)
                 sput(b, "      request: %s\n", n->ops[i].desc);
+        }
+        if (n->kind == K_JOIN && n->join >= 0) {
+            const struct ent *je = &G->ents[G->nodes[n->join].ent];
+            char w2[200], s2[120];
+            fmt_what(je, w2, sizeof w2);
+            ent_where(je, s2, sizeof s2);
+            sput(b, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
+            continue;
         }
         unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
         if (!k2) continue;
@@ -1026,8 +1113,8 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                         if (n->cl[c][j] >= 0 && n->cl[c][j] < G->nranks) G->mark[n->cl[c][j]] = 1;
                 for (unsigned c = 0; c < n->nci; c++) {
                     struct inst *x = n->ci[c];
-                    if (x->pass == UINT_MAX) continue;       /* marked already */
-                    x->pass = UINT_MAX;
+                    if (x->marked) continue;
+                    x->marked = 1;
                     for (unsigned j = 0; j < x->nmissing; j++) G->mark[x->missing[j]] = 1;
                 }
             }
@@ -1044,6 +1131,147 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     free(wf);
     free(dead_ranks);
     (void)ndead;
+}
+
+/* ---- the fixpoint ------------------------------------------------------- */
+
+/* Which nodes can ever progress.  A node can once each of its clauses has
+ * a rank that can (OR), each of its collective instances has every missing
+ * member able to (AND), and the thread it joins can; a rank can once one of
+ * its nodes can, or from the start (computing, unknown, ...).  Worked off
+ * queues with the reverse edges (rank -> clauses and instances naming it,
+ * node -> nodes joining its thread): every edge is looked at once, so the
+ * time is linear in the graph, whatever order the ranks unblock in. */
+struct fx {
+    struct g *G;
+    int *rq, nrq;            /* ranks that became able to progress, to propagate */
+    unsigned *nq, nnq;       /* nodes that did */
+    char *queued;            /* per rank */
+};
+
+static void fx_rank(struct fx *X, int r)
+{
+    struct g *G = X->G;
+    if (r < 0 || r >= G->nranks || X->queued[r] || !G->rank_active[r] || G->rank_term[r]) return;
+    X->queued[r] = 1;
+    X->rq[X->nrq++] = r;
+}
+
+static void fx_activate(struct fx *X, unsigned k)
+{
+    struct g *G = X->G;
+    struct node *n = &G->nodes[k];
+    if (n->active) return;
+    n->active = 1;
+    X->nq[X->nnq++] = k;
+    G->rank_active[n->rank] = 1;
+    fx_rank(X, n->rank);
+}
+
+static void fx_satisfy(struct fx *X, unsigned k)
+{
+    struct node *n = &X->G->nodes[k];
+    if (n->active || !n->need) return;
+    if (--n->need == 0) fx_activate(X, k);
+}
+
+static void fixpoint(struct g *G)
+{
+    int nr = G->nranks;
+    struct fx X = {G, NULL, 0, NULL, 0, NULL};
+    unsigned *off = calloc((size_t)nr + 2, sizeof *off);      /* rank -> refs (CSR) */
+    X.rq = malloc(((size_t)nr + 1) * sizeof *X.rq);
+    X.nq = malloc(((size_t)G->nnodes + 1) * sizeof *X.nq);
+    X.queued = calloc((size_t)nr + 1, 1);
+    G->joiners = malloc(((size_t)G->nnodes + 1) * sizeof *G->joiners);
+    uint64_t *ref = NULL;    /* clause: node << 32 | clause + 1; instance: (1 << 63) | index */
+    if (!off || !X.rq || !X.nq || !X.queued || !G->joiners) goto fail;
+    for (unsigned k = 0; k < G->nnodes; k++) G->joiners[k] = -1;
+    /* the reverse edges */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        for (unsigned c = 0; c < n->ncl; c++)
+            for (unsigned j = 0; j < n->cln[c]; j++)
+                if (n->cl[c][j] >= 0 && n->cl[c][j] < nr) off[n->cl[c][j] + 1]++;
+        if (n->join >= 0) {
+            n->jnext = G->joiners[n->join];
+            G->joiners[n->join] = (int)k;
+        }
+    }
+    for (unsigned i = 0; i < G->ninst; i++)
+        for (unsigned j = 0; j < G->inst[i]->nmissing; j++) off[G->inst[i]->missing[j] + 1]++;
+    for (int r = 0; r < nr; r++) off[r + 1] += off[r];
+    ref = malloc(((size_t)off[nr] + 1) * sizeof *ref);
+    if (!ref) goto fail;
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        for (unsigned c = 0; c < n->ncl; c++)
+            for (unsigned j = 0; j < n->cln[c]; j++)
+                if (n->cl[c][j] >= 0 && n->cl[c][j] < nr) ref[off[n->cl[c][j]]++] = (uint64_t)k << 32 | (c + 1);
+    }
+    for (unsigned i = 0; i < G->ninst; i++) {
+        struct inst *x = G->inst[i];
+        x->left = x->nmissing;
+        for (unsigned j = 0; j < x->nmissing; j++) ref[off[x->missing[j]]++] = 1ull << 63 | i;
+    }
+    for (int r = nr; r > 0; r--) off[r] = off[r - 1];         /* back to the starts */
+    off[0] = 0;
+    /* what each node needs */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        n->need = n->ncl + n->nci + (n->join >= 0);
+        n->clsat = calloc(n->ncl ? n->ncl : 1, 1);
+        if (!n->clsat) goto fail;
+    }
+    for (unsigned i = 0; i < G->ninst; i++) {
+        struct inst *x = G->inst[i];
+        if (!x->left)        /* (not made so: make_clauses keeps only open ones) */
+            for (unsigned j = 0; j < x->nnodes; j++) fx_satisfy(&X, x->nodes[j]);
+    }
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active) X.nq[X.nnq++] = k;          /* unknown or matched: progress */
+        else if (!n->need) fx_activate(&X, k);
+    }
+    for (int r = 0; r < nr; r++) fx_rank(&X, r);
+    /* propagate */
+    unsigned hr = 0, hn = 0;
+    while (hr < (unsigned)X.nrq || hn < X.nnq) {
+        if (hn < X.nnq) {
+            unsigned k = X.nq[hn++];
+            for (int j = G->joiners[k]; j >= 0; j = G->nodes[j].jnext) fx_satisfy(&X, (unsigned)j);
+            continue;
+        }
+        int r = X.rq[hr++];
+        for (unsigned i = off[r]; i < off[r + 1]; i++) {
+            uint64_t v = ref[i];
+            if (v >> 63) {
+                struct inst *x = G->inst[(unsigned)v];
+                if (x->left && --x->left == 0)
+                    for (unsigned j = 0; j < x->nnodes; j++) fx_satisfy(&X, x->nodes[j]);
+            } else {
+                unsigned k = (unsigned)(v >> 32), c = (unsigned)(v & 0xffffffffu) - 1;
+                struct node *n = &G->nodes[k];
+                if (n->clsat[c]) continue;
+                n->clsat[c] = 1;
+                fx_satisfy(&X, k);
+            }
+        }
+    }
+    free(ref);
+    free(off);
+    free(X.rq);
+    free(X.nq);
+    free(X.queued);
+    return;
+fail:
+    /* out of memory: nothing is judged deadlocked */
+    for (unsigned k = 0; k < G->nnodes; k++) G->nodes[k].active = 1;
+    free(ref);
+    free(off);
+    free(X.rq);
+    free(X.nq);
+    free(X.queued);
 }
 
 void dl_result_free(struct dl_result *r)
@@ -1128,42 +1356,7 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
             G.rank_active[n->rank] = 1;
         }
     }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        G.pass++;
-        for (unsigned k = 0; k < G.nnodes; k++) {
-            struct node *n = &G.nodes[k];
-            if (n->active) continue;
-            int ok = 1;
-            /* collective instances: every missing member must be able to go on
-             * (once per instance and pass) */
-            for (unsigned c = 0; c < n->nci && ok; c++) {
-                struct inst *x = n->ci[c];
-                if (x->pass != G.pass) {
-                    x->pass = G.pass;
-                    x->ok = 1;
-                    for (unsigned j = 0; j < x->nmissing && x->ok; j++) {
-                        int r = x->missing[j];
-                        x->ok = G.rank_active[r] && !G.rank_term[r];
-                    }
-                }
-                ok = x->ok;
-            }
-            for (unsigned c = 0; c < n->ncl && ok; c++) {
-                int any = 0;
-                for (unsigned j = 0; j < n->cln[c] && !any; j++) {
-                    int r = n->cl[c][j];
-                    any = r >= 0 && r < nranks && G.rank_active[r] && !G.rank_term[r];
-                }
-                ok = any;
-            }
-            if (ok) {
-                n->active = 1;
-                if (!G.rank_active[n->rank]) G.rank_active[n->rank] = 1;
-                changed = 1;
-            }
-        }
-    }
+    fixpoint(&G);
     for (unsigned k = 0; k < G.nnodes; k++) ndead += !G.nodes[k].active;
     if (ndead) {
         struct sbuf b = {0};
@@ -1210,13 +1403,16 @@ out:
         free(n->cln);
         free(n->clause_any);
         free(n->ci);
+        free(n->clsat);
     }
     for (unsigned i = 0; i < G.ninst; i++) {
         free(G.inst[i]->missing);
+        free(G.inst[i]->nodes);
         free(G.inst[i]);
     }
     free(G.inst);
     free(G.ihash);
+    free(G.joiners);
     free(G.in_fin);
     free(G.mark);
     for (unsigned i = 0; i < G.cmcap; i++) free(G.cm[i].m);
