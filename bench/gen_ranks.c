@@ -26,6 +26,11 @@
  *   odd-recv     every rank in MPI_Allreduce (solver.c:10), 2.0-3.0 s, except
  *                the last: in MPI_Recv from 0 tag 7 (solver.c:20) for 5 s
  *   odd-compute  the same, the last rank computing after MPI_Bcast (solver.c:30)
+ *   half-recv    even ranks in MPI_Allreduce, odd ranks in MPI_Recv from the
+ *                next odd rank: half the members never arrive (a ring)
+ *   chain        rank r in MPI_Recv from r + 1, the last rank computing: no
+ *                deadlock, but only the last rank can go on at first (the
+ *                slowest case for a check that sweeps the ranks in order)
  *   mixed        varied states by rank: most in MPI_Waitall, every 4th in
  *                MPI_Bcast on a 64-rank communicator, every 8th computing,
  *                every 16th polling MPI_Test, every 64th with 4 threads (3 in
@@ -354,6 +359,16 @@ static void scenario(const char *sc, int r, int n, struct lrank *k)
         else computing(t, L_BCAST, S_BCAST, 5.0);
         return;
     }
+    if (!strcmp(sc, "half-recv")) {
+        if (r % 2 == 0 || n < 2) in_call(t, L_ALLREDUCE, S_ALLREDUCE, ML_PEER_NONE, 0, 0, 2.0 + spread, 42);
+        else in_call(t, L_RECV, S_RECV, (r + 2) % (n & ~1), 7, 0, 5.0, 0);
+        return;
+    }
+    if (!strcmp(sc, "chain")) {
+        if (r < n - 1) in_call(t, L_RECV, S_RECV, r + 1, 7, 0, 5.0, 0);
+        else computing(t, L_BCAST, S_BCAST, 5.0);
+        return;
+    }
     if (!strcmp(sc, "states")) {
         switch (r) {
         case 0: in_call(t, L_BARRIER, S_BARRIER, ML_PEER_NONE, 0, 0, 1.5, 3); break;
@@ -594,12 +609,14 @@ static void gen_live_rank(const char *dir, int rank, int size, const struct lran
 static int gen_live(int argc, char **argv)
 {
     if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|mixed|states [PID]\n");
+        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|half-recv|chain|mixed|states [PID]\n");
         return 2;
     }
     const char *dir = argv[2], *sc = argv[4];
     int size = atoi(argv[3]);
-    if (strcmp(sc, "odd-recv") && strcmp(sc, "odd-compute") && strcmp(sc, "mixed") && strcmp(sc, "states")) {
+    if (strcmp(sc, "odd-recv") && strcmp(sc, "odd-compute") && strcmp(sc, "half-recv") && strcmp(sc, "chain") &&
+        strcmp(sc, "mixed") &&
+        strcmp(sc, "states")) {
         fprintf(stderr, "gen_ranks: unknown scenario '%s'\n", sc);
         return 2;
     }

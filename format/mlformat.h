@@ -163,6 +163,8 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * So the thread is inside MPI exactly while t_start > t_end and
  * t_start > t_idle; it made progress when t_end changed; it is polling
  * without progress while t_idle keeps changing and t_end does not.
+ * A thread that spends more than ML_WORK_GAP_NS outside MPI between two polls
+ * is computing between polls, not only polling: such a poll bumps `work`.
  * Local calls that never wait (MPI_Comm_rank, MPI_Wtime, MPI_Get_count,
  * MPI_Type_size, ...: runtime/gen/genwrap.py LOCAL) do not touch the slot:
  * it shows the last call that communicates.
@@ -174,11 +176,20 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);
- *   anything else: stale (left from an earlier call). */
+ *   anything else: stale (left from an earlier call).
+ * One routine is not MPI: the last name of the routine table, ML_JOIN_NAME,
+ * shown while the thread is in pthread_join outside MPI calls (no trace
+ * record); peer is the live-slot index of the thread it joins, or
+ * ML_PEER_NONE when that thread has no slot; it ends with t_end. */
+#define ML_JOIN_NAME "pthread_join"
+#define ML_WORK_GAP_NS 20000000   /* 20 ms: above scheduling noise, below compute phases */
+
 struct ml_live {
     uint32_t seq;              /* odd while the start fields are written */
     uint16_t routine;          /* current or last routine */
-    uint8_t in_call;           /* unused (0): see t_start / t_end / t_idle */
+    uint8_t work;              /* polls after work: count (mod 256) of calls that completed
+                                * nothing (t_idle) and started more than ML_WORK_GAP_NS
+                                * after the thread's previous call ended */
     uint8_t used;              /* 1 once the thread made a call */
     uint32_t site;             /* call site of that routine */
     int32_t peer;              /* comm rank waited for, root, or ML_PEER_NONE */

@@ -543,6 +543,7 @@ struct thread_start {
     void *(*fn)(void *);
     void *arg;
     int claim;               /* started by the program outside MPI calls */
+    int slot;                /* its live slot, reserved by the creator, or -1 */
 };
 /* Set while the runtime starts a thread of its own. */
 __thread int ml_own_thread;
@@ -552,7 +553,7 @@ static void *thread_trampoline(void *p)
     struct thread_start ts = *(struct thread_start *)p;
     free(p);
     if (!ml_disabled) alt_setup();
-    if (ts.claim && !ml_disabled) ml_thread_claim();
+    if (ts.claim && !ml_disabled) ml_thread_claim(ts.slot);
     void *r = ts.fn(ts.arg);
     if (ts.claim) ml_thread_unclaim();
     return r;
@@ -571,8 +572,25 @@ int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *)
     ts->arg = arg;
     /* not the runtime's own, not the MPI library's (started inside an MPI call) */
     ts->claim = !ml_own_thread && !(ml_th.chunk && ml_th.ok != 1);
+    int slot = ts->slot = ts->claim ? ml_thread_reserve() : -1;
     int rc = real(t, attr, thread_trampoline, ts);
     if (rc != 0) free(ts);
+    else ml_thread_reserved(slot, *t);
+    return rc;
+}
+
+/* pthread_join: the live slot says whom the thread waits for (rt.c,
+ * ml_join_begin), so the deadlock check does not take it for computing. */
+int pthread_join(pthread_t t, void **ret)
+{
+    static int (*real)(pthread_t, void **);
+    if (!real) {
+        real = (int (*)(pthread_t, void **))dlsym(RTLD_NEXT, "pthread_join");
+        if (!real) return EINVAL;
+    }
+    int shown = ml_disabled ? 0 : ml_join_begin(t, __builtin_return_address(0));
+    int rc = real(t, ret);
+    if (shown) ml_join_end();
     return rc;
 }
 

@@ -44,6 +44,7 @@ __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
+uint64_t ml_work_gap = UINT64_MAX;
 int ml_disabled;
 uint32_t ml_coll_seq[ML_COMM_NONE];
 
@@ -61,6 +62,10 @@ static int init_done, final_done;
 static MPI_Comm priv = MPI_COMM_NULL;  /* private duplicate of MPI_COMM_WORLD */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static __thread struct ml_live own_live; /* when all live slots are taken */
+/* The thread that owns each live slot (ml_join_begin finds a joined thread's
+ * slot); valid while slot_owned[i]. */
+static pthread_t slot_thread[ML_MAX_THREADS];
+static uint8_t slot_owned[ML_MAX_THREADS];
 static __thread char scratch[4096];      /* where records go when recording failed */
 
 static void warn(const char *fmt, ...)
@@ -182,9 +187,11 @@ static void run_dir(char *dir, size_t n)
     snprintf(dir, n, "mpilens-%s-%s", base, job);
 }
 
+/* After the MPI routines, the file's routine table names one pseudo-routine
+ * that only live slots show (mlformat.h, ML_JOIN_NAME): id ml_nroutines. */
 static size_t routines_bytes(void)
 {
-    size_t n = 4;
+    size_t n = 4 + sizeof ML_JOIN_NAME;
     for (unsigned i = 0; i < ml_nroutines; i++) n += strlen(ml_routine_names[i]) + 1;
     return (n + 4095) & ~(size_t)4095;
 }
@@ -241,13 +248,14 @@ static void process_init(void)
     lives = (struct ml_live *)((char *)m + live_off);
 
     char *names = (char *)m + routines_off;
-    *(uint32_t *)names = ml_nroutines;
+    *(uint32_t *)names = ml_nroutines + 1;
     char *p = names + 4;
     for (unsigned i = 0; i < ml_nroutines; i++) {
         size_t l = strlen(ml_routine_names[i]) + 1;
         memcpy(p, ml_routine_names[i], l);
         p += l;
     }
+    memcpy(p, ML_JOIN_NAME, sizeof ML_JOIN_NAME);
     hdr->version = ML_VERSION;
     hdr->header_size = ML_HEADER_SIZE;
     hdr->endian = 0x01020304;
@@ -260,7 +268,7 @@ static void process_init(void)
     hdr->max_modules = ML_MAX_MODULES;
     hdr->max_sites = ML_MAX_SITES;
     hdr->max_threads = ML_MAX_THREADS;
-    hdr->nroutines = ml_nroutines;
+    hdr->nroutines = ml_nroutines + 1;
     hdr->rank = rank;
     hdr->size = -1;
     hdr->pid = (int32_t)getpid();
@@ -288,6 +296,11 @@ static void process_init(void)
         }
     }
     anchor_refresh();
+    if (!ml_use_tsc)
+        ml_work_gap = ML_WORK_GAP_NS;            /* ticks are ns */
+    else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks)
+        ml_work_gap = (uint64_t)((double)(hdr->anchor1_ticks - hdr->anchor0_ticks) /
+                                 (double)(hdr->anchor1_ns - hdr->anchor0_ns) * ML_WORK_GAP_NS);
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);
@@ -543,6 +556,8 @@ void ml_thread_start(struct ml_thread *th)
         uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
         if (i < ML_MAX_THREADS) {
             th->live = &lives[i];
+            slot_thread[i] = pthread_self();
+            __atomic_store_n(&slot_owned[i], 1, __ATOMIC_RELEASE);
         } else {
             th->live = &own_live;
             __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
@@ -556,22 +571,50 @@ void ml_thread_start(struct ml_thread *th)
     ml_fs_thread_start();
 }
 
-/* A thread the program started outside MPI calls (failsafe.c, pthread_create)
- * takes its live slot when it starts: used, no call yet (t_start 0), so the
- * live monitor knows the process has a thread outside MPI (computing) before
- * its first MPI call.  Its first call keeps the slot. */
-void ml_thread_claim(void)
+/* A live slot for a thread the program is about to start (failsafe.c,
+ * pthread_create): its index, or -1.  The creator reserves it, so that the
+ * slot of the new thread is known (ml_thread_reserved) before anyone can
+ * join it, even if the thread has not run yet. */
+int ml_thread_reserve(void)
 {
-    struct ml_thread *th = &ml_th;
-    if (!hdr || ml_disabled || th->live) return;
+    if (!hdr || ml_disabled) return -1;
     uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
     if (i >= ML_MAX_THREADS) {
         __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
-        return;
+        return -1;
+    }
+    return (int)i;           /* not `used` until the thread claims it */
+}
+
+void ml_thread_reserved(int slot, pthread_t t)
+{
+    if (slot < 0 || slot >= ML_MAX_THREADS) return;
+    slot_thread[slot] = t;
+    __atomic_store_n(&slot_owned[slot], 1, __ATOMIC_RELEASE);
+}
+
+/* A thread the program started outside MPI calls (failsafe.c, pthread_create)
+ * takes its live slot (reserved by its creator, or else a new one, -1) when
+ * it starts: used, no call yet (t_start 0), so the live monitor knows the
+ * process has a thread outside MPI (computing) before its first MPI call.
+ * Its first call keeps the slot. */
+void ml_thread_claim(int slot)
+{
+    struct ml_thread *th = &ml_th;
+    if (!hdr || ml_disabled || th->live) return;
+    uint32_t i = (uint32_t)slot;
+    if (slot < 0) {
+        i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+        if (i >= ML_MAX_THREADS) {
+            __atomic_fetch_sub(&hdr->nthreads, 1, __ATOMIC_RELAXED);
+            return;
+        }
     }
     th->live = &lives[i];
     th->index = i;
     th->live->tid = (uint64_t)syscall(SYS_gettid);
+    slot_thread[i] = pthread_self();
+    __atomic_store_n(&slot_owned[i], 1, __ATOMIC_RELEASE);
     __atomic_store_n(&th->live->used, 1, __ATOMIC_RELEASE);
 }
 
@@ -579,7 +622,48 @@ void ml_thread_claim(void)
 void ml_thread_unclaim(void)
 {
     struct ml_thread *th = &ml_th;
+    if (th->live && th->live != &own_live && th->index < ML_MAX_THREADS)
+        __atomic_store_n(&slot_owned[th->index], 0, __ATOMIC_RELEASE);   /* it ends */
     if (th->live && th->live != &own_live && !th->chunk) __atomic_store_n(&th->live->used, 0, __ATOMIC_RELEASE);
+}
+
+/* pthread_join by the program (failsafe.c), outside MPI calls: the live slot
+ * shows the pseudo-routine ML_JOIN_NAME, peer the joined thread's live slot
+ * (ML_PEER_NONE: it has none), so the deadlock check knows the thread waits
+ * for that one rather than computes.  Returns 1 if the slot was set: then
+ * ml_join_end when the join returns (t_end: the wait ended, progress). */
+int ml_join_begin(pthread_t t, void *ret_addr)
+{
+    struct ml_thread *th = &ml_th;
+    if (!hdr || ml_disabled || !th->live || th->live == &own_live || (th->chunk && th->ok != 1)) return 0;
+    int32_t j = ML_PEER_NONE;
+    uint32_t n = __atomic_load_n(&hdr->nthreads, __ATOMIC_ACQUIRE);
+    if (n > ML_MAX_THREADS) n = ML_MAX_THREADS;
+    for (uint32_t i = n; i-- > 0;)          /* newest first: a reused pthread_t is the newer thread */
+        if (__atomic_load_n(&slot_owned[i], __ATOMIC_ACQUIRE) && pthread_equal(slot_thread[i], t)) {
+            j = (int32_t)i;
+            break;
+        }
+    struct ml_live *l = th->live;
+    uint32_t s = l->seq;
+    l->seq = s + 1;                           /* odd: being written (rt.h, ml_live_publish) */
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->routine = (uint16_t)ml_nroutines;
+    l->site = ml_site(th, ret_addr);
+    l->peer = j;
+    l->tag = 0;
+    l->comm = ML_COMM_NONE;
+    l->aux = 0;
+    l->t_start = ml_now();
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    l->seq = s + 2;
+    return 1;
+}
+
+void ml_join_end(void)
+{
+    struct ml_thread *th = &ml_th;
+    if (th->live) __atomic_store_n(&th->live->t_end, ml_now(), __ATOMIC_RELEASE);
 }
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)

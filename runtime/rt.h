@@ -26,6 +26,7 @@
 #ifndef ML_RT_H
 #define ML_RT_H
 
+#include <pthread.h>
 #include <mpi.h>
 #include <stddef.h>
 #include <limits.h>
@@ -87,6 +88,7 @@ extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec"))
 extern int ml_use_tsc;
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed (starts at 1) */
 extern uint32_t ml_type_gen;   /* bumped whenever a datatype is freed (starts at 1) */
+extern uint64_t ml_work_gap;   /* ML_WORK_GAP_NS in ticks */
 extern int ml_disabled;
 extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
 
@@ -120,9 +122,14 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
 /* Live slot of a thread the program starts (failsafe.c pthread_create). */
-void ml_thread_claim(void);
+void ml_thread_claim(int slot);
+int ml_thread_reserve(void);
+void ml_thread_reserved(int slot, pthread_t t);
 extern __thread int ml_own_thread;  /* set while the runtime starts a thread of its own */
 void ml_thread_unclaim(void);
+/* pthread_join of the program (failsafe.c): shown in the live slot. */
+int ml_join_begin(pthread_t t, void *ret_addr);
+void ml_join_end(void);
 /* Fortran entry: what the call waits for, from its arguments, before it runs. */
 void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag);
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);
@@ -298,8 +305,13 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
  * its end goes to t_idle, so t_end changes only with progress. */
 ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
 {
+    struct ml_live *l = c->th->live;
     ml_rec_commit(c, r, ret);
-    __atomic_store_n(&c->th->live->t_idle, c->t1, __ATOMIC_RELEASE);
+    /* a poll after more than ML_WORK_GAP_NS outside MPI: work between polls */
+    uint64_t prev = l->t_end > l->t_idle ? l->t_end : l->t_idle;
+    if (ML_UNLIKELY(c->t0 - prev > ml_work_gap && prev < c->t0))
+        __atomic_store_n(&l->work, (uint8_t)(l->work + 1), __ATOMIC_RELAXED);
+    __atomic_store_n(&l->t_idle, c->t1, __ATOMIC_RELEASE);
 }
 
 ML_INLINE void ml_rec_call(struct ml_call *c, int ret)

@@ -26,6 +26,7 @@
  * nonblocking collective's request, a one-sided or I/O call, ...) is
  * assumed to progress: the verdict may miss a deadlock, never invent one.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@
 #include "symbols.h"
 #include "tool.h"
 
-enum { K_UNKNOWN = 0, K_ALL, K_ANY, K_COLL, K_FINALIZE };
+enum { K_UNKNOWN = 0, K_ALL, K_ANY, K_COLL, K_FINALIZE, K_JOIN };
 
 struct op {
     int send;                /* 1 send, 0 receive */
@@ -57,7 +58,8 @@ struct node {
     /* collectives */
     uint64_t gid, seq;
     int rgid, root;
-    int *members;
+    const int *members;      /* world ranks (shared per communicator: G->cm); NULL: the
+                              * world, member i is rank i */
     unsigned nmembers;
     /* state */
     int active;
@@ -66,10 +68,53 @@ struct node {
     unsigned *cln;
     unsigned ncl;
     int *clause_any;         /* clause comes from MPI_ANY_SOURCE / any-of requests */
+    struct inst **ci;        /* collective instances it needs (AND): each needs all its missing */
+    unsigned nci;
+    int join;                /* K_JOIN: the node of the joined thread (same rank), -1 */
+    int jnext;               /* next node joining the same thread, -1 (G->joiners) */
+    /* the fixpoint */
+    unsigned need;           /* clauses, instances and join not satisfied yet */
+    char *clsat;             /* per clause: satisfied */
     char why[160];
 };
 
+/* A collective instance, shared by every node that waits in it (indexed:
+ * the members that have not arrived are found once per instance, not once
+ * per node, which made the check quadratic in ranks). */
+struct inst {
+    int kind;                /* 0 a blocking collective (same routine and root), 1 a
+                              * nonblocking one: every member must have started it */
+    uint64_t gid, seq;
+    int rgid, root;
+    const struct node *first;   /* the node it was made from */
+    uint32_t comm;           /* kind 1: definition index in first's file */
+    int *missing;            /* members that have not arrived / started */
+    unsigned nmissing;
+    const struct node *mis;  /* a member in another collective at the same position */
+    unsigned left;           /* fixpoint: missing members not yet able to go on */
+    unsigned *nodes, nnodes; /* the nodes that need it */
+    int reported, marked;
+};
+
 /* ---- requests of a rank, from its trace ---------------------------------- */
+
+/* Does a call of this name, recorded without a request, start one?  (File_i*,
+ * Rput, Grequest_start, persistent and partitioned inits, Comm_idup, ...) */
+static int makes_request(const char *n)
+{
+    if (strncmp(n, "MPI_", 4) != 0) return 0;
+    n += 4;
+    if (!strncmp(n, "File_i", 6) || !strncmp(n, "Grequest_start", 14) || !strncmp(n, "Comm_idup", 9)) return 1;
+    if (!strcmp(n, "Rput") || !strcmp(n, "Rget") || !strcmp(n, "Raccumulate") || !strcmp(n, "Rget_accumulate"))
+        return 1;
+    size_t l = strlen(n);
+    if (l > 2 && !strcmp(n + l - 2, "_c")) l -= 2;
+    if (l > 5 && !strncmp(n + l - 5, "_init", 5) && strncmp(n, "Init", 4)) return 1;
+    if (n[0] == 'I' && strncmp(n, "Iprobe", 6) && strncmp(n, "Improbe", 7) && strncmp(n, "Init", 4) &&
+        strncmp(n, "Info", 4) && strncmp(n, "Intercomm", 9) && strncmp(n, "Is_thread_main", 14))
+        return 1;
+    return 0;
+}
 
 static void nbc_note(struct dl_reqs *q, uint32_t comm, uint64_t seq)
 {
@@ -159,6 +204,8 @@ void dl_load_requests(const char *path, struct dl_reqs *q)
             r->tag = e.p2p[1].tag;
             snprintf(r->routine, sizeof r->routine, "%s", name);
             sym_site(f, e.site, r->site, sizeof r->site);
+        } else if (e.type != ML_REC_COMPLETE && e.type != ML_REC_P2P_REQ && !e.request && makes_request(name)) {
+            q->undescribed++;
         } else if (e.type == ML_REC_COMPLETE) {
             int start = !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");
             for (uint32_t i = 0; i < e.ndone; i++) {
@@ -185,6 +232,7 @@ void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to)
 {
     memset(to, 0, sizeof *to);
     if (!from) return;
+    to->undescribed = from->undescribed;
     if (from->n) {
         to->r = malloc(from->n * sizeof *to->r);
         if (to->r) {
@@ -217,6 +265,18 @@ struct g {
     int *node_next;
     struct dl_reqs *rq;         /* per rank, loaded on demand */
     char *rq_loaded;
+    char *in_fin;            /* per rank: a node in MPI_Finalize */
+    char *mark;              /* scratch, per rank, all 0 between uses */
+    struct inst **inst;      /* instances, and their hash (open addressing) */
+    unsigned ninst, capinst;
+    unsigned *ihash, ihcap;
+    int *joiners;            /* per node: first node joining its thread, -1; then jnext */
+    struct cmem {            /* communicator members by gid (comm_members) */
+        uint64_t gid;
+        unsigned n;
+        int *m;
+    } *cm;
+    unsigned ncm, cmcap;
 };
 
 static int world_of(struct lf *f, uint32_t comm, int peer)
@@ -278,9 +338,9 @@ static struct dl_reqs *rank_reqs(struct g *G, int r)
  * (a nonblocking one in its trace, or the collective it is in now) */
 static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
 {
-    for (unsigned k = 0; k < G->nnodes; k++) {
+    if (r < 0 || r >= G->nranks) return 0;
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {
         const struct node *m = &G->nodes[k];
-        if (m->rank != r) continue;
         if (m->kind == K_COLL && m->gid == gid && m->seq >= seq) return 1;
         for (unsigned i = 0; i < m->nops; i++)
             if (m->ops[i].coll && m->ops[i].gid == gid && m->ops[i].seq >= seq) return 1;
@@ -310,8 +370,29 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
         for (unsigned i = 0; i < q->n && np < 256; i++)
             if (q->r[i].active && q->r[i].thread == e->thread) pick[np++] = &q->r[i];
     }
-    int any = c == RC_WAITANY || c == RC_WAITSOME || c == RC_TESTANY || c == RC_TESTSOME;
-    if (np == 0 || (np != want && (any || np > want))) {
+    int any = c == RC_WAITANY || c == RC_WAITSOME || c == RC_TESTANY || c == RC_TESTSOME, widened = 0;
+    if (!single && want > 0 && (np == 0 || (np != want && (any || np > want))) && !q->undescribed) {
+        /* The thread's own requests do not explain the call: it waits on
+         * requests another thread started.  Those it waits on are active
+         * requests of the rank (at least one, or the call would have
+         * returned), and the trace describes them all: any of the rank's
+         * active requests (OR) is needed, whatever the call (weaker than
+         * Waitall's AND: it may miss a deadlock, never invent one). */
+        np = 0;
+        int other = 0;
+        for (unsigned i = 0; i < q->n; i++)
+            if (q->r[i].active) {
+                if (np == 256) {
+                    np = 0;         /* too many to say */
+                    break;
+                }
+                other |= q->r[i].thread != e->thread;
+                pick[np++] = &q->r[i];
+            }
+        if (np && other) any = widened = 1;
+        else np = 0;
+    }
+    if (np == 0 || (!widened && np != want && (any || np > want))) {
         snprintf(n->why, sizeof n->why, "%s on request%s the trace does not describe (a collective's?)",
                  lf_routine(e->f, e->l.routine), want == 1 ? "" : "s");
         n->kind = K_UNKNOWN;
@@ -354,11 +435,50 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
     }
 }
 
+/* One copy of a communicator's member list per check, shared by its nodes
+ * (a copy per node was 1 GiB at 16,384 ranks in one collective). */
+static const int *comm_members(struct g *G, const struct lf_comm *c)
+{
+    if (!c->members) return NULL;
+    if (G->ncm * 2 >= G->cmcap) {
+        unsigned cap = G->cmcap ? G->cmcap * 2 : 32;
+        struct cmem *t = calloc(cap, sizeof *t);
+        if (!t) return NULL;
+        for (unsigned i = 0; i < G->cmcap; i++) {
+            if (!G->cm[i].m) continue;
+            unsigned j = (unsigned)(G->cm[i].gid * 0x9E3779B97F4A7C15ull >> 32) & (cap - 1);
+            while (t[j].m) j = (j + 1) & (cap - 1);
+            t[j] = G->cm[i];
+        }
+        free(G->cm);
+        G->cm = t;
+        G->cmcap = cap;
+    }
+    unsigned j = (unsigned)(c->gid * 0x9E3779B97F4A7C15ull >> 32) & (G->cmcap - 1);
+    for (; G->cm[j].m; j = (j + 1) & (G->cmcap - 1))
+        if (G->cm[j].gid == c->gid && G->cm[j].n == c->size + c->remote_size) return G->cm[j].m;
+    unsigned m = c->size + c->remote_size;
+    int *p = malloc((m ? m : 1) * sizeof *p);
+    if (!p) return NULL;
+    memcpy(p, c->members, m * sizeof *p);
+    G->cm[j].gid = c->gid;
+    G->cm[j].n = m;
+    G->cm[j].m = p;
+    G->ncm++;
+    return p;
+}
+
+static inline int member(const struct node *n, unsigned i)
+{
+    return n->members ? n->members[i] : (int)i;
+}
+
 static void build_node(struct g *G, struct node *n, const struct ent *e)
 {
     struct lf *f = e->f;
     n->rank = e->rank;
     n->kind = K_ALL;
+    n->join = n->jnext = -1;
     switch (e->rclass) {
     case RC_SEND:
     case RC_RECV:
@@ -388,15 +508,30 @@ static void build_node(struct g *G, struct node *n, const struct ent *e)
         n->seq = e->l.aux;
         n->rgid = e->rgid;
         n->root = rclass_rooted(lf_routine(f, e->l.routine)) ? world_of(f, e->l.comm, e->l.peer) : -1;
-        unsigned m = (c->flags & 2) ? (unsigned)G->nranks : c->size + c->remote_size;
-        n->members = malloc((m ? m : 1) * sizeof *n->members);
-        if (!n->members) break;
-        for (unsigned i = 0; i < m; i++) n->members[i] = (c->flags & 2) ? (int)i : c->members[i];
-        n->nmembers = m;
+        if (c->flags & 2) {
+            n->members = NULL;
+            n->nmembers = (unsigned)G->nranks;
+        } else {
+            n->members = comm_members(G, c);
+            if (!n->members) {
+                n->kind = K_UNKNOWN;
+                snprintf(n->why, sizeof n->why, "collective on an unknown communicator");
+                break;
+            }
+            n->nmembers = c->size + c->remote_size;
+        }
         break;
     }
     case RC_FINALIZE:
         n->kind = K_FINALIZE;
+        break;
+    case RC_JOIN:
+        /* pthread_join: waits for one thread of its rank (make_clauses) */
+        n->kind = K_JOIN;
+        if (e->l.peer < 0 || (unsigned)e->l.peer == e->thread) {
+            n->kind = K_UNKNOWN;
+            snprintf(n->why, sizeof n->why, "joins a thread the runtime does not see");
+        }
         break;
     case RC_WAIT:
     case RC_TEST:
@@ -424,9 +559,9 @@ static void build_node(struct g *G, struct node *n, const struct ent *e)
 /* Does some node of rank r have a pending operation matching o (of rank me)? */
 static int counterpart(struct g *G, const struct op *o, int me, int r)
 {
-    for (unsigned k = 0; k < G->nnodes; k++) {
-        struct node *m = &G->nodes[k];
-        if (m->rank != r) continue;
+    if (r < 0 || r >= G->nranks) return 0;
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {      /* rank r's nodes only */
+        const struct node *m = &G->nodes[k];
         for (unsigned i = 0; i < m->nops; i++) {
             const struct op *x = &m->ops[i];
             if (x->coll || x->send == o->send || x->gid != o->gid) continue;
@@ -489,7 +624,6 @@ static int coll_arrived(struct g *G, const struct node *n, int r, const struct n
 {
     int arrived = 0;
     if (r < 0 || r >= G->nranks) return 0;
-    if (n->seq && coll_past(G, r, n->gid, n->seq + 1)) return 1;
     /* the nodes of rank r only: a scan of all nodes here made the check cubic */
     for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {
         const struct node *m = &G->nodes[k];
@@ -505,7 +639,98 @@ static int coll_arrived(struct g *G, const struct node *n, int r, const struct n
             else if (mismatch) *mismatch = m;
         }
     }
+    if (!arrived && n->seq && coll_past(G, r, n->gid, n->seq + 1)) arrived = 1;
     return arrived;
+}
+
+/* The instance of blocking collective node n (kind 0), or of nonblocking
+ * collective o started by n (kind 1): found or made, its missing members
+ * computed once. */
+static struct inst *inst_get(struct g *G, const struct node *n, const struct op *o)
+{
+    int kind = o != NULL;
+    uint64_t gid = kind ? o->gid : n->gid, seq = kind ? o->seq : n->seq;
+    int rgid = kind ? -1 : n->rgid, root = kind ? -1 : n->root;
+    uint64_t h = (gid * 0x9E3779B97F4A7C15ull) ^ (seq * 0xff51afd7ed558ccdull) ^
+                 ((uint64_t)(uint32_t)rgid << 20) ^ (uint64_t)(uint32_t)root ^ (uint64_t)kind << 62;
+    h ^= h >> 29;
+    if (G->ninst * 2 >= G->ihcap) {          /* grow the hash */
+        unsigned c = G->ihcap ? G->ihcap * 2 : 64;
+        unsigned *t = malloc(c * sizeof *t);
+        if (!t) return NULL;
+        memset(t, 0xff, c * sizeof *t);
+        for (unsigned i = 0; i < G->ninst; i++) {
+            const struct inst *x = G->inst[i];
+            uint64_t hx = (x->gid * 0x9E3779B97F4A7C15ull) ^ (x->seq * 0xff51afd7ed558ccdull) ^
+                          ((uint64_t)(uint32_t)x->rgid << 20) ^ (uint64_t)(uint32_t)x->root ^
+                          (uint64_t)x->kind << 62;
+            hx ^= hx >> 29;
+            unsigned j = (unsigned)hx & (c - 1);
+            while (t[j] != UINT_MAX) j = (j + 1) & (c - 1);
+            t[j] = i;
+        }
+        free(G->ihash);
+        G->ihash = t;
+        G->ihcap = c;
+    }
+    unsigned j = (unsigned)h & (G->ihcap - 1);
+    for (; G->ihash[j] != UINT_MAX; j = (j + 1) & (G->ihcap - 1)) {
+        struct inst *x = G->inst[G->ihash[j]];
+        if (x->kind == kind && x->gid == gid && x->seq == seq && x->rgid == rgid && x->root == root) return x;
+    }
+    if (G->ninst == G->capinst) {
+        unsigned c = G->capinst ? G->capinst * 2 : 16;
+        struct inst **p = realloc(G->inst, c * sizeof *p);
+        if (!p) return NULL;
+        G->inst = p;
+        G->capinst = c;
+    }
+    struct inst *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    x->kind = kind;
+    x->gid = gid;
+    x->seq = seq;
+    x->rgid = rgid;
+    x->root = root;
+    x->first = n;
+    x->comm = kind ? o->comm : 0;
+    /* the members that have not arrived (kind 0) / not started it (kind 1) */
+    const struct lf_comm *c = NULL;
+    unsigned m;
+    if (kind) {
+        c = lf_comm(G->ents[n->ent].f, o->comm);
+        m = !c ? 0 : (c->flags & 2) ? (unsigned)G->nranks : c->members ? c->size + c->remote_size : 0;
+    } else {
+        m = n->nmembers;
+    }
+    x->missing = malloc((m ? m : 1) * sizeof *x->missing);
+    for (unsigned i = 0; x->missing && i < m; i++) {
+        int r = kind ? ((c->flags & 2) ? (int)i : c->members[i]) : member(n, i);
+        if (r == n->rank || r < 0 || r >= G->nranks) continue;
+        const struct node *mm = NULL;
+        if (kind ? coll_past(G, r, gid, seq) : coll_arrived(G, n, r, &mm)) continue;
+        if (mm && !x->mis) x->mis = mm;
+        x->missing[x->nmissing++] = r;
+    }
+    G->inst[G->ninst] = x;
+    G->ihash[j] = G->ninst++;
+    return x;
+}
+
+static void node_inst(struct g *G, struct node *n, struct inst *x)
+{
+    if (!x) return;
+    struct inst **p = realloc(n->ci, (n->nci + 1) * sizeof *p);
+    if (!p) return;
+    /* the instance's node list grows by doubling */
+    if ((x->nnodes & (x->nnodes - 1)) == 0) {
+        unsigned *q = realloc(x->nodes, (x->nnodes ? x->nnodes * 2 : 1) * sizeof *q);
+        if (!q) return;
+        x->nodes = q;
+    }
+    x->nodes[x->nnodes++] = (unsigned)(n - G->nodes);
+    n->ci = p;
+    n->ci[n->nci++] = x;
 }
 
 static void make_clauses(struct g *G, struct node *n)
@@ -520,13 +745,9 @@ static void make_clauses(struct g *G, struct node *n)
             if (o->peer == -2) continue;              /* MPI_PROC_NULL completes */
             if (o->coll) {
                 /* every member must start the same instance */
-                const struct lf_comm *c = lf_comm(G->ents[n->ent].f, o->comm);
-                unsigned m = !c ? 0 : (c->flags & 2) ? (unsigned)G->nranks : c->size + c->remote_size;
-                for (unsigned j = 0; j < m; j++) {
-                    int r = (c->flags & 2) ? (int)j : c->members[j];
-                    if (r == n->rank || r < 0 || r >= G->nranks) continue;
-                    if (coll_past(G, r, o->gid, o->seq)) continue;
-                    clause_add(n, &r, 1, 0);
+                struct inst *x = inst_get(G, n, o);
+                if (x && x->nmissing) {
+                    node_inst(G, n, x);
                     open++;
                 }
                 continue;
@@ -567,22 +788,25 @@ static void make_clauses(struct g *G, struct node *n)
         free(c);
         break;
     }
-    case K_COLL:
-        for (unsigned i = 0; i < n->nmembers; i++) {
-            int r = n->members[i];
-            if (r == n->rank || r < 0 || r >= G->nranks) continue;
-            if (coll_arrived(G, n, r, NULL)) continue;
-            clause_add(n, &r, 1, 0);
-        }
-        if (!n->ncl) n->matched_all = 1;
+    case K_COLL: {
+        struct inst *x = inst_get(G, n, NULL);
+        if (x && x->nmissing) node_inst(G, n, x);
+        if (!n->nci) n->matched_all = 1;
         break;
+    }
+    case K_JOIN: {
+        /* the joined thread: blocked (a node of the same rank), or else
+         * computing or ended, and then the join returns */
+        const struct ent *e = &G->ents[n->ent];
+        for (int k = G->rank_node[n->rank]; k >= 0 && n->join < 0; k = G->node_next[k])
+            if (G->ents[G->nodes[k].ent].thread == (unsigned)e->l.peer && &G->nodes[k] != n) n->join = k;
+        if (n->join < 0) n->matched_all = 1;
+        break;
+    }
     case K_FINALIZE:
         for (int r = 0; r < G->nranks; r++) {
-            if (r == n->rank || G->rank_term[r] == ES_FINALIZED) continue;
-            int in = 0;
-            for (unsigned k = 0; k < G->nnodes && !in; k++)
-                in = G->nodes[k].rank == r && G->nodes[k].kind == K_FINALIZE;
-            if (!in) clause_add(n, &r, 1, 0);
+            if (r == n->rank || G->rank_term[r] == ES_FINALIZED || G->in_fin[r]) continue;
+            clause_add(n, &r, 1, 0);
         }
         if (!n->ncl) n->matched_all = 1;
         break;
@@ -646,15 +870,20 @@ static void rank_brief(struct g *G, int r, char *buf, size_t n)
         snprintf(buf, n, "not started");
         return;
     }
-    for (unsigned k = 0; k < G->nnodes; k++)
-        if (G->nodes[k].rank == r) {
-            const struct ent *e = &G->ents[G->nodes[k].ent];
-            char w[200], s[120];
-            fmt_what(e, w, sizeof w);
-            ent_where(e, s, sizeof s);
-            snprintf(buf, n, "in %s at %s", w, s);
-            return;
+    int k = G->rank_node[r];         /* its first blocked thread in MPI */
+    for (int j = k; j >= 0; j = G->node_next[j])
+        if (G->nodes[j].kind != K_JOIN) {
+            k = j;
+            break;
         }
+    if (k >= 0) {
+        const struct ent *e = &G->ents[G->nodes[k].ent];
+        char w[200], s[120];
+        fmt_what(e, w, sizeof w);
+        ent_where(e, s, sizeof s);
+        snprintf(buf, n, "in %s at %s", w, s);
+        return;
+    }
     snprintf(buf, n, "computing");
 }
 
@@ -671,12 +900,19 @@ static unsigned waits_for(struct g *G, const struct node *n, int *out, unsigned 
     for (unsigned c = 0; c < n->ncl; c++)
         for (unsigned j = 0; j < n->cln[c]; j++) {
             int r = n->cl[c][j];
-            unsigned x = 0;
-            while (x < k && out[x] != r) x++;
-            if (x == k && k < cap) out[k++] = r;
+            if (r < 0 || r >= G->nranks || G->mark[r] || k >= cap) continue;
+            G->mark[r] = 1;
+            out[k++] = r;
         }
+    for (unsigned c = 0; c < n->nci; c++)
+        for (unsigned j = 0; j < n->ci[c]->nmissing; j++) {
+            int r = n->ci[c]->missing[j];
+            if (r < 0 || r >= G->nranks || G->mark[r] || k >= cap) continue;
+            G->mark[r] = 1;
+            out[k++] = r;
+        }
+    for (unsigned j = 0; j < k; j++) G->mark[out[j]] = 0;
     qsort(out, k, sizeof *out, icmp);
-    (void)G;
     return k;
 }
 
@@ -684,13 +920,13 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
 {
     int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
     unsigned nd = 0;
-    for (unsigned k = 0; k < G->nnodes; k++) {
+    for (unsigned k = 0; k < G->nnodes && dead_ranks; k++) {
         struct node *n = &G->nodes[k];
-        if (n->active) continue;
-        unsigned x = 0;
-        while (x < nd && dead_ranks[x] != n->rank) x++;
-        if (x == nd) dead_ranks[nd++] = n->rank;
+        if (n->active || G->mark[n->rank]) continue;
+        G->mark[n->rank] = 1;
+        dead_ranks[nd++] = n->rank;
     }
+    for (unsigned x = 0; x < nd; x++) G->mark[dead_ranks[x]] = 0;
     qsort(dead_ranks, nd, sizeof *dead_ranks, icmp);
     sput(b, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
          stalled, nd, nd == 1 ? " is" : "s are");
@@ -718,6 +954,14 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             if (e->rclass >= RC_WAIT && e->rclass <= RC_REQ_STATUS)
                 sput(b, "      request: %s\n", n->ops[i].desc);
         }
+        if (n->kind == K_JOIN && n->join >= 0) {
+            const struct ent *je = &G->ents[G->nodes[n->join].ent];
+            char w2[200], s2[120];
+            fmt_what(je, w2, sizeof w2);
+            ent_where(je, s2, sizeof s2);
+            sput(b, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
+            continue;
+        }
         unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
         if (!k2) continue;
         int anyc = 0;
@@ -741,28 +985,20 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     /* collectives: who is in, who never arrives, mismatches */
     for (unsigned k = 0; k < G->nnodes; k++) {
         struct node *n = &G->nodes[k];
-        if (n->active || n->kind != K_COLL) continue;
-        int seen = 0;
-        for (unsigned j = 0; j < k && !seen; j++) {
-            struct node *m = &G->nodes[j];
-            seen = !m->active && m->kind == K_COLL && m->gid == n->gid && m->seq == n->seq &&
-                   m->rgid == n->rgid && m->root == n->root;
-        }
-        if (seen) continue;
+        if (n->active || n->kind != K_COLL || !n->nci || n->ci[0]->reported) continue;
+        struct inst *x = n->ci[0];
+        x->reported = 1;
         int *in = malloc((size_t)(G->nranks + 1) * sizeof *in), *out = malloc((size_t)(G->nranks + 1) * sizeof *out);
         unsigned nin = 0, nout = 0;
-        const struct node *mis = NULL;
+        const struct node *mis = x->mis;
+        for (unsigned i = 0; i < x->nmissing; i++) G->mark[x->missing[i]] = 1;
         for (unsigned i = 0; in && out && i < n->nmembers; i++) {
-            int r = n->members[i];
+            int r = member(n, i);
             if (r < 0 || r >= G->nranks) continue;
-            if (r == n->rank || coll_arrived(G, n, r, NULL)) in[nin++] = r;
-            else {
-                out[nout++] = r;
-                const struct node *mm = NULL;
-                coll_arrived(G, n, r, &mm);
-                if (mm && !mis) mis = mm;
-            }
+            if (G->mark[r]) out[nout++] = r;
+            else in[nin++] = r;
         }
+        for (unsigned i = 0; i < x->nmissing; i++) G->mark[x->missing[i]] = 0;
         const struct ent *e = &G->ents[n->ent];
         char what[256], where[160], il[256], ol[256];
         fmt_what(e, what, sizeof what);
@@ -802,51 +1038,72 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     if (wf && nd) {
         int *state = calloc((size_t)G->nranks + 1, sizeof *state);   /* 0 new, 1 on path, 2 done */
         int *path = malloc((size_t)(G->nranks + 1) * sizeof *path);
+        struct cursor {
+            int node;
+            unsigned c, j;
+        } *cur = malloc((size_t)(G->nranks + 1) * sizeof *cur);
         int found = 0;
-        for (unsigned s = 0; s < nd && state && path && !found; s++) {
+        long budget = 1L << 24;    /* edges looked at: the cycle is a bonus, not the verdict */
+        for (unsigned s = 0; s < nd && state && path && cur && !found && budget > 0; s++) {
             int start = dead_ranks[s];
             if (state[start]) continue;
             /* iterative DFS following the first blocked successor that leads on */
             unsigned depth = 0;
             path[depth++] = start;
             state[start] = 1;
-            while (depth && !found) {
+            cur[0].node = G->rank_node[start];
+            cur[0].c = cur[0].j = 0;
+            while (depth && !found && budget > 0) {
                 int r = path[depth - 1], next = -1;
-                for (unsigned k = 0; k < G->nnodes && next < 0; k++) {
-                    struct node *n = &G->nodes[k];
-                    if (n->active || n->rank != r) continue;
-                    unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
-                    for (unsigned j = 0; j < k2; j++) {
-                        int q = wf[j];
-                        if (q < 0 || q >= G->nranks || G->rank_term[q] || G->rank_active[q]) continue;
-                        if (state[q] == 1) {
-                            /* cycle: from q's position in the path */
-                            unsigned from = 0;
-                            while (path[from] != q) from++;
-                            sput(b, "  cycle: ");
-                            unsigned len = depth - from;
-                            for (unsigned i = from; i < depth; i++) {
-                                if (len > 12 && i == from + 6) {
-                                    sput(b, "... (%u ranks) -> ", len - 10);
-                                    i = depth - 4;
-                                }
-                                sput(b, "rank %d -> ", path[i]);
+                struct cursor *cu = &cur[depth - 1];
+                /* the next rank r waits for: over its blocked nodes, their
+                 * clauses, then their collective instances */
+                while (cu->node >= 0 && next < 0 && !found && budget-- > 0) {
+                    struct node *n = &G->nodes[cu->node];
+                    int q = -1;
+                    if (n->active) {
+                        cu->node = G->node_next[cu->node];
+                        cu->c = cu->j = 0;
+                        continue;
+                    }
+                    if (cu->c < n->ncl) {
+                        if (cu->j < n->cln[cu->c]) q = n->cl[cu->c][cu->j++];
+                        else cu->c++, cu->j = 0;
+                    } else if (cu->c < n->ncl + n->nci) {
+                        const struct inst *x = n->ci[cu->c - n->ncl];
+                        if (cu->j < x->nmissing) q = x->missing[cu->j++];
+                        else cu->c++, cu->j = 0;
+                    } else {
+                        cu->node = G->node_next[cu->node];
+                        cu->c = cu->j = 0;
+                    }
+                    if (q < 0 || q >= G->nranks || G->rank_term[q] || G->rank_active[q]) continue;
+                    if (state[q] == 1) {
+                        /* cycle: from q's position in the path */
+                        unsigned from = 0;
+                        while (path[from] != q) from++;
+                        sput(b, "  cycle: ");
+                        unsigned len = depth - from;
+                        for (unsigned i = from; i < depth; i++) {
+                            if (len > 12 && i == from + 6) {
+                                sput(b, "... (%u ranks) -> ", len - 10);
+                                i = depth - 4;
                             }
-                            sput(b, "rank %d\n", q);
-                            found = 1;
-                            break;
+                            sput(b, "rank %d -> ", path[i]);
                         }
-                        if (state[q] == 0) {
-                            next = q;
-                            break;
-                        }
+                        sput(b, "rank %d\n", q);
+                        found = 1;
+                    } else if (state[q] == 0) {
+                        next = q;
                     }
                 }
                 if (found) break;
                 if (next >= 0) {
                     state[next] = 1;
+                    cur[depth].node = G->rank_node[next];
+                    cur[depth].c = cur[depth].j = 0;
                     path[depth++] = next;
-                } else {
+                } else if (cu->node < 0) {
                     state[r] = 2;
                     depth--;
                 }
@@ -854,25 +1111,173 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         }
         if (!found) {
             /* chains that end at ranks that will never act */
-            for (int r = 0; r < G->nranks; r++)
-                if (G->rank_term[r]) {
-                    int waited = 0;
-                    for (unsigned k = 0; k < G->nnodes && !waited; k++) {
-                        struct node *n = &G->nodes[k];
-                        if (n->active) continue;
-                        unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
-                        for (unsigned j = 0; j < k2; j++) waited |= wf[j] == r;
-                    }
-                    if (waited) sput(b, "  rank %d has %s: it will never send or take part again\n", r,
-                                     term_name(G->rank_term[r]));
+            for (unsigned k = 0; k < G->nnodes; k++) {
+                struct node *n = &G->nodes[k];
+                if (n->active) continue;
+                for (unsigned c = 0; c < n->ncl; c++)
+                    for (unsigned j = 0; j < n->cln[c]; j++)
+                        if (n->cl[c][j] >= 0 && n->cl[c][j] < G->nranks) G->mark[n->cl[c][j]] = 1;
+                for (unsigned c = 0; c < n->nci; c++) {
+                    struct inst *x = n->ci[c];
+                    if (x->marked) continue;
+                    x->marked = 1;
+                    for (unsigned j = 0; j < x->nmissing; j++) G->mark[x->missing[j]] = 1;
                 }
+            }
+            for (int r = 0; r < G->nranks; r++)
+                if (G->rank_term[r] && G->mark[r])
+                    sput(b, "  rank %d has %s: it will never send or take part again\n", r,
+                         term_name(G->rank_term[r]));
         }
+        memset(G->mark, 0, (size_t)G->nranks);
         free(state);
         free(path);
+        free(cur);
     }
     free(wf);
     free(dead_ranks);
     (void)ndead;
+}
+
+/* ---- the fixpoint ------------------------------------------------------- */
+
+/* Which nodes can ever progress.  A node can once each of its clauses has
+ * a rank that can (OR), each of its collective instances has every missing
+ * member able to (AND), and the thread it joins can; a rank can once one of
+ * its nodes can, or from the start (computing, unknown, ...).  Worked off
+ * queues with the reverse edges (rank -> clauses and instances naming it,
+ * node -> nodes joining its thread): every edge is looked at once, so the
+ * time is linear in the graph, whatever order the ranks unblock in. */
+struct fx {
+    struct g *G;
+    int *rq, nrq;            /* ranks that became able to progress, to propagate */
+    unsigned *nq, nnq;       /* nodes that did */
+    char *queued;            /* per rank */
+};
+
+static void fx_rank(struct fx *X, int r)
+{
+    struct g *G = X->G;
+    if (r < 0 || r >= G->nranks || X->queued[r] || !G->rank_active[r] || G->rank_term[r]) return;
+    X->queued[r] = 1;
+    X->rq[X->nrq++] = r;
+}
+
+static void fx_activate(struct fx *X, unsigned k)
+{
+    struct g *G = X->G;
+    struct node *n = &G->nodes[k];
+    if (n->active) return;
+    n->active = 1;
+    X->nq[X->nnq++] = k;
+    G->rank_active[n->rank] = 1;
+    fx_rank(X, n->rank);
+}
+
+static void fx_satisfy(struct fx *X, unsigned k)
+{
+    struct node *n = &X->G->nodes[k];
+    if (n->active || !n->need) return;
+    if (--n->need == 0) fx_activate(X, k);
+}
+
+static void fixpoint(struct g *G)
+{
+    int nr = G->nranks;
+    struct fx X = {G, NULL, 0, NULL, 0, NULL};
+    unsigned *off = calloc((size_t)nr + 2, sizeof *off);      /* rank -> refs (CSR) */
+    X.rq = malloc(((size_t)nr + 1) * sizeof *X.rq);
+    X.nq = malloc(((size_t)G->nnodes + 1) * sizeof *X.nq);
+    X.queued = calloc((size_t)nr + 1, 1);
+    G->joiners = malloc(((size_t)G->nnodes + 1) * sizeof *G->joiners);
+    uint64_t *ref = NULL;    /* clause: node << 32 | clause + 1; instance: (1 << 63) | index */
+    if (!off || !X.rq || !X.nq || !X.queued || !G->joiners) goto fail;
+    for (unsigned k = 0; k < G->nnodes; k++) G->joiners[k] = -1;
+    /* the reverse edges */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        for (unsigned c = 0; c < n->ncl; c++)
+            for (unsigned j = 0; j < n->cln[c]; j++)
+                if (n->cl[c][j] >= 0 && n->cl[c][j] < nr) off[n->cl[c][j] + 1]++;
+        if (n->join >= 0) {
+            n->jnext = G->joiners[n->join];
+            G->joiners[n->join] = (int)k;
+        }
+    }
+    for (unsigned i = 0; i < G->ninst; i++)
+        for (unsigned j = 0; j < G->inst[i]->nmissing; j++) off[G->inst[i]->missing[j] + 1]++;
+    for (int r = 0; r < nr; r++) off[r + 1] += off[r];
+    ref = malloc(((size_t)off[nr] + 1) * sizeof *ref);
+    if (!ref) goto fail;
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        for (unsigned c = 0; c < n->ncl; c++)
+            for (unsigned j = 0; j < n->cln[c]; j++)
+                if (n->cl[c][j] >= 0 && n->cl[c][j] < nr) ref[off[n->cl[c][j]]++] = (uint64_t)k << 32 | (c + 1);
+    }
+    for (unsigned i = 0; i < G->ninst; i++) {
+        struct inst *x = G->inst[i];
+        x->left = x->nmissing;
+        for (unsigned j = 0; j < x->nmissing; j++) ref[off[x->missing[j]]++] = 1ull << 63 | i;
+    }
+    for (int r = nr; r > 0; r--) off[r] = off[r - 1];         /* back to the starts */
+    off[0] = 0;
+    /* what each node needs */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        n->need = n->ncl + n->nci + (n->join >= 0);
+        n->clsat = calloc(n->ncl ? n->ncl : 1, 1);
+        if (!n->clsat) goto fail;
+    }
+    for (unsigned i = 0; i < G->ninst; i++) {
+        struct inst *x = G->inst[i];
+        if (!x->left)        /* (not made so: make_clauses keeps only open ones) */
+            for (unsigned j = 0; j < x->nnodes; j++) fx_satisfy(&X, x->nodes[j]);
+    }
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active) X.nq[X.nnq++] = k;          /* unknown or matched: progress */
+        else if (!n->need) fx_activate(&X, k);
+    }
+    for (int r = 0; r < nr; r++) fx_rank(&X, r);
+    /* propagate */
+    unsigned hr = 0, hn = 0;
+    while (hr < (unsigned)X.nrq || hn < X.nnq) {
+        if (hn < X.nnq) {
+            unsigned k = X.nq[hn++];
+            for (int j = G->joiners[k]; j >= 0; j = G->nodes[j].jnext) fx_satisfy(&X, (unsigned)j);
+            continue;
+        }
+        int r = X.rq[hr++];
+        for (unsigned i = off[r]; i < off[r + 1]; i++) {
+            uint64_t v = ref[i];
+            if (v >> 63) {
+                struct inst *x = G->inst[(unsigned)v];
+                if (x->left && --x->left == 0)
+                    for (unsigned j = 0; j < x->nnodes; j++) fx_satisfy(&X, x->nodes[j]);
+            } else {
+                unsigned k = (unsigned)(v >> 32), c = (unsigned)(v & 0xffffffffu) - 1;
+                struct node *n = &G->nodes[k];
+                if (n->clsat[c]) continue;
+                n->clsat[c] = 1;
+                fx_satisfy(&X, k);
+            }
+        }
+    }
+    free(ref);
+    free(off);
+    free(X.rq);
+    free(X.nq);
+    free(X.queued);
+    return;
+fail:
+    /* out of memory: nothing is judged deadlocked */
+    for (unsigned k = 0; k < G->nnodes; k++) G->nodes[k].active = 1;
+    free(ref);
+    free(off);
+    free(X.rq);
+    free(X.nq);
+    free(X.queued);
 }
 
 void dl_result_free(struct dl_result *r)
@@ -903,8 +1308,10 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
     G.nodes = calloc(nents ? nents : 1, sizeof *G.nodes);
     G.rank_node = malloc((size_t)nranks * sizeof *G.rank_node);
     G.node_next = malloc((nents ? nents : 1) * sizeof *G.node_next);
+    G.in_fin = calloc((size_t)nranks, 1);
+    G.mark = calloc((size_t)nranks, 1);
     if (!G.rank_term || !G.rank_active || !G.rank_first || !G.rq || !G.rq_loaded || !G.nodes || !G.rank_node ||
-        !G.node_next)
+        !G.node_next || !G.in_fin || !G.mark)
         goto out;
     for (int r = 0; r < nranks; r++) G.rank_first[r] = G.rank_node[r] = -1;
     /* ranks: terminal, or able to progress (computing, unknown), or nodes */
@@ -918,8 +1325,13 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
         case ES_DIED:
             G.rank_term[e->rank] = e->state;
             break;
-        case ES_IN:
-        case ES_POLL: {
+        case ES_POLL:
+            if (e->working) {        /* computes between polls: a sink */
+                G.rank_active[e->rank] = 1;
+                break;
+            }
+            /* fall through */
+        case ES_IN: {
             G.node_next[G.nnodes] = -1;
             if (G.rank_node[e->rank] < 0) {
                 G.rank_node[e->rank] = (int)G.nnodes;
@@ -940,6 +1352,8 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
     }
     for (int r = 0; r < nranks; r++)
         if (G.rank_first[r] < 0) G.rank_active[r] = 1;      /* not even listed: unknown */
+    for (unsigned k = 0; k < G.nnodes; k++)
+        if (G.nodes[k].kind == K_FINALIZE) G.in_fin[G.nodes[k].rank] = 1;
     for (unsigned k = 0; k < G.nnodes; k++) make_clauses(&G, &G.nodes[k]);
     for (unsigned k = 0; k < G.nnodes; k++) {
         struct node *n = &G.nodes[k];
@@ -948,27 +1362,7 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
             G.rank_active[n->rank] = 1;
         }
     }
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (unsigned k = 0; k < G.nnodes; k++) {
-            struct node *n = &G.nodes[k];
-            if (n->active) continue;
-            int ok = 1;
-            for (unsigned c = 0; c < n->ncl && ok; c++) {
-                int any = 0;
-                for (unsigned j = 0; j < n->cln[c] && !any; j++) {
-                    int r = n->cl[c][j];
-                    any = r >= 0 && r < nranks && G.rank_active[r] && !G.rank_term[r];
-                }
-                ok = any;
-            }
-            if (ok) {
-                n->active = 1;
-                if (!G.rank_active[n->rank]) G.rank_active[n->rank] = 1;
-                changed = 1;
-            }
-        }
-    }
+    fixpoint(&G);
     for (unsigned k = 0; k < G.nnodes; k++) ndead += !G.nodes[k].active;
     if (ndead) {
         struct sbuf b = {0};
@@ -979,10 +1373,11 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
         for (unsigned k = 0; k < G.nnodes && res->ents && res->ranks; k++) {
             if (G.nodes[k].active) continue;
             res->ents[res->nents++] = G.nodes[k].ent;
-            unsigned x = 0;
-            while (x < res->nranks && res->ranks[x] != G.nodes[k].rank) x++;
-            if (x == res->nranks) res->ranks[res->nranks++] = G.nodes[k].rank;
+            if (G.mark[G.nodes[k].rank]) continue;
+            G.mark[G.nodes[k].rank] = 1;
+            res->ranks[res->nranks++] = G.nodes[k].rank;
         }
+        memset(G.mark, 0, (size_t)nranks);
     } else {
         /* why not: the first node that waits on someone who can go on */
         char note[256] = "";
@@ -996,6 +1391,10 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
                 if (i >= 0 && ents[i].state == ES_COMPUTE && !G.rank_term[r])
                     snprintf(note, sizeof note, "not a deadlock: rank %d is computing", r);
             }
+            for (unsigned i = 0; i < nents && !note[0]; i++) {
+                if (ents[i].state == ES_POLL && ents[i].working)
+                    snprintf(note, sizeof note, "not a deadlock: rank %d computes between polls", ents[i].rank);
+            }
         }
         if (!note[0] && G.nnodes) snprintf(note, sizeof note, "not a deadlock: the blocked calls match each other");
         if (note[0]) res->text = strdup(note);
@@ -1005,12 +1404,25 @@ out:
     for (unsigned k = 0; k < G.nnodes; k++) {
         struct node *n = &G.nodes[k];
         free(n->ops);
-        free(n->members);
         for (unsigned c = 0; c < n->ncl; c++) free(n->cl[c]);
         free(n->cl);
         free(n->cln);
         free(n->clause_any);
+        free(n->ci);
+        free(n->clsat);
     }
+    for (unsigned i = 0; i < G.ninst; i++) {
+        free(G.inst[i]->missing);
+        free(G.inst[i]->nodes);
+        free(G.inst[i]);
+    }
+    free(G.inst);
+    free(G.ihash);
+    free(G.joiners);
+    free(G.in_fin);
+    free(G.mark);
+    for (unsigned i = 0; i < G.cmcap; i++) free(G.cm[i].m);
+    free(G.cm);
     for (int r = 0; G.rq && r < nranks; r++) {
         dl_reqs_free(&G.rq[r]);
     }

@@ -186,7 +186,8 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     const char *name = e->f ? lf_routine(e->f, e->l.routine) : "?";
     const char *peer = ps && !ps->all_same ? ps->text : NULL;
     int tags_differ = ps && ps->tags_differ, comms_differ = ps && ps->comms_differ;
-    const char *poll = e->state == ES_POLL ? " (polling, nothing completes)" : "";
+    const char *poll = e->state != ES_POLL ? ""
+                       : e->working ? " (polling between work phases)" : " (polling, nothing completes)";
     switch (e->state) {
     case ES_COMPUTE: snprintf(buf, n, "computing"); return;
     case ES_NOCALL: snprintf(buf, n, "computing (no MPI call yet)"); return;
@@ -274,6 +275,10 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
         snprintf(buf, n, "%s of %lld request%s%s", name, (long long)(int64_t)e->l.aux,
                  (int64_t)e->l.aux == 1 ? "" : "s", poll);
         return;
+    case RC_JOIN:
+        if (e->l.peer >= 0) snprintf(buf, n, "%s of thread %d", name, e->l.peer);
+        else snprintf(buf, n, "%s of a thread without MPI calls", name);
+        return;
     }
     snprintf(buf, n, "%s%s", name, poll);
 }
@@ -330,6 +335,16 @@ struct rk {
     int64_t proc_ns;         /* last look at /proc/PID (the slow liveness check) */
     int remote;              /* from a node's state stream (remote.c): liveness and
                               * staleness come from the stream */
+    struct thr *th;          /* per live slot: polls and work between them */
+    unsigned nth;
+};
+
+/* What a thread did between polls, over refreshes (live.h: ent.working). */
+struct thr {
+    uint8_t seen, work;      /* slot's work counter when last seen */
+    uint64_t idle;           /* slot's t_idle when last seen ... */
+    int64_t idle_seen_ns;    /* ... and when that value was first seen */
+    int64_t work_ns;         /* last time it was seen working between polls (0 never) */
 };
 
 struct watch {
@@ -676,6 +691,14 @@ static void snapshot(struct watch *w)
             }
             continue;
         }
+        if (nt > r->nth) {
+            struct thr *p = realloc(r->th, nt * sizeof *p);
+            if (p) {
+                memset(p + r->nth, 0, (nt - r->nth) * sizeof *p);
+                r->th = p;
+                r->nth = nt;
+            }
+        }
         unsigned added = 0, ncomp = 0;
         int best = -1;
         uint64_t bt = 0;
@@ -692,9 +715,30 @@ static void snapshot(struct watch *w)
             int in = l->t_start > last_end;
             int idle_last = l->t_idle > l->t_end && (in || l->t_idle >= l->t_start);
             int st = 0;
+            /* Work between polls: more than ML_WORK_GAP_NS outside MPI before a
+             * poll (the runtime counts those in `work`; the gap before the
+             * current call), or now since the last poll.  Such a thread computes
+             * (a sink for the deadlock check) until it has only polled for a
+             * whole deadlock timeout: polling never sticks across work. */
+            struct thr *h = i < r->nth ? &r->th[i] : NULL;
+            int64_t out_ns = 0;  /* outside MPI since its last poll ended, at least */
+            if (h) {
+                if (!h->seen || h->idle != l->t_idle) h->idle_seen_ns = w->now;
+                if (h->seen && h->work != l->work) h->work_ns = w->now;
+                h->seen = 1;
+                h->work = l->work;
+                h->idle = l->t_idle;
+            }
+            if (idle_last && !in)
+                out_ns = r->same_host || r->remote ? w->now - ns_of(r, l->t_idle) : h ? w->now - h->idle_seen_ns : 0;
+            if (idle_last && in && lf_ns(r->f, l->t_start) - lf_ns(r->f, l->t_idle) > ML_WORK_GAP_NS && h)
+                h->work_ns = w->now;
+            if (idle_last && out_ns > ML_WORK_GAP_NS && h) h->work_ns = w->now;
             if (idle_last) {
                 int64_t last_try = ns_of(r, in ? l->t_start : l->t_idle);
-                if (w->now - last_try < w->poll_ns || (!r->same_host && !r->remote)) st = ES_POLL;
+                if (in ? w->now - last_try < w->poll_ns || (!r->same_host && !r->remote)
+                       : out_ns <= ML_WORK_GAP_NS)
+                    st = ES_POLL;
             }
             if (!st && in) st = ES_IN;
             if (!st) {
@@ -712,6 +756,8 @@ static void snapshot(struct watch *w)
             ent_routine(e);
             if (r->same_host || r->remote)
                 e->since_ns = st == ES_IN ? ns_of(r, l->t_start) : ns_of(r, l->t_end ? l->t_end : l->t_start);
+            if (st == ES_POLL && h && h->work_ns && w->now - h->work_ns < (w->timeout_ns ? w->timeout_ns : w->poll_ns))
+                e->working = 1;
             added++;
         }
         /* threads of a rank with threads inside MPI that are computing: not
@@ -1621,8 +1667,10 @@ int live_watch(const char *dir, const struct live_opts *opts)
             nanosleep(&ts, NULL);
         }
     }
-    for (unsigned k = 0; k < w.nrk; k++)
+    for (unsigned k = 0; k < w.nrk; k++) {
         if (!w.rk[k].remote) lf_close(w.rk[k].f);     /* remote ranks belong to the server */
+        free(w.rk[k].th);
+    }
     free(w.seen);
     free(w.rk);
     free(w.ents);
@@ -1706,6 +1754,7 @@ int live_bench(const char *dir, const struct live_opts *opts, int n)
         c0 = cpu_s();
         dl = deadlock_check(w.ents, w.nents, world, w.now, 60.0, &res);
         check = cpu_s() - c0;
+        if (!strcmp(getenv("MPILENS_BENCH_DEADLOCK"), "text") && res.text) fputs(res.text, stderr);
     }
     dl_result_free(&res);
     unsigned ng = 0, *order = NULL;
@@ -1717,7 +1766,10 @@ int live_bench(const char *dir, const struct live_opts *opts, int n)
            w.nrk, w.nents, ng, n, first * 1e3, refresh * 1e3, snap * 1e3, table * 1e3, loop * 1e3, check * 1e3,
            dl, (unsigned long long)(sum & 1));
     fclose(w.out);
-    for (unsigned k = 0; k < w.nrk; k++) lf_close(w.rk[k].f);
+    for (unsigned k = 0; k < w.nrk; k++) {
+        lf_close(w.rk[k].f);
+        free(w.rk[k].th);
+    }
     free(w.seen);
     free(w.rk);
     free(w.ents);

@@ -148,6 +148,8 @@ enum rclass {
     RC_TEST, RC_TESTALL, RC_TESTANY, RC_TESTSOME, RC_IPROBE, RC_REQ_STATUS,
     RC_ISTART,               /* nonblocking starts (Isend, Irecv, Ibcast, ...) */
     RC_FINALIZE, RC_INIT, RC_ONESIDED,
+    RC_JOIN,                 /* pthread_join outside MPI (mlformat.h ML_JOIN_NAME): peer is
+                              * the live-slot index of the joined thread */
 };
 int routine_class(const char *name);
 int rclass_rooted(const char *name);   /* Bcast, Reduce, Gather(v), Scatter(v) */
@@ -180,6 +182,9 @@ struct ent {
     uint32_t sgid;           /* site id */
     int hidden;              /* a computing thread of a rank with threads in MPI:
                               * not shown, but it can make progress */
+    int working;             /* ES_POLL, but it worked (more than ML_WORK_GAP_NS outside
+                              * MPI between polls) within the last deadlock timeout:
+                              * computing between polls, a sink like ES_COMPUTE */
 };
 
 /* deadlock.c: the wait-for graph of a snapshot.  ents: every rank's
@@ -220,6 +225,8 @@ struct dl_reqs {
     unsigned n, cap;
     struct dl_nbc *nb;
     unsigned nnb;
+    int undescribed;         /* calls that made requests the trace does not describe
+                              * (I/O, RMA, generalized, partitioned, ...); not streamed */
 };
 void dl_load_requests(const char *path, struct dl_reqs *q);
 void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to);

@@ -361,7 +361,7 @@ int lf_live(const struct lf *f, unsigned i, struct ml_live *out)
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         out->seq = s1;
         out->routine = l->routine;
-        out->in_call = l->in_call;
+        out->work = l->work;
         out->used = l->used;
         out->site = l->site;
         out->peer = l->peer;
@@ -774,6 +774,7 @@ void lf_remote_set_reqs(struct lf *f, struct dl_reqs *q)
 
 int routine_class(const char *n)
 {
+    if (!strcmp(n, ML_JOIN_NAME)) return RC_JOIN;
     if (strncmp(n, "MPI_", 4) != 0) return RC_OTHER;
     const char *s = n + 4;
     size_t l = strlen(s);

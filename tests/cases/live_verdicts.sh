@@ -102,6 +102,13 @@ for impl in openmpi mpich; do
     dl $impl dl_exited 2 "^  rank 0: MPI_Recv from 1 tag 3 at dl_exited.c:$(L dl_exited L_RECV)" "waits for rank 1: rank 1 exited" \
         "rank 1 has exited"
     LAUNCH=""
+    case $impl in
+    openmpi) LAUNCH="mpirun.openmpi --oversubscribe --mca orte_enable_recovery 1" ;;
+    mpich) LAUNCH="mpirun.mpich -disable-auto-cleanup" ;;
+    esac
+    dl $impl dl_barrier_exit 3 "^  rank [01]: MPI_Barrier on MPI_COMM_WORLD at dl_barrier_exit.c:$(L dl_barrier_exit L_BARRIER)" \
+        "rank 2 never arrives: rank 2 exited" "rank 2 has exited"
+    LAUNCH=""
     dl $impl dl_split 3 "^  rank 0: MPI_Allreduce on comm #[0-9]+ \(2 ranks\) at dl_split.c:$(L dl_split L_ALLREDUCE)" \
         "^  rank 1: MPI_Recv from 2 tag 4 at dl_split.c:$(L dl_split L_SKIP)" \
         "^  rank 2: MPI_Recv from 0 tag 5 at dl_split.c:$(L dl_split L_R2)" \
@@ -129,6 +136,14 @@ for impl in openmpi mpich; do
         "^  rank 1: MPI_Recv from 0 tag 2 on comm #[0-9]+ \(2 ranks\) at dl_dup.c:$(L dl_dup L_RECV)" "$CYCLE2"
     dl $impl dl_bigsend 2 "^  rank 0: MPI_Send to 1 tag 8 at dl_bigsend.c:$(L dl_bigsend L_SEND)" \
         "^  rank 1: MPI_Send to 0 tag 8 at dl_bigsend.c:$(L dl_bigsend L_SEND)" "$CYCLE2"
+    dl $impl dl_pollafter 2 "^  rank 0: MPI_Test .*\(polling, nothing completes\) at dl_pollafter.c:$(L dl_pollafter L_TEST)" \
+        "request: receive from 1 tag 4 \(MPI_Irecv at dl_pollafter.c:$(L dl_pollafter L_IRECV)\)" \
+        "^  rank 1: MPI_Recv from 0 tag 8 at dl_pollafter.c:$(L dl_pollafter L_RECV)" "$CYCLE2"
+    dl $impl dl_testsome 3 "^  rank 0: MPI_Testsome .*at dl_testsome.c:$(L dl_testsome L_TESTSOME)" \
+        "^  rank 2: MPI_Testsome .*at dl_testsome.c:$(L dl_testsome L_TESTSOME)" "3 ranks are blocked forever \(ranks 0-2\)"
+    dl $impl dl_thread_wait 2 "^  rank 0 thread [1-9]: MPI_Waitany .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITANY)" \
+        "^  rank 1 thread [1-9]: MPI_Waitall .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITALL)" \
+        "request: receive from 1 tag 7 \(MPI_Irecv at dl_thread_wait.c:$(L dl_thread_wait L_IRECV)\)" "$CYCLE2"
 
     # ---- correct programs ----
     ok $impl ok_waitany 3
@@ -142,6 +157,17 @@ for impl in openmpi mpich; do
     ok $impl ok_sleep 3
     ok $impl ok_bigmsg 2
     ok $impl ok_chain 3
+    # compute between polls (Test, Iprobe, Testsome/Testany), master/worker
+    # with any source, a tight MPI_Test against 3.5 s of compute, MPI_Ssend
+    # to a computing rank, a polling thread, a nonblocking collective
+    ok $impl ok_overlap 2
+    ok $impl ok_iprobe_work 2
+    ok $impl ok_testsome 3
+    ok $impl ok_master 4
+    ok $impl ok_spintest 2
+    ok $impl ok_ssend 2
+    ok $impl ok_thread_poll 2
+    ok $impl ok_iallreduce 3
 
     # ---- mpilens top --once on finished runs: the last state, nothing invented ----
     if selected dl_cycle3 && [ -d "$TEST_TMP/$impl-dl_cycle3" ]; then
