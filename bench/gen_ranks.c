@@ -373,8 +373,11 @@ static void scenario(const char *sc, int r, int n, struct lrank *k)
         switch (r) {
         case 0: in_call(t, L_BARRIER, S_BARRIER, ML_PEER_NONE, 0, 0, 1.5, 3); break;
         case 1: computing(t, L_ALLREDUCE, S_ALLREDUCE, 0.5); break;
-        case 2: /* MPI_Test returning flag = false over and over */
-            *t = (struct lslot){1, L_TEST, S_TEST, ML_PEER_NONE, 0, 0, 0.3, 4.0, 0.2, 0x77};
+        case 2: /* MPI_Test returning flag = false over and over: caught inside
+                 * one, 0.5 ms after the previous one (a file cannot show a
+                 * thread between two polls for long: after ML_WORK_GAP_NS it
+                 * computes) */
+            *t = (struct lslot){1, L_TEST, S_TEST, ML_PEER_NONE, 0, 0, 0.2, 4.0, 0.2005, 0x77};
             break;
         case 3:
             k->state = ML_STATE_FINALIZED;
@@ -438,7 +441,7 @@ static void scenario(const char *sc, int r, int n, struct lrank *k)
         computing(&t[2], L_IRECV, S_IRECV, 0.2);
         in_call(&t[3], L_WAITALL, S_WAITALL, 0, 0, 0, 0.1 + spread, 2);
     } else if (r % 16 == 1) {
-        *t = (struct lslot){1, L_TEST, S_TEST, ML_PEER_NONE, 0, 0, 0.05, 3.0 + spread, 0.04, 0x99};
+        *t = (struct lslot){1, L_TEST, S_TEST, ML_PEER_NONE, 0, 0, 0.05, 3.0 + spread, 0.0505, 0x99};
     } else if (r % 8 == 2) {
         computing(t, L_ALLREDUCE, S_ALLREDUCE, 0.3 + spread);
     } else if (r % 4 == 3) {

@@ -42,9 +42,9 @@ extern const unsigned ml_nroutines;
 
 __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
+uint64_t ml_work_gap = UINT64_MAX;
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
-uint64_t ml_work_gap = UINT64_MAX;
 int ml_disabled;
 uint32_t ml_coll_seq[ML_COMM_NONE];
 
@@ -646,7 +646,7 @@ int ml_join_begin(pthread_t t, void *ret_addr)
         }
     struct ml_live *l = th->live;
     uint32_t s = l->seq;
-    l->seq = s + 1;                           /* odd: being written (rt.h, ml_live_publish) */
+    l->seq = s + 1;                          /* odd: being written (rt.h, ml_live_publish) */
     __atomic_signal_fence(__ATOMIC_RELEASE);
     l->routine = (uint16_t)ml_nroutines;
     l->site = ml_site(th, ret_addr);

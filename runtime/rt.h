@@ -86,9 +86,9 @@ struct ml_call {
 
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 extern int ml_use_tsc;
+extern uint64_t ml_work_gap;   /* ML_WORK_GAP_NS in ticks */
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed (starts at 1) */
 extern uint32_t ml_type_gen;   /* bumped whenever a datatype is freed (starts at 1) */
-extern uint64_t ml_work_gap;   /* ML_WORK_GAP_NS in ticks */
 extern int ml_disabled;
 extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
 

@@ -145,10 +145,10 @@ fs_case() {
         rc=$?
         [ $rc -eq 124 ] || [ $rc -eq 137 ] && [ $((SECONDS - t0)) -ge 59 ] && fs_fail "$what: timed out"
         [ -n "$cmp" ] || break
-        sed -E 's/[0-9a-fx]{4,}/N/g' "$d.out" >"$d.out.n"   # pids, addresses
+        sed -E 's/PID [0-9]+/PID N/g; s/[0-9a-fx]{4,}/N/g' "$d.out" >"$d.out.n"   # pids, addresses
         fs_launch "$impl" - "$mode" "$rank" >"$d.plain.out" 2>"$d.plain.err"
         rc0=$?
-        sed -E 's/[0-9a-fx]{4,}/N/g' "$d.plain.out" >"$d.plain.out.n"
+        sed -E 's/PID [0-9]+/PID N/g; s/[0-9a-fx]{4,}/N/g' "$d.plain.out" >"$d.plain.out.n"
         same=0
         if [ $rc -eq $rc0 ] && cmp -s "$d.out.n" "$d.plain.out.n"; then
             same=1

@@ -468,6 +468,7 @@ static unsigned slot_diff(const struct ml_live *o, const struct ml_live *n, stru
     if (n->aux != o->aux) m |= MSF_AUX;
     if (n->tid != o->tid) m |= MSF_TID;
     if (n->t_idle != o->t_idle) m |= MSF_TIDLE;
+    if (n->work != o->work) m |= MSF_WORK;
     if (!m) return 0;
     if (m & MSF_SEQ) wb_uv(b, (uint32_t)(n->seq - o->seq));
     if (m & MSF_ROUTINE) wb_uv(b, n->routine);
@@ -481,6 +482,7 @@ static unsigned slot_diff(const struct ml_live *o, const struct ml_live *n, stru
     if (m & MSF_AUX) wb_sv(b, (int64_t)(n->aux - o->aux));
     if (m & MSF_TID) wb_uv(b, n->tid);
     if (m & MSF_TIDLE) wb_sv(b, (int64_t)(n->t_idle - o->t_idle));
+    if (m & MSF_WORK) wb_uv(b, n->work);
     return m;
 }
 
@@ -644,6 +646,7 @@ static void maybe_reqs(struct agent *a, struct arank *r, int64_t now)
             wb_str(&a->body, x->site);
             wb_str(&a->body, x->routine);
         }
+        wb_uv(&a->body, q.undescribed ? 1 : 0);
         msg(a, MS_REQS);
     }
     dl_reqs_free(&q);

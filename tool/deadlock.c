@@ -204,7 +204,10 @@ void dl_load_requests(const char *path, struct dl_reqs *q)
             r->tag = e.p2p[1].tag;
             snprintf(r->routine, sizeof r->routine, "%s", name);
             sym_site(f, e.site, r->site, sizeof r->site);
-        } else if (e.type != ML_REC_COMPLETE && e.type != ML_REC_P2P_REQ && !e.request && makes_request(name)) {
+        } else if (e.type != ML_REC_COMPLETE && (e.request ? e.type != ML_REC_P2P_REQ : makes_request(name))) {
+            /* a request not followed here: one recorded with a handle but
+             * not described above (a nonblocking collective without its
+             * number, ...), or by a call that starts one unrecorded */
             q->undescribed++;
         } else if (e.type == ML_REC_COMPLETE) {
             int start = !strcmp(name, "MPI_Start") || !strcmp(name, "MPI_Startall");

@@ -729,16 +729,15 @@ static void snapshot(struct watch *w)
                 h->work = l->work;
                 h->idle = l->t_idle;
             }
+            int timed = r->same_host || r->remote;     /* its times are on our clock */
             if (idle_last && !in)
-                out_ns = r->same_host || r->remote ? w->now - ns_of(r, l->t_idle) : h ? w->now - h->idle_seen_ns : 0;
+                out_ns = timed ? w->now - ns_of(r, l->t_idle) : h ? w->now - h->idle_seen_ns : 0;
             if (idle_last && in && lf_ns(r->f, l->t_start) - lf_ns(r->f, l->t_idle) > ML_WORK_GAP_NS && h)
                 h->work_ns = w->now;
             if (idle_last && out_ns > ML_WORK_GAP_NS && h) h->work_ns = w->now;
             if (idle_last) {
                 int64_t last_try = ns_of(r, in ? l->t_start : l->t_idle);
-                if (in ? w->now - last_try < w->poll_ns || (!r->same_host && !r->remote)
-                       : out_ns <= ML_WORK_GAP_NS)
-                    st = ES_POLL;
+                if (in ? w->now - last_try < w->poll_ns || !timed : out_ns <= ML_WORK_GAP_NS) st = ES_POLL;
             }
             if (!st && in) st = ES_IN;
             if (!st) {

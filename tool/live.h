@@ -226,7 +226,8 @@ struct dl_reqs {
     struct dl_nbc *nb;
     unsigned nnb;
     int undescribed;         /* calls that made requests the trace does not describe
-                              * (I/O, RMA, generalized, partitioned, ...); not streamed */
+                              * (I/O, RMA, generalized, partitioned, ...); a remote
+                              * rank's agent that did not say: 1 */
 };
 void dl_load_requests(const char *path, struct dl_reqs *q);
 void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to);

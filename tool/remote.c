@@ -460,7 +460,7 @@ static int m_frame(struct rconn *c, struct rbuf *b, int64_t now)
             if (b->err || nt > ML_MAX_THREADS) return -1;
             for (uint64_t j = 0; j < nt; j++) {
                 uint64_t i = rb_uv(b), m = rb_uv(b);
-                if (b->err || i >= ML_MAX_THREADS || (m & ~(uint64_t)0xfff)) return -1;
+                if (b->err || i >= ML_MAX_THREADS || (m & ~(uint64_t)0x1fff)) return -1;
                 struct ml_live *l = lf_remote_slot(f, (unsigned)i);
                 if (!l) return -1;
                 if (m & MSF_SEQ) l->seq += (uint32_t)rb_uv(b);
@@ -478,6 +478,7 @@ static int m_frame(struct rconn *c, struct rbuf *b, int64_t now)
                 if (m & MSF_AUX) l->aux += (uint64_t)rb_sv(b);
                 if (m & MSF_TID) l->tid = rb_uv(b);
                 if (m & MSF_TIDLE) l->t_idle += (uint64_t)rb_sv(b);
+                if (m & MSF_WORK) l->work = (uint8_t)rb_uv(b);
                 /* something completed: the requests sent for the old state are not the rank's now */
                 if (m & MSF_TEND) lf_remote_set_reqs(f, NULL);
             }
@@ -528,6 +529,8 @@ static int m_reqs(struct rconn *c, struct rbuf *b)
         }
         q->n = (unsigned)n;
     }
+    /* requests the trace does not describe (an agent that does not say: assume some) */
+    q->undescribed = b->o < b->n ? (int)rb_uv(b) : 1;
     if (b->err) goto bad;
     lf_remote_set_reqs(f, q);
     return 0;

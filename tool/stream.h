@@ -77,6 +77,7 @@ enum {
     MSF_AUX = 1 << 9,      /* sv delta */
     MSF_TID = 1 << 10,     /* uv */
     MSF_TIDLE = 1 << 11,   /* sv delta */
+    MSF_WORK = 1 << 12,    /* uv: polls after work (mlformat.h, ml_live.work) */
 };
 
 /* ---- byte encoding ---------------------------------------------------- */

@@ -89,6 +89,8 @@ for impl in openmpi mpich; do
     wait_for_file "$d/port1" 10 || soft_fail "$impl: top --listen wrote no --port-file"
     port=$(cat "$d/port1")
     [ "$(stat -c %a "$d/secret")" = 600 ] || soft_fail "$impl: the secret file is not mode 600"
+    # (an agent needs its run directory: wait for the job to make it; slow under load)
+    for i in $(seq 1 150); do [ "$(ls "$d/j1" 2>/dev/null | grep -c '^rank-')" = 4 ] && break; sleep 0.2; done
     "$MPILENS" agent --connect "127.0.0.1:$port" --secret-file "$d/secret" --ranks 0-1 --interval 0.5 "$d/j1" \
         >"$d/a1.out" 2>&1 &
     a1=$!
