@@ -335,6 +335,8 @@ static void process_init(void)
 static struct ml_chunk *pool[POOL];
 static uint32_t pool_idx[POOL];
 static int npool, pager_started, pager_stop;
+static int preparing;      /* chunks reserved and being prepared, lock released: the file
+                            * must not be cut below them (pool_trim) */
 static struct ml_chunk *retired[RETIRED_MAX];   /* full chunks the pager unmaps */
 static int nretired;
 static uint32_t next_idx;                       /* chunks reserved so far (lock held) */
@@ -374,8 +376,13 @@ static struct ml_chunk *chunk_prepare(uint32_t idx)
     }
     char *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
     if (m == MAP_FAILED) return NULL;
-    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0)
+    if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) {
+        if (errno != EINVAL) {               /* not an old kernel: never touch the pages */
+            munmap(m, ML_CHUNK_SIZE);
+            return NULL;
+        }
         for (size_t i = 0; i < ML_CHUNK_SIZE; i += 4096) ((volatile char *)m)[i] = 0;
+    }
     return (struct ml_chunk *)m;
 }
 
@@ -412,16 +419,19 @@ static void *pager(void *arg)
         }
         if (npool < POOL) {
             uint32_t idx = next_idx++;
+            preparing++;
             pthread_mutex_unlock(&lock);
             struct ml_chunk *c = chunk_prepare(idx);
             pthread_mutex_lock(&lock);
-            if (!c) break;                         /* the writers will say so */
+            preparing--;
             if (pager_stop) {                      /* the process is exiting */
-                munmap(c, ML_CHUNK_SIZE);
-                if (ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
+                if (c) munmap(c, ML_CHUNK_SIZE);
+                /* cut what it prepared, unless a writer prepares one now */
+                if (!preparing && ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
                 }
                 break;
             }
+            if (!c) break;                         /* the writers will say so */
             chunk_publish(idx);
             pool_idx[npool] = idx;
             pool[npool++] = c;
@@ -466,9 +476,11 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
             npool--;
         } else {                                  /* no pager, or it fell behind */
             uint32_t idx = next_idx++;
+            preparing++;
             pthread_mutex_unlock(&lock);
             ch = chunk_prepare(idx);
             pthread_mutex_lock(&lock);
+            preparing--;
             if (ch) chunk_publish(idx);
         }
         if (ch) {
@@ -520,7 +532,9 @@ static void pool_trim(void)
         munmap(pool[npool], ML_CHUNK_SIZE);
         hdr->nchunks--;
     }
-    if (fd >= 0 && ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
+    /* Not below a chunk being prepared (its pages would be gone: SIGBUS when
+     * touched); the pager cuts the file itself once it has stopped. */
+    if (fd >= 0 && !preparing && ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
     }
     pthread_mutex_unlock(&lock);
 }
