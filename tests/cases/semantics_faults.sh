@@ -11,6 +11,6 @@ for impl in openmpi mpich; do
     same_with_runtime "$impl" 2 sem_fault handler
     same_with_runtime "$impl" 2 sem_fault atexit
     for mode in segv segv-own abort fatal exit3; do
-        EXPECT_RC=any same_with_runtime "$impl" 2 sem_fault "$mode"
+        SAME_TRIES=3 EXPECT_RC=any same_with_runtime "$impl" 2 sem_fault "$mode"
     done
 done
