@@ -282,8 +282,8 @@ static void text_header(FILE *o, const struct report *rp)
     if (one) fprintf(o, ", %u with the MPI_Init offset only", one);
     fputc('\n', o);
     if (rp->res.repair_max > 0)
-        fprintf(o, "             repaired %" PRIu64 " message%s that arrived before being sent; largest correction "
-                   "%s (rank %d)%s\n",
+        fprintf(o, "             repaired %" PRIu64 " message%s that arrived before being sent\n"
+                   "             largest correction %s (rank %d)%s\n",
                 rp->res.repair_steps, rp->res.repair_steps == 1 ? "" : "s", fmt_time(rp->res.repair_max, b1, sizeof b1),
                 rp->res.repair_rank, rp->res.repair_converged ? "" : "; not fully repaired");
     else
