@@ -556,11 +556,12 @@ int diag_print(const char *dir, FILE *out)
             first = best;
         }
     }
-    for (unsigned i = 0; first < 0 && i < n; i++) {
-        struct rk *r = &rs[i];
-        if (!r->failed || r->t_fail == INT64_MAX) continue;
-        if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
-    }
+    if (first < 0)                    /* only signals from outside */
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || r->t_fail == INT64_MAX) continue;
+            if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
+        }
     int outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
     for (unsigned i = 0; i < n; i++)
         if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !outside)
