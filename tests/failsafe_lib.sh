@@ -180,7 +180,8 @@ fs_expected() {  # MODE -> needles, one per line
 # --failures, or what mpilens run printed) says what fs_expected wants about
 # RANK; a failure's summary line names RANK as the first failure and its
 # paragraph says when ("at N.NNN s"); the other rank's paragraph gives its
-# state (in the barrier it waits in, or still in the MPI_Allreduce).
+# state (in the barrier it waits in, still in the MPI_Allreduce, or just
+# out of it: MPICH's launcher was seen to kill it in between).
 fs_diag_checks() {
     local what=$1 f=$2 mode=$3 rank=$4 block needles=()
     block=$(fs_block "$f" "$rank")
@@ -200,6 +201,7 @@ fs_diag_checks() {
     case $ob in
     *"state: in MPI_Barrier called at failsafe.c:$(fs_line "/* WAIT:barrier */") since "*) ;;
     *"state: in MPI_Allreduce called at failsafe.c:$(fs_line LAST:allreduce) since "*) ;;
+    *"state: computing (not in MPI); last MPI call MPI_Allreduce at failsafe.c:$(fs_line LAST:allreduce) ended at "*) ;;  # stopped between the two
     *) fs_fail "$what: the state of rank $other is not in the diagnosis: $(echo "$ob" | head -8 | tr '\n' '|')" ;;
     esac
 }
