@@ -66,6 +66,10 @@ enum ml_failure_kind {         /* ml_failure.kind */
     ML_FAIL_MPI_ERROR = 3,     /* MPI error: code = error code, routine/site of the call */
     ML_FAIL_ABORT = 4,         /* MPI_Abort: code = errorcode */
     ML_FAIL_DEADLOCK = 5,      /* stopped by the deadlock detector */
+    ML_FAIL_VANISHED = 6,      /* the process ended without a record of its own (SIGKILL,
+                                * the OOM killer): written by mpilens run, which saw it
+                                * gone; ticks = when, code = number of the look (ranks
+                                * seen gone in the same look share it) */
 };
 
 /* ml_failure.flags */

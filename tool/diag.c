@@ -31,6 +31,13 @@ struct rk {
     int vanished;             /* state RUNNING, no record, process gone */
     int alive;                /* process still there */
     int64_t t_fail;           /* ns since origin, INT64_MAX if unknown */
+    int t_after;              /* t_fail is only a lower bound (last activity) */
+    int vfirst;               /* vanished, and taken as the first failure */
+    int stamped;              /* vanished, seen gone by mpilens run (ML_FAIL_VANISHED) */
+    uint32_t look;            /* its look number */
+    int64_t t_gone;           /* when it was seen gone, ns since origin */
+    int64_t t_last;           /* last activity in the live slots, INT64_MIN if none */
+    int in_mpi;               /* some thread was inside an MPI call */
 };
 
 static int64_t origin;
@@ -189,6 +196,45 @@ static const char *routine(const struct rk *r, uint16_t id)
 static const char *site(const struct rk *r, uint32_t s, char *buf, size_t n)
 {
     return sym_site(r->f, s, buf, n);
+}
+
+/* The last moment the live slots show the process doing something (a call
+ * starting or ending), and whether a thread was inside an MPI call. */
+static void last_activity(struct rk *r)
+{
+    unsigned nt = mlr_nthreads(r->f);
+    uint64_t last = 0;
+    r->in_mpi = 0;
+    for (unsigned i = 0; i < nt; i++) {
+        struct ml_live l;
+        if (mlr_live(r->f, i, &l) != 0 || !l.used) continue;
+        uint64_t e = l.t_end > l.t_idle ? l.t_end : l.t_idle;
+        if (l.t_start > e) r->in_mpi = 1;
+        if (l.t_start > last) last = l.t_start;
+        if (e > last) last = e;
+    }
+    r->t_last = last ? tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, last)) - origin : INT64_MIN;
+}
+
+/* Of two ranks that vanished without a record, did a go before b?  Seen
+ * gone by mpilens run more than VANISH_TIE_NS earlier; else the one that was
+ * not waiting inside MPI (a rank waiting for one that vanished is the one
+ * the launcher kills after it); else the earlier last activity.  The tie
+ * window: mpilens run sees a process gone when its teardown ends, and the
+ * teardown of a killed process (its mappings, its threads) can take longer
+ * than the launcher's reaction plus the teardown of the rank it kills next
+ * (seen with MPICH: the rank killed by the launcher seen gone 25 us before
+ * the one that killed itself). */
+#define VANISH_TIE_NS 100000000
+static int vanished_before(const struct rk *a, const struct rk *b)
+{
+    if (a->stamped != b->stamped) return a->stamped;
+    if (a->stamped && a->look != b->look && a->t_gone != INT64_MAX && b->t_gone != INT64_MAX &&
+        (a->t_gone - b->t_gone > VANISH_TIE_NS || b->t_gone - a->t_gone > VANISH_TIE_NS))
+        return a->t_gone < b->t_gone;
+    if (a->in_mpi != b->in_mpi) return !a->in_mpi;
+    if (a->t_last != b->t_last) return a->t_last < b->t_last;
+    return a->rank < b->rank;
 }
 
 /* What each thread was doing, from the live slots: "in MPI_X at f:l since
@@ -445,7 +491,14 @@ int diag_print(const char *dir, FILE *out)
         r->t_fail = INT64_MAX;
         int st = r->h->state;
         r->alive = st == ML_STATE_RUNNING ? process_alive(r) : 0;
-        if (r->fl.kind != ML_FAIL_NONE) {
+        last_activity(r);
+        if (r->fl.kind == ML_FAIL_VANISHED) {
+            /* written by mpilens run: the process ended without a record */
+            r->vanished = 1;
+            r->stamped = 1;
+            r->look = (uint32_t)r->fl.code;
+            r->t_gone = r->fl.ticks ? tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, r->fl.ticks)) - origin : INT64_MAX;
+        } else if (r->fl.kind != ML_FAIL_NONE) {
             int soft = (r->fl.flags & ML_FAILF_SOFT) != 0;
             /* a soft record counts when the process did not get to
              * MPI_Finalize and is gone */
@@ -462,10 +515,51 @@ int diag_print(const char *dir, FILE *out)
     }
     /* the first failure: the earliest one not caused from outside */
     int first = -1;
-    for (int pass = 0; pass < 2 && first < 0; pass++)
+    for (unsigned i = 0; i < n; i++) {
+        struct rk *r = &rs[i];
+        if (!r->failed || r->t_fail == INT64_MAX || is_external_kill(r)) continue;
+        if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
+    }
+    /* Nothing failed by itself, only signals from outside (the launcher
+     * tearing the job down) or nothing at all: a rank that vanished before
+     * those signals (SIGKILL, the OOM killer: it could write nothing) is the
+     * first failure.  Before: its last activity precedes the first of them,
+     * and, when mpilens run saw it gone, it saw that no later than
+     * VANISH_SLACK_NS after them (the watcher may wake late). */
+    if (first < 0) {
+#define VANISH_SLACK_NS 500000000
+        int64_t t_ext = INT64_MAX;
+        for (unsigned i = 0; i < n; i++)
+            if (rs[i].failed && is_external_kill(&rs[i]) && rs[i].t_fail < t_ext) t_ext = rs[i].t_fail;
+        int best = -1;
         for (unsigned i = 0; i < n; i++) {
             struct rk *r = &rs[i];
-            if (!r->failed || r->t_fail == INT64_MAX || (pass == 0 && is_external_kill(r))) continue;
+            if (!r->vanished) continue;
+            if (t_ext != INT64_MAX && r->t_last != INT64_MIN && r->t_last > t_ext) continue;
+            if (t_ext != INT64_MAX && r->stamped && r->t_gone != INT64_MAX && r->t_gone > t_ext + VANISH_SLACK_NS)
+                continue;
+            if (best < 0 || vanished_before(r, &rs[best])) best = (int)i;
+        }
+        if (best >= 0) {
+            struct rk *r = &rs[best];
+            r->vanished = 0;
+            r->failed = 1;
+            r->vfirst = 1;
+            nvanished--;
+            nfailed++;
+            if (r->stamped && r->t_gone != INT64_MAX) {
+                r->t_fail = r->t_gone;
+            } else if (r->t_last != INT64_MIN) {
+                r->t_fail = r->t_last;
+                r->t_after = 1;
+            }
+            first = best;
+        }
+    }
+    if (first < 0)                    /* only signals from outside */
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || r->t_fail == INT64_MAX) continue;
             if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
         }
     int outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
@@ -496,9 +590,11 @@ int diag_print(const char *dir, FILE *out)
             fprintf(out, "%u rank%s failed", nfailed - ncol, nfailed - ncol == 1 ? "" : "s");
         if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
         if (nvanished) fprintf(out, ", %u vanished without a record", nvanished);
-        if (first >= 0)
-            fprintf(out, "; first %s: rank %d at %.3f s\n", outside ? "signalled" : "failure", rs[first].rank,
-                    rs[first].t_fail / 1e9);
+        if (first >= 0 && rs[first].t_fail == INT64_MAX)
+            fprintf(out, "; first %s: rank %d\n", outside ? "signalled" : "failure", rs[first].rank);
+        else if (first >= 0)
+            fprintf(out, "; first %s: rank %d %s %.3f s\n", outside ? "signalled" : "failure", rs[first].rank,
+                    rs[first].t_after ? "gone after" : "at", rs[first].t_fail / 1e9);
         else
             fputc('\n', out);
     }
@@ -545,11 +641,20 @@ int diag_print(const char *dir, FILE *out)
                 (int)order[k] == first ? (outside ? ", signalled first" : ", first failure")
                 : r->collateral        ? ", killed after the first failure"
                                        : "");
-        if (at >= 0) fprintf(out, " at %.3f s", at);
+        if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
         if (r->h->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
-        if (at >= 0 && first >= 0 && (int)order[k] != first)
+        if (at >= 0 && first >= 0 && (int)order[k] != first && rs[first].t_fail != INT64_MAX)
             fprintf(out, " (%+.3f s after rank %d)", at - rs[first].t_fail / 1e9, rs[first].rank);
         fprintf(out, "\n    how: ");
+        if (r->vfirst) {
+            fprintf(out, "killed (SIGKILL or the OOM killer): no record\n"
+                         "    the process ended without writing anything: only SIGKILL does that (the OOM killer,\n"
+                         "    a user, a time limit) or a lost node; nothing else failed before it\n");
+            if (r->stamped && r->t_gone != INT64_MAX)
+                fprintf(out, "    seen gone by mpilens run at %.3f s\n", r->t_gone / 1e9);
+            print_state(out, r, r->t_after ? -1 : at, "last state: ");
+            continue;
+        }
         if (r->fl.kind == ML_FAIL_NONE) fprintf(out, "exited without calling MPI_Finalize (no record of how)\n");
         else print_cause(out, r, r->collateral);
         /* a rank killed from outside after another failed: what it was
@@ -581,6 +686,14 @@ int diag_print(const char *dir, FILE *out)
         if (r->vanished) {
             fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
                          "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
+            if (r->stamped && r->t_gone != INT64_MAX) {
+                fprintf(out, "    seen gone by mpilens run at %.3f s", r->t_gone / 1e9);
+                if (first >= 0 && rs[first].t_fail != INT64_MAX)
+                    fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - rs[first].t_fail) / 1e9, rs[first].rank);
+                fputc('\n', out);
+            }
+            if (first >= 0)
+                fprintf(out, "    after the first failure: probably stopped by the launcher\n");
             print_state(out, r, -1, "last state: ");
         } else if (r->h->state == ML_STATE_FINALIZED) {
             fprintf(out, "finalized normally\n");
@@ -591,7 +704,7 @@ int diag_print(const char *dir, FILE *out)
             fprintf(out, "no MPI_Finalize; cannot tell from this host whether the process is alive\n");
             print_state(out, r, -1, "state: ");
         }
-        if (r->fl.kind != ML_FAIL_NONE) {
+        if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
             fprintf(out, "    note: went on after ");
             print_cause(out, r, 0);
         }
@@ -674,4 +787,44 @@ int diag_signal_leftovers(const char *dir, int sig)
     if (sig <= 0) return -1;
     int n = each_rank(dir, status_one, &a);
     return n < 0 ? -1 : a.signalled;
+}
+
+/* ---- for `mpilens run`: errors the program went on after ------------------ */
+
+struct notes_acc {
+    FILE *out;
+    int n;
+};
+
+static void note_one(struct rk *r, void *arg)
+{
+    struct notes_acc *a = arg;
+    const struct ml_failure *fl = &r->fl;
+    char b[600];
+    if (!(fl->flags & ML_FAILF_SOFT) || r->h->state == ML_STATE_RUNNING) return;
+    if (fl->kind == ML_FAIL_MPI_ERROR) {
+        int cl = (int)strcspn(fl->message, ":\n");
+        fprintf(a->out, "mpilens: rank %d: %.*s returned to the program", r->rank, cl,
+                fl->message[0] ? fl->message : "MPI error");
+        if (fl->routine != 0xffff)
+            fprintf(a->out, " by %s at %s", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        fprintf(a->out, " (it went on)\n");
+        a->n++;
+    } else if (fl->kind == ML_FAIL_SIGNAL && (fl->flags & ML_FAILF_HANDLER)) {
+        const char *what;
+        fprintf(a->out, "mpilens: rank %d: signal %s (%s) handled by the program's own handler, which returned",
+                r->rank, sig_name(fl->signo), code_name(fl->signo, fl->code, &what));
+        char w[600];
+        const char *wf = where_frame(r, w, sizeof w);
+        if (wf) fprintf(a->out, ", at %s", wf);
+        fprintf(a->out, " (it went on)\n");
+        a->n++;
+    }
+}
+
+int diag_notes(const char *dir, FILE *out)
+{
+    struct notes_acc a = {out, 0};
+    int n = each_rank(dir, note_one, &a);
+    return n < 0 ? -1 : a.n;
 }

@@ -209,6 +209,7 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
         else if (k == ML_FAIL_ABORT) snprintf(buf, n, "%s: MPI_Abort(%d)", what, h->failure.code);
         else if (k == ML_FAIL_MPI_ERROR) snprintf(buf, n, "%s: MPI error %d", what, h->failure.code);
         else if (k == ML_FAIL_DEADLOCK) snprintf(buf, n, "%s: stopped as deadlocked", what);
+        else if (k == ML_FAIL_VANISHED) snprintf(buf, n, "died: no record (SIGKILL, OOM killer?)");
         else if (e->state == ES_EXITED && k == ML_FAIL_EXIT)
             snprintf(buf, n, "%s (status %d)", what, h->failure.code);
         else if (e->state == ES_DIED) snprintf(buf, n, "died (process gone, no MPI_Finalize)");
