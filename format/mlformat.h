@@ -168,7 +168,9 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * t_start > t_idle; it made progress when t_end changed; it is polling
  * without progress while t_idle keeps changing and t_end does not.
  * A thread that spends more than ML_WORK_GAP_NS outside MPI between two polls
- * is computing between polls, not only polling: such a poll bumps `work`.
+ * is computing between polls, not only polling: such a poll bumps `work`
+ * (not when the thread spent the gap waiting for a CPU: runtime/rt.c,
+ * "work between polls").
  * Local calls that never wait (MPI_Comm_rank, MPI_Wtime, MPI_Get_count,
  * MPI_Type_size, ...: runtime/gen/genwrap.py LOCAL) do not touch the slot:
  * it shows the last call that communicates.
@@ -187,6 +189,7 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * ML_PEER_NONE when that thread has no slot; it ends with t_end. */
 #define ML_JOIN_NAME "pthread_join"
 #define ML_WORK_GAP_NS 20000000   /* 20 ms: above scheduling noise, below compute phases */
+#define ML_SAMPLE_GAP_NS 500000   /* a polling thread reads its scheduler counters this often */
 
 struct ml_live {
     uint32_t seq;              /* odd while the start fields are written */

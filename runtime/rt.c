@@ -43,6 +43,7 @@ extern const unsigned ml_nroutines;
 __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
 uint64_t ml_work_gap = UINT64_MAX;
+uint64_t ml_sample_gap = UINT64_MAX;
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
 int ml_disabled;
@@ -321,11 +322,14 @@ static void process_init(void)
         }
     }
     anchor_refresh();
-    if (!ml_use_tsc)
+    if (!ml_use_tsc) {
         ml_work_gap = ML_WORK_GAP_NS;            /* ticks are ns */
-    else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks)
-        ml_work_gap = (uint64_t)((double)(hdr->anchor1_ticks - hdr->anchor0_ticks) /
-                                 (double)(hdr->anchor1_ns - hdr->anchor0_ns) * ML_WORK_GAP_NS);
+        ml_sample_gap = ML_SAMPLE_GAP_NS;
+    } else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks) {
+        double per_ns = (double)(hdr->anchor1_ticks - hdr->anchor0_ticks) / (double)(hdr->anchor1_ns - hdr->anchor0_ns);
+        ml_work_gap = (uint64_t)(per_ns * ML_WORK_GAP_NS);
+        ml_sample_gap = (uint64_t)(per_ns * ML_SAMPLE_GAP_NS);
+    }
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);
@@ -1588,6 +1592,60 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
     (void)comm;
     c->th->fort_pending = 0;
     c->th->fort_taken = 1;
+}
+
+/* ---- work between polls -------------------------------------------------
+ * A poll that starts more than ML_WORK_GAP_NS after the thread's previous
+ * call ended counts as work between polls (struct ml_live.work): the thread
+ * computes, or waits for something outside MPI, and the deadlock check
+ * leaves it alone.  But a thread that only polls, on a machine with more
+ * runnable threads than cores, also sees such gaps: it was preempted.  The
+ * thread's own scheduler counters tell the two apart: over the gap it either
+ * used the CPU (work), or blocked of its own accord (a voluntary switch:
+ * sleep, I/O, a lock; counted as work, as before), or neither (it sat on a
+ * run queue: no work).  The counters come from getrusage(RUSAGE_THREAD), one
+ * system call, taken at the end of a poll at most every ML_SAMPLE_GAP_NS
+ * (ml_poll_sample) and at a gap: polling threads only, never the hot path of
+ * other calls.  The sample is older than the gap by up to ML_SAMPLE_GAP_NS of
+ * polling, whose CPU time counts with the gap's; ML_WORK_CPU_NS is above it.
+ * Without a usable sample (first gap, or the last sample was taken before
+ * other calls) the gap counts as work: no deadlock is ever claimed on a
+ * guess. */
+#define ML_WORK_CPU_NS 2000000    /* 2 ms of CPU in a gap: computing */
+
+static int sched_now(int64_t *cpu_ns, long *nvcsw)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
+    *cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+              ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+    *nvcsw = ru.ru_nvcsw;
+    return 0;
+}
+
+void ml_poll_sample(struct ml_thread *th, uint64_t now)
+{
+    if (sched_now(&th->sched_cpu_ns, &th->sched_nvcsw) == 0) th->sched_tick = now;
+    else th->sched_tick = 0;
+}
+
+void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now)
+{
+    int64_t cpu;
+    long nv;
+    int work = 1;
+    if (sched_now(&cpu, &nv) == 0) {
+        /* the sample must be from the polling just before the gap */
+        if (th->sched_tick && th->sched_tick <= prev && prev - th->sched_tick <= 2 * ml_sample_gap &&
+            nv == th->sched_nvcsw && cpu - th->sched_cpu_ns < ML_WORK_CPU_NS)
+            work = 0;
+        th->sched_tick = now;
+        th->sched_cpu_ns = cpu;
+        th->sched_nvcsw = nv;
+    } else {
+        th->sched_tick = 0;
+    }
+    if (work) __atomic_store_n(&th->live->work, (uint8_t)(th->live->work + 1), __ATOMIC_RELAXED);
 }
 
 __attribute__((destructor)) static void ml_exit(void)
