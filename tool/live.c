@@ -145,6 +145,17 @@ const char *fmt_comm(struct lf *f, uint32_t comm, char *buf, size_t n)
     return buf;
 }
 
+/* A collective on a window or file (MPI_Win_fence, MPI_File_write_all, ...:
+ * the communicator in its slot is the one it was created on): "a window of "
+ * / "a file of ", else NULL. */
+static const char *obj_collective(const char *name)
+{
+    if (!strncmp(name, "MPI_Win_", 8))
+        return strncmp(name + 8, "create", 6) && strncmp(name + 8, "allocate", 8) ? "a window of " : NULL;
+    if (!strncmp(name, "MPI_File_", 9)) return strncmp(name + 9, "open", 4) ? "a file of " : NULL;
+    return NULL;
+}
+
 static int is_world(struct lf *f, uint32_t comm)
 {
     const struct lf_comm *c = comm < ML_COMM_NONE ? lf_comm(f, comm) : NULL;
@@ -257,9 +268,14 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     }
     case RC_COLL:
     case RC_COMM_COLL: {
-        char cc[60];
-        if (comms_differ) snprintf(cc, sizeof cc, "various communicators");
-        else fmt_comm(f, e->l.comm, cc, sizeof cc);
+        char cc[80];
+        const char *obj = obj_collective(name);
+        if (comms_differ) snprintf(cc, sizeof cc, "%svarious communicators", obj ? obj : "");
+        else if (obj && e->l.comm >= ML_COMM_NONE) snprintf(cc, sizeof cc, "%.*s", (int)strlen(obj) - 4, obj);
+        else {
+            char c1[60];
+            snprintf(cc, sizeof cc, "%s%s", obj ? obj : "", fmt_comm(f, e->l.comm, c1, sizeof c1));
+        }
         if (rclass_rooted(name) && e->l.peer != ML_PEER_NONE)
             snprintf(buf, n, "%s root %s on %s", name,
                      ps && ps->roots_differ ? "various" : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p), cc);
