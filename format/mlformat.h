@@ -176,9 +176,12 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * it shows the last call that communicates.
  *
  * aux depends on the routine (the wait-for graph of mpilens top uses it):
- *   collectives, and collectives creating communicators/windows/files:
+ *   collectives, collectives creating communicators/windows/files, and
+ *   collectives on a window or file (MPI_Win_fence, MPI_File_write_all, ...,
+ *   whose comm is the communicator the window or file was created on):
  *       number of this collective on its communicator in this process
- *       (1, 2, ...; the same instance has the same number on every member);
+ *       (1, 2, ...; the same instance has the same number on every member;
+ *       0 from Open MPI's Fortran bindings, which call PMPI_ directly);
  *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);

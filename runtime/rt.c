@@ -1097,6 +1097,115 @@ void ml_comm_from_group(MPI_Comm comm, uint16_t parent, MPI_Group group, uint64_
     pthread_mutex_unlock(&lock);
 }
 
+/* ---- windows and files: the communicator behind them ---------------------
+ * A collective on a window or a file (MPI_Win_fence, MPI_Win_free,
+ * MPI_File_write_all, MPI_File_close, ...) names no communicator; for the
+ * deadlock check it publishes the one the window or file was created on and
+ * takes that communicator's next collective number, so its instances match
+ * across ranks like any collective's.  Handle -> communicator definition,
+ * set by MPI_Win_create/allocate/allocate_shared/create_dynamic and
+ * MPI_File_open, dropped by MPI_Win_free and MPI_File_close: only those
+ * calls pay for it (readers look up without a lock, like the comm table).
+ * A handle not in it (table full, created before recording) publishes no
+ * communicator: the check does not judge that call. */
+#define OBJ_SIZE 1024
+static struct { uint64_t handle; uint16_t comm; uint8_t kind; } objs[OBJ_SIZE];
+
+static unsigned obj_hash(uint64_t h, int kind)
+{
+    return (unsigned)(((h ^ (uint64_t)kind) * 0x9E3779B97F4A7C15ull) >> 54) & (OBJ_SIZE - 1);
+}
+
+static int obj_find(uint64_t h, int kind)
+{
+    unsigned s = obj_hash(h, kind);
+    for (unsigned i = 0; i < OBJ_SIZE; i++) {
+        unsigned j = (s + i) & (OBJ_SIZE - 1);
+        uint64_t v = __atomic_load_n(&objs[j].handle, __ATOMIC_ACQUIRE);
+        if (v == h && objs[j].kind == kind) return (int)j;
+        if (v == 0) return -1;
+    }
+    return -1;
+}
+
+void ml_obj_created(uint64_t h, int kind, uint16_t comm)
+{
+    if (h == 0 || h == TOMB || comm == ML_COMM_NONE) return;
+    pthread_mutex_lock(&lock);
+    int j = obj_find(h, kind);
+    if (j >= 0) {
+        __atomic_store_n(&objs[j].comm, comm, __ATOMIC_RELAXED);   /* a handle value reused */
+    } else {
+        unsigned s = obj_hash(h, kind);
+        for (unsigned i = 0; i < OBJ_SIZE; i++) {
+            unsigned k = (s + i) & (OBJ_SIZE - 1);
+            if (objs[k].handle == 0 || objs[k].handle == TOMB) {
+                objs[k].comm = comm;
+                objs[k].kind = (uint8_t)kind;
+                __atomic_store_n(&objs[k].handle, h, __ATOMIC_RELEASE);
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+uint16_t ml_obj_comm(uint64_t h, int kind)
+{
+    if (h == 0) return ML_COMM_NONE;
+    int j = obj_find(h, kind);
+    return j < 0 ? ML_COMM_NONE : __atomic_load_n(&objs[j].comm, __ATOMIC_RELAXED);
+}
+
+void ml_obj_forget(uint64_t h, int kind)
+{
+    if (h == 0) return;
+    pthread_mutex_lock(&lock);
+    int j = obj_find(h, kind);
+    if (j >= 0) __atomic_store_n(&objs[j].handle, TOMB, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Fortran handles (MPI_Fint, or an mpi_f08 type whose first member is one). */
+static uint64_t obj_f2c(void *o, int kind)
+{
+    if (!o || !mpi_ready) return 0;
+    MPI_Fint f = *(MPI_Fint *)o;
+    return kind == ML_OBJ_WIN ? ML_HANDLE(PMPI_Win_f2c(f)) : ML_HANDLE(PMPI_File_f2c(f));
+}
+
+void ml_obj_created_f(void *o, int kind, void *comm)
+{
+    if (!o || !comm || !mpi_ready) return;
+    ml_obj_created(obj_f2c(o, kind), kind, ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm)));
+}
+
+/* A Fortran entry of a collective on a window or file: its communicator in
+ * the live slot, with no collective number (as ml_fortran_live for the
+ * Fortran collectives on a communicator: when the binding goes on to the C
+ * MPI_ symbol (MPICH), its wrapper publishes the number).  MPI_Win_free and
+ * MPI_File_close (forget): the handle is kept for ml_obj_fortran_post. */
+static __thread uint64_t fobj_handle;
+static __thread int fobj_kind;
+
+void ml_obj_fortran_live(struct ml_call *c, void *o, int kind, int forget)
+{
+    uint64_t h = obj_f2c(o, kind);
+    if (forget) {
+        fobj_handle = h;
+        fobj_kind = kind;
+    }
+    uint16_t ci = ml_obj_comm(h, kind);
+    if (ci != ML_COMM_NONE) ml_live_wait_aux(c, ML_PEER_NONE, ML_PEER_NONE, ci, 0);
+}
+
+void ml_obj_fortran_post(void *ierr)
+{
+    uint64_t h = fobj_handle;
+    fobj_handle = 0;
+    if (h && (!ierr || *(MPI_Fint *)ierr == MPI_SUCCESS)) ml_obj_forget(h, fobj_kind);
+}
+
 /* The calling thread's one-entry cache (rt.h ml_type_cached); gen was read
  * before the table, so a type freed meanwhile invalidates the entry. */
 static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *size)

@@ -11,7 +11,8 @@
 #    thread of rank 2 in MPI, and "computing" with the last call;
 #  - a crash (SIGSEGV on rank 1): exit status of the launcher, the diagnosis
 #    printed by mpilens run names rank 1, the signal, failsafe.c:LINE, when,
-#    and rank 0's state;
+#    and rank 0's state; mpilens top --once right after shows both ranks
+#    died, none in MPI;
 #  - a launcher that leaves ranks running: stopped after --grace;
 #  - a rank exits and the launcher keeps the other running: stopped after
 #    --grace 2, with the diagnosis and no process left;
@@ -99,6 +100,14 @@ for impl in openmpi mpich; do
     src=$ROOT/tests/programs/failsafe.c
     timeout 120 "$MPILENS" run --mpi=$impl -n 2 -o "$d/segv" "$p" segv 1 >"$d/segv.out" 2>"$d/segv.err"
     rc=$?
+    # at once: the view shows every rank as died (rank 1 by its SIGSEGV,
+    # rank 0 stopped after it: its record or its pid, a zombie or gone),
+    # none still in MPI
+    t=$("$MPILENS" top "$d/segv" --once --width 200 2>&1)
+    assert_contains "$t" "2 ranks: 2 died" "$impl segv: top --once right after the run"
+    assert_contains "$t" "died: signal 11" "$impl segv: top --once right after the run"
+    echo "$t" | grep -q "in MPI[^_]" && soft_fail "$impl segv: top --once right after the run shows a rank in MPI: $t"
+    assert_not_contains "$t" "started" "$impl segv: top --once right after the run"
     [ $rc -ne 0 ] || soft_fail "$impl segv: mpilens run exit status 0"
     e=$(cat "$d/segv.err")
     assert_contains "$e" "rank 1 (pid" "$impl segv: diagnosis names rank 1"
