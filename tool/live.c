@@ -748,11 +748,15 @@ static void snapshot(struct watch *w)
             int in = l->t_start > last_end;
             int idle_last = l->t_idle > l->t_end && (in || l->t_idle >= l->t_start);
             int st = 0;
-            /* Work between polls: more than ML_WORK_GAP_NS outside MPI before a
-             * poll (the runtime counts those in `work`; the gap before the
-             * current call), or now since the last poll.  Such a thread computes
-             * (a sink for the deadlock check) until it has only polled for a
-             * whole deadlock timeout: polling never sticks across work. */
+            /* Work between polls: the runtime counts in `work` the polls that
+             * follow more than ML_WORK_GAP_NS outside MPI spent computing or
+             * blocked outside MPI, not waiting for a CPU (runtime/rt.c, "work
+             * between polls"); a thread outside MPI that long now computes.
+             * Such a thread is a sink for the deadlock check until it has only
+             * polled for a whole deadlock timeout: polling never sticks across
+             * work.  The gaps are not judged here by their length alone: on a
+             * machine with more ranks than cores a thread that only polls
+             * sits on a run queue for that long too. */
             struct thr *h = i < r->nth ? &r->th[i] : NULL;
             int64_t out_ns = 0;  /* outside MPI since its last poll ended, at least */
             if (h) {
@@ -765,9 +769,6 @@ static void snapshot(struct watch *w)
             int timed = r->same_host || r->remote;     /* its times are on our clock */
             if (idle_last && !in)
                 out_ns = timed ? w->now - ns_of(r, l->t_idle) : h ? w->now - h->idle_seen_ns : 0;
-            if (idle_last && in && lf_ns(r->f, l->t_start) - lf_ns(r->f, l->t_idle) > ML_WORK_GAP_NS && h)
-                h->work_ns = w->now;
-            if (idle_last && out_ns > ML_WORK_GAP_NS && h) h->work_ns = w->now;
             if (idle_last) {
                 int64_t last_try = ns_of(r, in ? l->t_start : l->t_idle);
                 if (in ? w->now - last_try < w->poll_ns || !timed : out_ns <= ML_WORK_GAP_NS) st = ES_POLL;
