@@ -129,10 +129,35 @@ static int find_exe(const char *name, char *out, size_t n)
     return -1;
 }
 
-enum link_kind { LINK_ERROR, LINK_OPENMPI, LINK_MPICH, LINK_NO_MPI, LINK_STATIC, LINK_SCRIPT };
+enum link_kind { LINK_ERROR, LINK_OPENMPI, LINK_MPICH, LINK_NO_MPI, LINK_STATIC, LINK_SCRIPT, LINK_OTHER_MPI };
 
-/* What MPI does the program link?  Asks the dynamic loader (ldd). */
-static enum link_kind program_mpi(const char *exe)
+/* In ldd's output, the first library named libmpi*.so* or libmpich*.so*
+ * (not our own libmpilens-*): its name into out. */
+static int other_mpi_lib(const char *ldd, char *out, size_t n)
+{
+    for (const char *l = ldd; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        const char *p = l, *end = l + len;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        const char *q = p;
+        while (q < end && *q != ' ' && *q != '\t') q++;
+        const char *b = p;  /* base name: ldd may print a path */
+        for (const char *x = p; x < q; x++)
+            if (*x == '/') b = x + 1;
+        size_t bl = (size_t)(q - b);
+        if (bl > 6 && !strncmp(b, "libmpi", 6) && strncmp(b, "libmpilens", 10) && memmem(b, bl, ".so", 3)) {
+            snprintf(out, n, "%.*s", (int)(bl < 200 ? bl : 200), b);
+            return 1;
+        }
+        l = e ? e + 1 : end;
+    }
+    return 0;
+}
+
+/* What MPI does the program link?  Asks the dynamic loader (ldd).  For an
+ * MPI mpilens has no runtime for, its library's name goes into other. */
+static enum link_kind program_mpi(const char *exe, char *other, size_t nother)
 {
     char head[2] = {0};
     int fd = open(exe, O_RDONLY | O_CLOEXEC);
@@ -162,6 +187,7 @@ static enum link_kind program_mpi(const char *exe)
     waitpid(pid, &st, 0);
     if (strstr(buf, "libmpi.so.40")) return LINK_OPENMPI;
     if (strstr(buf, "libmpich.so") || strstr(buf, "libmpi.so.12")) return LINK_MPICH;
+    if (other_mpi_lib(buf, other, nother)) return LINK_OTHER_MPI;
     if (strstr(buf, "not a dynamic executable") || strstr(buf, "statically linked")) return LINK_STATIC;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return LINK_STATIC;
     return LINK_NO_MPI;
@@ -402,10 +428,15 @@ int cmd_run(int argc, char **argv)
         return 2;
     }
     if (!mpi) {
-        enum link_kind k = prog[0] ? program_mpi(prog) : LINK_SCRIPT;
+        char other[256] = "";
+        enum link_kind k = prog[0] ? program_mpi(prog, other, sizeof other) : LINK_SCRIPT;
         switch (k) {
         case LINK_OPENMPI: mpi = "openmpi"; break;
         case LINK_MPICH: mpi = "mpich"; break;
+        case LINK_OTHER_MPI:
+            ERR("%s is linked against %s, an MPI mpilens has no runtime for (known: Open MPI, MPICH); "
+                "use --mpi=openmpi|mpich if it is one of them", prog, other);
+            return 2;
         case LINK_STATIC:
             ERR("%s is statically linked (or not an ELF program): preloading cannot work; link the "
                 "runtime explicitly (see README, 'Linking the runtime explicitly')", prog);
@@ -481,18 +512,39 @@ int cmd_run(int argc, char **argv)
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
     struct stat st;
     if (lstat(dir, &st) == 0) {
-        ERR("%s already exists: choose another -o DIR (run directories are never overwritten)", dir);
+        ERR("%s already exists: choose another directory with -o (run directories are never overwritten)", dir);
+        rs_free(rs);
         return 2;
     }
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     const char *pd = dirname(parent);
+    struct stat pst;
+    if (stat(pd, &pst) != 0) {
+        ERR("cannot create %s: %s does not exist (%s); create it, or choose another directory with -o",
+            dir, pd, strerror(errno));
+        rs_free(rs);
+        return 2;
+    }
+    if (!S_ISDIR(pst.st_mode)) {
+        ERR("cannot create %s: %s is not a directory; choose another directory with -o", dir, pd);
+        rs_free(rs);
+        return 2;
+    }
     if (access(pd, W_OK | X_OK) != 0) {
-        ERR("cannot create %s: %s is not writable (%s); choose another -o DIR", dir, pd, strerror(errno));
+        ERR("cannot create %s: %s is not writable (%s); choose another directory with -o", dir, pd,
+            strerror(errno));
+        rs_free(rs);
         return 2;
     }
     if (mkdir(dir, 0700) != 0) {
-        ERR("cannot create %s: %s", dir, strerror(errno));
+        /* root passes access() where mkdir still fails: /proc, an immutable
+         * directory (EPERM), a read-only file system (EROFS) */
+        if (errno == ENOENT)
+            ERR("cannot create %s: %s takes no new directories; choose another directory with -o", dir, pd);
+        else
+            ERR("cannot create %s: %s is not writable (%s); choose another directory with -o", dir, pd,
+                strerror(errno));
         rs_free(rs);
         return 2;
     }
