@@ -6,9 +6,11 @@
  *
  * It checks everything it can before creating anything: the program exists,
  * is executable and is dynamically linked against an MPI it has a runtime
- * for; the run directory does not exist yet and its parent is writable.
- * Only then does it create the directory (0700) and start the launcher with
- * LD_PRELOAD, MPILENS_DIR and MPILENS_JOBID in its environment.
+ * for (or has the runtime archive linked into it); the run directory does
+ * not exist yet and its parent is writable.  Only then does it create the
+ * directory (0700) and start the launcher with LD_PRELOAD (not for a
+ * program with the runtime linked in), MPILENS_DIR and MPILENS_JOBID in its
+ * environment.
  *
  * While the launcher runs, the live monitor (live.c) watches the run
  * directory: the table of what every rank does (redrawn at the bottom of a
@@ -35,6 +37,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "live.h"
 #include "remote.h"
@@ -191,6 +195,56 @@ static enum link_kind program_mpi(const char *exe, char *other, size_t nother)
     if (strstr(buf, "not a dynamic executable") || strstr(buf, "statically linked")) return LINK_STATIC;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return LINK_STATIC;
     return LINK_NO_MPI;
+}
+
+/* The runtime linked into the program (the archive libmpilens-<mpi>.a):
+ * its marker string (runtime/rt.c) names the MPI; NULL if none. */
+static const char *linked_runtime(const char *exe)
+{
+    static const char *const impls[] = {"openmpi", "mpich"};
+    char pat[2][64];
+    for (int i = 0; i < 2; i++)  /* built here, so that mpilens itself holds no marker */
+        snprintf(pat[i], sizeof pat[i], "%cmpilens-runtime-%s:%s%c", 1, "linked", impls[i], 1);
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    const char *found = NULL;
+    static char buf[1 << 20];
+    size_t keep = 0;
+    ssize_t r;
+    while (!found && (r = read(fd, buf + keep, sizeof buf - keep)) > 0) {
+        size_t len = keep + (size_t)r;
+        for (int i = 0; i < 2 && !found; i++)
+            if (memmem(buf, len, pat[i], strlen(pat[i]))) found = impls[i];
+        keep = len < 64 ? len : 64;  /* a marker across two reads */
+        memmove(buf, buf + len - keep, keep);
+    }
+    close(fd);
+    return found;
+}
+
+/* A program with MPI linked into it (statically): it defines PMPI_Init. */
+static int defines_mpi(const char *exe)
+{
+    int fd = open(exe, O_RDONLY | O_CLOEXEC), found = 0;
+    if (fd < 0) return 0;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    for (Elf_Scn *scn = NULL; e && !found && (scn = elf_nextscn(e, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < n && !found; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF) continue;
+            const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (name && (!strcmp(name, "PMPI_Init") || !strcmp(name, "MPI_Init"))) found = 1;
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
 }
 
 /* The MPI a launcher belongs to, from where it really lives. */
@@ -427,6 +481,9 @@ int cmd_run(int argc, char **argv)
     } else if (!dashdash) {
         return 2;
     }
+    /* the runtime linked into the program: no preloading */
+    const char *linked = prog[0] ? linked_runtime(prog) : NULL;
+    if (linked && !mpi) mpi = linked;
     if (!mpi) {
         char other[256] = "";
         enum link_kind k = prog[0] ? program_mpi(prog, other, sizeof other) : LINK_SCRIPT;
@@ -453,7 +510,12 @@ int cmd_run(int argc, char **argv)
                 }
                 break;
             }
-            ERR("%s is not linked against MPI (no libmpi/libmpich): is it an MPI program?", prog);
+            if (defines_mpi(prog))
+                ERR("%s has MPI linked into it (statically): preloading cannot reach its MPI calls; link "
+                    "the runtime archive before the MPI library (see README, 'Linking the runtime explicitly')",
+                    prog);
+            else
+                ERR("%s is not linked against MPI (no libmpi/libmpich): is it an MPI program?", prog);
             return 2;
         default:
             ERR("%s: cannot read it", prog);
@@ -463,7 +525,7 @@ int cmd_run(int argc, char **argv)
 
     char rt[PATH_MAX];
     snprintf(rt, sizeof rt, "%s/../lib/mpilens/libmpilens-%s.so", mpilens_self_dir(), mpi);
-    if (access(rt, R_OK) != 0) {
+    if (!linked && access(rt, R_OK) != 0) {
         ERR("no runtime for %s (%s missing): was mpilens built with %s installed?", mpi, rt, mpi);
         return 2;
     }
@@ -552,10 +614,13 @@ int cmd_run(int argc, char **argv)
     if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
 
     /* environment */
-    const char *old = getenv("LD_PRELOAD");
-    char *pre = malloc(strlen(rt) + (old ? strlen(old) : 0) + 2);
-    sprintf(pre, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "");
-    setenv("LD_PRELOAD", pre, 1);
+    char *pre = NULL;
+    if (!linked) {
+        const char *old = getenv("LD_PRELOAD");
+        pre = malloc(strlen(rt) + (old ? strlen(old) : 0) + 2);
+        sprintf(pre, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("LD_PRELOAD", pre, 1);
+    }
     setenv("MPILENS_DIR", absdir, 1);
     char job[64];
     struct timeval tv;
@@ -587,7 +652,9 @@ int cmd_run(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (nranks > cores) av[k++] = "--oversubscribe";
         if (geteuid() == 0 && !getenv("OMPI_ALLOW_RUN_AS_ROOT")) av[k++] = "--allow-run-as-root";
-        av[k++] = "-x"; av[k++] = "LD_PRELOAD";
+        if (getenv("LD_PRELOAD")) {  /* not set for a program the runtime is linked into */
+            av[k++] = "-x"; av[k++] = "LD_PRELOAD";
+        }
         av[k++] = "-x"; av[k++] = "MPILENS_DIR";
         av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
         if (rs) {
@@ -623,8 +690,9 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGQUIT, SIG_IGN);
 
-    if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s into %s/\n",
-                        dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi, dir);
+    if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s%s into %s/\n",
+                        dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi,
+                        linked ? " (its own runtime, linked in)" : "", dir);
     if (!quiet && rs)
         fprintf(stderr, "mpilens: live view from node agents streaming to %s (authenticated, not encrypted)\n",
                 stream_addr);
