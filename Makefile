@@ -93,6 +93,7 @@ define rt_archive
 	objcopy $$(objdump -h $(B)/obj/$(1)/all.o | awk '$$2 ~ /^\.text/ { printf " --rename-section %s=mpilens_text", $$2 }') \
 	  $(B)/obj/$(1)/all.o $(B)/obj/$(1)/libmpilens-$(1).o
 	ar rcs $@ $(B)/obj/$(1)/libmpilens-$(1).o
+	rm -rf $(B)/obj/$(1)
 endef
 
 $(B)/lib/mpilens/libmpilens-openmpi.a: $(B)/gen/wrap-openmpi.c $(RT_DEPS)

@@ -496,7 +496,8 @@ int cmd_run(int argc, char **argv)
             return 2;
         case LINK_STATIC:
             ERR("%s is statically linked (or not an ELF program): preloading cannot work; link the "
-                "runtime explicitly (see README, 'Linking the runtime explicitly')", prog);
+                "runtime archive into it before the MPI library (see README, 'Linking the runtime explicitly')",
+                prog);
             return 2;
         case LINK_SCRIPT:
         case LINK_NO_MPI:
