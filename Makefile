@@ -1,6 +1,7 @@
 # mpilens — top-level build.
 #
 #   make                      build the tool and one runtime per installed MPI
+#                             (a shared library to preload or link, and an archive)
 #   make install PREFIX=DIR   install DIR/bin/mpilens and DIR/lib/mpilens/*
 #   make test                 run the test suite (tests/run)
 #   make bench                run the benchmarks (bench/run)
@@ -24,7 +25,7 @@ ifneq ($(OMPI_CC),)
 OMPI_INC := $(firstword $(shell mpicc.openmpi --showme:incdirs))
 OMPI_LIB := $(firstword $(shell mpicc.openmpi --showme:libdirs))
 OMPI_FLIBS := $(foreach l,mpi_mpifh mpi_usempif08 mpi_usempi_ignore_tkr,$(wildcard $(OMPI_LIB)/lib$(l).so))
-RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so
+RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so $(B)/lib/mpilens/libmpilens-openmpi.a
 endif
 
 # ---- MPICH -------------------------------------------------------------
@@ -33,7 +34,7 @@ ifneq ($(MPICH_CC),)
 MPICH_INC := $(patsubst -I%,%,$(filter -I%,$(shell mpicc.mpich -show)))
 MPICH_LIB := $(patsubst -L%,%,$(filter -L%,$(shell mpicc.mpich -show)))
 MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
-RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so
+RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a
 endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
@@ -75,10 +76,37 @@ $(B)/lib/mpilens/libmpilens-mpich.so: $(B)/gen/wrap-mpich.c $(RT_DEPS)
 	MPICH_CC=$(CC) mpicc.mpich $(RT_CFLAGS) -Iruntime -DML_IMPL='"mpich"' -shared -o $@ \
 	  $(RT_SRC) $(B)/gen/wrap-mpich.c -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
 
+# The same runtime as a static archive, for linking it into a program
+# explicitly (before the MPI library; needed where the program links MPI
+# statically).  One relocatable object, so that a link takes all of it;
+# its code in one section of its own, mpilens_text, so that the failure
+# backtraces can still tell the runtime's frames from the program's
+# (__start_/__stop_mpilens_text, runtime/failsafe.c).
+RT_AR_CFLAGS := $(RT_CFLAGS) -fno-reorder-functions -fno-reorder-blocks-and-partition -Iruntime
+define rt_archive
+	@mkdir -p $(B)/obj/$(1) $(dir $@)
+	rm -f $(B)/obj/$(1)/*.o $@
+	for s in $(RT_SRC) $(B)/gen/wrap-$(1).c; do \
+	  $(2)=$(CC) mpicc.$(1) $(RT_AR_CFLAGS) -DML_IMPL='"$(1)"' -c -o $(B)/obj/$(1)/$$(basename $$s .c).o $$s || exit 1; \
+	done
+	ld -r -o $(B)/obj/$(1)/all.o $(B)/obj/$(1)/rt.o $(B)/obj/$(1)/failsafe.o $(B)/obj/$(1)/requests.o $(B)/obj/$(1)/wrap-$(1).o
+	objcopy $$(objdump -h $(B)/obj/$(1)/all.o | awk '$$2 ~ /^\.text/ { printf " --rename-section %s=mpilens_text", $$2 }') \
+	  $(B)/obj/$(1)/all.o $(B)/obj/$(1)/libmpilens-$(1).o
+	ar rcs $@ $(B)/obj/$(1)/libmpilens-$(1).o
+	rm -rf $(B)/obj/$(1)
+endef
+
+$(B)/lib/mpilens/libmpilens-openmpi.a: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
+	$(call rt_archive,openmpi,OMPI_CC)
+
+$(B)/lib/mpilens/libmpilens-mpich.a: $(B)/gen/wrap-mpich.c $(RT_DEPS)
+	$(call rt_archive,mpich,MPICH_CC)
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/mpilens $(DESTDIR)$(PREFIX)/bin/mpilens
-	install -m 755 $(RUNTIMES) $(DESTDIR)$(PREFIX)/lib/mpilens/
+	install -m 755 $(filter %.so,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
+	install -m 644 $(filter %.a,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 format/mlformat.h $(DESTDIR)$(PREFIX)/include/mlformat.h
 
 test: all

@@ -22,7 +22,7 @@ deps() {
     [ ${#missing[@]} -eq 0 ] && return 0
     echo "setup: installing ${missing[*]}" >&2
     if [ "$(id -u)" -ne 0 ]; then
-        echo "setup: these Debian packages are missing and installing them needs root: rerun with sudo" >&2
+        echo "setup: these Debian packages are missing and installing them needs root: rerun as root (or with sudo)" >&2
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive

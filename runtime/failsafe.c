@@ -182,8 +182,19 @@ static int own(uintptr_t a)
     return a >= own_lo && a < own_hi;
 }
 
+/* Linked into the program from the archive (libmpilens-<mpi>.a), the
+ * runtime's code is the section mpilens_text of the program (Makefile); as a
+ * shared library these are null and the runtime is its own mapping. */
+extern const char __start_mpilens_text[] __attribute__((weak, visibility("hidden")));
+extern const char __stop_mpilens_text[] __attribute__((weak, visibility("hidden")));
+
 static void find_own_text(void)
 {
+    if (__start_mpilens_text && (uintptr_t)__stop_mpilens_text > (uintptr_t)__start_mpilens_text) {
+        own_lo = (uintptr_t)__start_mpilens_text;
+        own_hi = (uintptr_t)__stop_mpilens_text;
+        return;
+    }
     Dl_info di;
     if (!dladdr((void *)&find_own_text, &di) || !di.dli_fbase) return;
     FILE *m = fopen("/proc/self/maps", "r");

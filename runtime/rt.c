@@ -69,6 +69,10 @@ static pthread_t slot_thread[ML_MAX_THREADS];
 static uint8_t slot_owned[ML_MAX_THREADS];
 static __thread char scratch[4096];      /* where records go when recording failed */
 
+/* In a program the runtime is linked into (the archive), this string tells
+ * `mpilens run` not to preload the runtime a second time (tool/run.c). */
+__attribute__((used)) const char ml_linked_marker[] = "\001mpilens-runtime-linked:" ML_IMPL "\001";
+
 static void warn(const char *fmt, ...)
 {
     char buf[512];

@@ -76,6 +76,8 @@ need_mpilens() {
 # ---- launching ----------------------------------------------------------------
 # run_mpi IMPL N prog args...          plain run
 # rt_mpi IMPL DIR N prog args...       the same under the runtime, recording into DIR
+# mpilens_run IMPL DIR N prog args...  the same through `mpilens run -q --mpi=IMPL -n N -o DIR`
+#                                      (the launcher mpilens picks; no table, no messages)
 # Output goes to the caller's stdout/stderr; the exit status is mpirun's.
 run_mpi() {
     local impl=$1 n=$2; shift 2
@@ -93,6 +95,11 @@ rt_mpi() {
     mpich) mpirun.mpich -genv LD_PRELOAD "$rt" -genv MPILENS_DIR "$dir" -n "$n" "$@" ;;
     *) echo "rt_mpi: unknown MPI $impl" >&2; return 99 ;;
     esac
+}
+mpilens_run() {
+    local impl=$1 dir=$2 n=$3; shift 3
+    need_mpilens
+    "$MPILENS" run -q --mpi="$impl" -n "$n" -o "$dir" "$@"
 }
 run_openmpi() { run_mpi openmpi "$@"; }
 run_mpich() { run_mpi mpich "$@"; }
@@ -151,7 +158,11 @@ same_with_runtime_once() {
     local rc0 rc1
     (cd "$d" && run_mpi "$impl" "$n" "$p" "$@") >"$d/plain.out" 2>"$d/plain.err"
     rc0=$?
-    (cd "$d" && rt_mpi "$impl" "$d/run" "$n" "$p" "$@") >"$d/rt.out" 2>"$d/rt.err"
+    if [ "${RT_VIA:-}" = mpilens ]; then
+        (cd "$d" && mpilens_run "$impl" "$d/run" "$n" "$p" "$@") >"$d/rt.out" 2>"$d/rt.err"
+    else
+        (cd "$d" && rt_mpi "$impl" "$d/run" "$n" "$p" "$@") >"$d/rt.out" 2>"$d/rt.err"
+    fi
     rc1=$?
     local bad=0
     if [ $rc0 -ne 0 ] && [ "${EXPECT_RC:-0}" != any ] && [ $rc0 -ne "${EXPECT_RC:-0}" ]; then
@@ -265,13 +276,13 @@ check_ring_dump() {
     done
 }
 
-# ring_test NAME SOURCE fortran|c: the ring program NAME under the runtime on
-# both MPIs, 3 ranks: same output as without, then check_ring_dump.
+# ring_test NAME SOURCE fortran|c: the ring program NAME through `mpilens run`
+# on both MPIs, 3 ranks: same output as a plain mpirun, then check_ring_dump.
 ring_test() {
     local name=$1 src=$ROOT/tests/programs/$2 lang=$3 impl
     local laps; laps=$(grep -E -m1 'laps *= *[0-9]+' "$src" | sed -E 's/.*laps *= *([0-9]+).*/\1/')
     for impl in openmpi mpich; do
-        if same_with_runtime "$impl" 3 "$name" || [ -d "$LAST_RUN/run" ]; then
+        if RT_VIA=mpilens same_with_runtime "$impl" 3 "$name" || [ -d "$LAST_RUN/run" ]; then
             check_ring_dump "$LAST_RUN/run" 3 "$src" "$laps" "$lang"
         fi
     done

@@ -6,9 +6,11 @@
  *
  * It checks everything it can before creating anything: the program exists,
  * is executable and is dynamically linked against an MPI it has a runtime
- * for; the run directory does not exist yet and its parent is writable.
- * Only then does it create the directory (0700) and start the launcher with
- * LD_PRELOAD, MPILENS_DIR and MPILENS_JOBID in its environment.
+ * for (or has the runtime archive linked into it); the run directory does
+ * not exist yet and its parent is writable.  Only then does it create the
+ * directory (0700) and start the launcher with LD_PRELOAD (not for a
+ * program with the runtime linked in), MPILENS_DIR and MPILENS_JOBID in its
+ * environment.
  *
  * While the launcher runs, the live monitor (live.c) watches the run
  * directory: the table of what every rank does (redrawn at the bottom of a
@@ -35,6 +37,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <gelf.h>
 
 #include "live.h"
 #include "remote.h"
@@ -129,10 +133,35 @@ static int find_exe(const char *name, char *out, size_t n)
     return -1;
 }
 
-enum link_kind { LINK_ERROR, LINK_OPENMPI, LINK_MPICH, LINK_NO_MPI, LINK_STATIC, LINK_SCRIPT };
+enum link_kind { LINK_ERROR, LINK_OPENMPI, LINK_MPICH, LINK_NO_MPI, LINK_STATIC, LINK_SCRIPT, LINK_OTHER_MPI };
 
-/* What MPI does the program link?  Asks the dynamic loader (ldd). */
-static enum link_kind program_mpi(const char *exe)
+/* In ldd's output, the first library named libmpi*.so* or libmpich*.so*
+ * (not our own libmpilens-*): its name into out. */
+static int other_mpi_lib(const char *ldd, char *out, size_t n)
+{
+    for (const char *l = ldd; *l;) {
+        const char *e = strchr(l, '\n');
+        size_t len = e ? (size_t)(e - l) : strlen(l);
+        const char *p = l, *end = l + len;
+        while (p < end && (*p == ' ' || *p == '\t')) p++;
+        const char *q = p;
+        while (q < end && *q != ' ' && *q != '\t') q++;
+        const char *b = p;  /* base name: ldd may print a path */
+        for (const char *x = p; x < q; x++)
+            if (*x == '/') b = x + 1;
+        size_t bl = (size_t)(q - b);
+        if (bl > 6 && !strncmp(b, "libmpi", 6) && strncmp(b, "libmpilens", 10) && memmem(b, bl, ".so", 3)) {
+            snprintf(out, n, "%.*s", (int)(bl < 200 ? bl : 200), b);
+            return 1;
+        }
+        l = e ? e + 1 : end;
+    }
+    return 0;
+}
+
+/* What MPI does the program link?  Asks the dynamic loader (ldd).  For an
+ * MPI mpilens has no runtime for, its library's name goes into other. */
+static enum link_kind program_mpi(const char *exe, char *other, size_t nother)
 {
     char head[2] = {0};
     int fd = open(exe, O_RDONLY | O_CLOEXEC);
@@ -162,9 +191,60 @@ static enum link_kind program_mpi(const char *exe)
     waitpid(pid, &st, 0);
     if (strstr(buf, "libmpi.so.40")) return LINK_OPENMPI;
     if (strstr(buf, "libmpich.so") || strstr(buf, "libmpi.so.12")) return LINK_MPICH;
+    if (other_mpi_lib(buf, other, nother)) return LINK_OTHER_MPI;
     if (strstr(buf, "not a dynamic executable") || strstr(buf, "statically linked")) return LINK_STATIC;
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return LINK_STATIC;
     return LINK_NO_MPI;
+}
+
+/* The runtime linked into the program (the archive libmpilens-<mpi>.a):
+ * its marker string (runtime/rt.c) names the MPI; NULL if none. */
+static const char *linked_runtime(const char *exe)
+{
+    static const char *const impls[] = {"openmpi", "mpich"};
+    char pat[2][64];
+    for (int i = 0; i < 2; i++)  /* built here, so that mpilens itself holds no marker */
+        snprintf(pat[i], sizeof pat[i], "%cmpilens-runtime-%s:%s%c", 1, "linked", impls[i], 1);
+    int fd = open(exe, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    const char *found = NULL;
+    static char buf[1 << 20];
+    size_t keep = 0;
+    ssize_t r;
+    while (!found && (r = read(fd, buf + keep, sizeof buf - keep)) > 0) {
+        size_t len = keep + (size_t)r;
+        for (int i = 0; i < 2 && !found; i++)
+            if (memmem(buf, len, pat[i], strlen(pat[i]))) found = impls[i];
+        keep = len < 64 ? len : 64;  /* a marker across two reads */
+        memmove(buf, buf + len - keep, keep);
+    }
+    close(fd);
+    return found;
+}
+
+/* A program with MPI linked into it (statically): it defines PMPI_Init. */
+static int defines_mpi(const char *exe)
+{
+    int fd = open(exe, O_RDONLY | O_CLOEXEC), found = 0;
+    if (fd < 0) return 0;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    for (Elf_Scn *scn = NULL; e && !found && (scn = elf_nextscn(e, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+            continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < n && !found; i++) {
+            GElf_Sym sym;
+            if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF) continue;
+            const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
+            if (name && (!strcmp(name, "PMPI_Init") || !strcmp(name, "MPI_Init"))) found = 1;
+        }
+    }
+    if (e) elf_end(e);
+    close(fd);
+    return found;
 }
 
 /* The MPI a launcher belongs to, from where it really lives. */
@@ -401,14 +481,23 @@ int cmd_run(int argc, char **argv)
     } else if (!dashdash) {
         return 2;
     }
+    /* the runtime linked into the program: no preloading */
+    const char *linked = prog[0] ? linked_runtime(prog) : NULL;
+    if (linked && !mpi) mpi = linked;
     if (!mpi) {
-        enum link_kind k = prog[0] ? program_mpi(prog) : LINK_SCRIPT;
+        char other[256] = "";
+        enum link_kind k = prog[0] ? program_mpi(prog, other, sizeof other) : LINK_SCRIPT;
         switch (k) {
         case LINK_OPENMPI: mpi = "openmpi"; break;
         case LINK_MPICH: mpi = "mpich"; break;
+        case LINK_OTHER_MPI:
+            ERR("%s is linked against %s, an MPI mpilens has no runtime for (known: Open MPI, MPICH); "
+                "use --mpi=openmpi|mpich if it is one of them", prog, other);
+            return 2;
         case LINK_STATIC:
             ERR("%s is statically linked (or not an ELF program): preloading cannot work; link the "
-                "runtime explicitly (see README, 'Linking the runtime explicitly')", prog);
+                "runtime archive into it before the MPI library (see README, 'Linking the runtime explicitly')",
+                prog);
             return 2;
         case LINK_SCRIPT:
         case LINK_NO_MPI:
@@ -422,7 +511,12 @@ int cmd_run(int argc, char **argv)
                 }
                 break;
             }
-            ERR("%s is not linked against MPI (no libmpi/libmpich): is it an MPI program?", prog);
+            if (defines_mpi(prog))
+                ERR("%s has MPI linked into it (statically): preloading cannot reach its MPI calls; link "
+                    "the runtime archive before the MPI library (see README, 'Linking the runtime explicitly')",
+                    prog);
+            else
+                ERR("%s is not linked against MPI (no libmpi/libmpich): is it an MPI program?", prog);
             return 2;
         default:
             ERR("%s: cannot read it", prog);
@@ -432,7 +526,7 @@ int cmd_run(int argc, char **argv)
 
     char rt[PATH_MAX];
     snprintf(rt, sizeof rt, "%s/../lib/mpilens/libmpilens-%s.so", mpilens_self_dir(), mpi);
-    if (access(rt, R_OK) != 0) {
+    if (!linked && access(rt, R_OK) != 0) {
         ERR("no runtime for %s (%s missing): was mpilens built with %s installed?", mpi, rt, mpi);
         return 2;
     }
@@ -481,18 +575,39 @@ int cmd_run(int argc, char **argv)
     while (dl > 1 && dir[dl - 1] == '/') dir[--dl] = 0;
     struct stat st;
     if (lstat(dir, &st) == 0) {
-        ERR("%s already exists: choose another -o DIR (run directories are never overwritten)", dir);
+        ERR("%s already exists: choose another directory with -o (run directories are never overwritten)", dir);
+        rs_free(rs);
         return 2;
     }
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", dir);
     const char *pd = dirname(parent);
+    struct stat pst;
+    if (stat(pd, &pst) != 0) {
+        ERR("cannot create %s: %s does not exist (%s); create it, or choose another directory with -o",
+            dir, pd, strerror(errno));
+        rs_free(rs);
+        return 2;
+    }
+    if (!S_ISDIR(pst.st_mode)) {
+        ERR("cannot create %s: %s is not a directory; choose another directory with -o", dir, pd);
+        rs_free(rs);
+        return 2;
+    }
     if (access(pd, W_OK | X_OK) != 0) {
-        ERR("cannot create %s: %s is not writable (%s); choose another -o DIR", dir, pd, strerror(errno));
+        ERR("cannot create %s: %s is not writable (%s); choose another directory with -o", dir, pd,
+            strerror(errno));
+        rs_free(rs);
         return 2;
     }
     if (mkdir(dir, 0700) != 0) {
-        ERR("cannot create %s: %s", dir, strerror(errno));
+        /* root passes access() where mkdir still fails: /proc, an immutable
+         * directory (EPERM), a read-only file system (EROFS) */
+        if (errno == ENOENT)
+            ERR("cannot create %s: %s takes no new directories; choose another directory with -o", dir, pd);
+        else
+            ERR("cannot create %s: %s is not writable (%s); choose another directory with -o", dir, pd,
+                strerror(errno));
         rs_free(rs);
         return 2;
     }
@@ -500,10 +615,13 @@ int cmd_run(int argc, char **argv)
     if (!realpath(dir, absdir)) snprintf(absdir, sizeof absdir, "%s", dir);
 
     /* environment */
-    const char *old = getenv("LD_PRELOAD");
-    char *pre = malloc(strlen(rt) + (old ? strlen(old) : 0) + 2);
-    sprintf(pre, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "");
-    setenv("LD_PRELOAD", pre, 1);
+    char *pre = NULL;
+    if (!linked) {
+        const char *old = getenv("LD_PRELOAD");
+        pre = malloc(strlen(rt) + (old ? strlen(old) : 0) + 2);
+        sprintf(pre, "%s%s%s", rt, old && *old ? ":" : "", old && *old ? old : "");
+        setenv("LD_PRELOAD", pre, 1);
+    }
     setenv("MPILENS_DIR", absdir, 1);
     char job[64];
     struct timeval tv;
@@ -535,7 +653,9 @@ int cmd_run(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         if (nranks > cores) av[k++] = "--oversubscribe";
         if (geteuid() == 0 && !getenv("OMPI_ALLOW_RUN_AS_ROOT")) av[k++] = "--allow-run-as-root";
-        av[k++] = "-x"; av[k++] = "LD_PRELOAD";
+        if (getenv("LD_PRELOAD")) {  /* not set for a program the runtime is linked into */
+            av[k++] = "-x"; av[k++] = "LD_PRELOAD";
+        }
         av[k++] = "-x"; av[k++] = "MPILENS_DIR";
         av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
         if (rs) {
@@ -571,8 +691,9 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGQUIT, SIG_IGN);
 
-    if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s into %s/\n",
-                        dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi, dir);
+    if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s%s into %s/\n",
+                        dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi,
+                        linked ? " (its own runtime, linked in)" : "", dir);
     if (!quiet && rs)
         fprintf(stderr, "mpilens: live view from node agents streaming to %s (authenticated, not encrypted)\n",
                 stream_addr);

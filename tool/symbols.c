@@ -16,6 +16,7 @@ struct module {                /* one ELF file, reported at its link-time addres
     char *path;
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    int elf_ok;                /* its ELF header was read (the file exists here) */
     int is_dyn;
     GElf_Phdr *ph;
     size_t nph;
@@ -54,6 +55,7 @@ static struct module *module_get(const char *path)
     Elf *e = elf_begin(fd, ELF_C_READ, NULL);
     GElf_Ehdr eh;
     if (e && gelf_getehdr(e, &eh)) {
+        m->elf_ok = 1;
         m->is_dyn = eh.e_type == ET_DYN;
         size_t n = 0;
         if (elf_getphdrnum(e, &n) == 0 && n < 4096) {
@@ -73,9 +75,18 @@ static struct module *module_get(const char *path)
     return m;
 }
 
-/* Link-time address of a runtime address inside mapping mm of module m. */
+/* Link-time address of a runtime address inside mapping mm of module m.
+ * Where the module cannot be read here (the trace is read on another
+ * machine, the program was moved or rebuilt), the offset in the module's file
+ * from the module map (mapping start and file offset): for the text of a
+ * position-independent program or library the same number as the link-time
+ * address, never the process's absolute address. */
 static int to_rel(const struct module *m, const struct ml_module *mm, uint64_t addr, uint64_t *rel)
 {
+    if (!m->elf_ok) {
+        *rel = addr - mm->start + mm->file_offset;
+        return 0;
+    }
     if (!m->is_dyn) {
         *rel = addr;
         return 0;

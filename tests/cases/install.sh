@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # make install PREFIX=DIR gives DIR/bin/mpilens, which finds its runtimes
-# without environment variables and records a run.
+# (each a shared library and an archive) without environment variables and
+# records a run.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 t=$(mktemp -d); trap 'rm -rf "$t"' EXIT
 make -s -C "$root" install PREFIX="$t/prefix" >/dev/null || { echo "FAIL make install"; exit 1; }
 [ -x "$t/prefix/bin/mpilens" ] || { echo "FAIL no bin/mpilens"; exit 1; }
 ls "$t"/prefix/lib/mpilens/libmpilens-*.so >/dev/null || { echo "FAIL no runtimes"; exit 1; }
+for so in "$t"/prefix/lib/mpilens/libmpilens-*.so; do
+    [ -f "${so%.so}.a" ] || { echo "FAIL no archive beside $so"; exit 1; }
+done
 cd "$t"
 cc_=$(command -v mpicc.openmpi || command -v mpicc.mpich)
 $cc_ -g -o ring "$root/examples/ring.c"

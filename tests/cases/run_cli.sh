@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # mpilens run: normal runs on both MPIs, -- mode, exit status, and every bad
-# input gets one line, a non-zero exit and no directory left behind.
+# input gets one line, a non-zero exit and no directory left behind: missing,
+# non-executable, non-MPI, static, linked against an MPI without a runtime
+# (a fake libmpi.so.20), unknown --mpi, existing -o, -o whose parent is
+# missing, a file, or not writable (also as root: /proc, chattr +i, a
+# read-only tmpfs in a mount namespace, where possible).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 M=${MPILENS:-$root/build/bin/mpilens}
-t=$(mktemp -d); trap 'chmod -R u+w "$t"; rm -rf "$t"' EXIT
+t=$(mktemp -d); trap 'chattr -i "$t/imm" 2>/dev/null; chmod -R u+w "$t"; rm -rf "$t"' EXIT
 cd "$t"
 fail=0
 bad() { echo "FAIL $*"; fail=1; }
@@ -30,25 +34,52 @@ echo "ok -- mode"
 printf 'int main(void){return 0;}\n' > nompi.c; gcc -o nompi nompi.c
 gcc -static -o static nompi.c 2>/dev/null || cp nompi static
 cp p.c notexec
-mkdir exists ro; chmod 555 ro; : > out; : > err
+# a program linked against an MPI library mpilens has no runtime for
+mkdir fake
+printf 'int MPI_Init(int *c, char ***v) { return 0; }\nint MPI_Finalize(void) { return 0; }\n' > fake/fake.c
+gcc -shared -fPIC -Wl,-soname,libmpi.so.20 -o fake/libmpi.so.20 fake/fake.c
+printf 'int MPI_Init(int *, char ***); int MPI_Finalize(void);\nint main(int c, char **v) { MPI_Init(&c, &v); return MPI_Finalize(); }\n' > fake/app.c
+gcc -o fakempi fake/app.c fake/libmpi.so.20 -Wl,-rpath,"$t/fake"
+mkdir exists ro imm rofs; chmod 555 ro; : > afile; : > out; : > err
+pre=()  # a command mpilens runs under (a mount namespace)
 expect() {  # name, want, args...
     local name=$1 want=$2; shift 2
-    before=$(ls | sort)
-    "$M" run "$@" >out 2>err; local rc=$?
+    before=$(ls -R | sort)
+    "${pre[@]}" "$M" run "$@" >out 2>err; local rc=$?
     [ $rc -ne 0 ] && [ $rc -lt 128 ] || { bad "$name: exit $rc"; return; }
     [ "$(wc -l <err)" = 1 ] || { bad "$name: want one line: $(cat err)"; return; }
     grep -q -- "$want" err || { bad "$name: '$want' not in: $(cat err)"; return; }
-    [ "$(ls | sort)" = "$before" ] || { bad "$name: left $(comm -13 <(echo "$before") <(ls | sort))"; return; }
+    [ "$(ls -R | sort)" = "$before" ] || { bad "$name: left $(comm -13 <(echo "$before") <(ls -R | sort))"; return; }
     echo "ok $name: $(cat err)"
 }
 expect missing "no such program" -n 2 ./nothere
 expect notexec "not an executable" -n 2 ./notexec
 expect nompi "not linked against MPI" -n 2 ./nompi
 expect static "statically linked" -n 2 ./static
+expect other-mpi "fakempi is linked against libmpi.so.20, an MPI mpilens has no runtime for (known: Open MPI, MPICH); use --mpi=openmpi|mpich if it is one of them" -n 2 ./fakempi
 expect unknown-mpi "unknown MPI" --mpi=lam -n 2 ./p-openmpi
-expect exists "already exists" -o exists -n 2 ./p-openmpi
-expect no-parent "not writable" -o nodir/x -n 2 ./p-openmpi
-[ "$(id -u)" = 0 ] || expect unwritable "not writable" -o ro/x -n 2 ./p-openmpi
+expect exists "already exists: choose another directory with -o" -o exists -n 2 ./p-openmpi
+expect no-parent "nodir does not exist.*choose another directory with -o" -o nodir/x -n 2 ./p-openmpi
+expect file-parent "afile is not a directory; choose another directory with -o" -o afile/x -n 2 ./p-openmpi
+# unwritable: root may write anywhere access() says, so also where mkdir
+# still fails for root: /proc, an immutable directory, a read-only mount
+expect proc "/proc takes no new directories; choose another directory with -o" -o /proc/mpilens-x -n 2 ./p-openmpi
+if [ "$(id -u)" != 0 ]; then
+    expect unwritable "ro is not writable.*choose another directory with -o" -o ro/x -n 2 ./p-openmpi
+fi
+if chattr +i imm 2>/dev/null; then
+    expect immutable "imm is not writable.*choose another directory with -o" -o imm/x -n 2 ./p-openmpi
+    chattr -i imm
+else
+    echo "# chattr +i not possible here (file system or privileges)"
+fi
+if unshare -m sh -c 'mount -t tmpfs -o ro none rofs' 2>/dev/null; then
+    pre=(unshare -m sh -c 'mount -t tmpfs -o ro none rofs && exec "$@"' sh)
+    expect read-only "rofs is not writable (Read-only file system); choose another directory with -o" -o rofs/x -n 2 ./p-openmpi
+    pre=()
+else
+    echo "# no read-only tmpfs mount possible here (not root, or no mount namespace)"
+fi
 expect bad-n "wants a number" -n zero ./p-openmpi
 expect nothing "nothing after" --
 expect noprog "which program" -n 2
