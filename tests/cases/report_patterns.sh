@@ -45,6 +45,7 @@ checks = [
     ('unmatched sends', m['unmatched_sends'], 0),
     ('unmatched receives', m['unmatched_receives'], 0),
     ('pending receives', m['pending_receives'], 0),
+    ('cancelled receives', m['cancelled_receives'], int(exp['cancelled_receives'])),
     ('unresolved receives', m['unresolved_receives'], 0),
     ('collective instances', c['instances'], int(exp['collectives'])),
     ('incomplete collectives', c['incomplete'], 0),

@@ -5,16 +5,17 @@
  *
  *   mpirun -n 4 ./p2p_patterns       (any size >= 2)
  *
- * Prints "EXPECT messages=<n> bytes=<b> collectives=<c>" on rank 0: the
- * messages sent (MPI_PROC_NULL excluded) and their payload bytes summed over
- * all ranks, and the collective instances on all communicators.
+ * Prints "EXPECT messages=<n> bytes=<b> collectives=<c> cancelled_receives=<r>"
+ * on rank 0: the messages sent (MPI_PROC_NULL excluded) and their payload
+ * bytes summed over all ranks, the collective instances on all
+ * communicators, and the receives cancelled (MPI_Test_cancelled).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long long sent_msgs, sent_bytes, colls;
+static long long sent_msgs, sent_bytes, colls, cancelled_recvs;
 static int rank, size;
 
 #define COUNT_SEND(n, type_size) (sent_msgs++, sent_bytes += (long long)(n) * (type_size))
@@ -208,6 +209,19 @@ static void sendrecv_probe_null(void)
     MPI_Irecv(y, 1, MPI_LONG, MPI_PROC_NULL, 66, MPI_COMM_WORLD, &rq);
     MPI_Wait(&rq, &st);
     MPI_Sendrecv(x, 1, MPI_LONG, MPI_PROC_NULL, 67, y, 1, MPI_LONG, MPI_PROC_NULL, 67, MPI_COMM_WORLD, &st);
+    MPI_Isend(x, 1, MPI_LONG, MPI_PROC_NULL, 69, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, &st);
+    /* a receive nobody sends to, cancelled: no message */
+    MPI_Irecv(y, 1, MPI_LONG, prev, 70, MPI_COMM_WORLD, &rq);
+    MPI_Cancel(&rq);
+    MPI_Wait(&rq, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    if (!cancelled) {
+        fprintf(stderr, "p2p_patterns: the receive of tag 70 was not cancelled\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    cancelled_recvs++;
 }
 
 static void subcomms(void)
@@ -267,10 +281,12 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
         colls++;
     }
-    long long mine[2] = {sent_msgs, sent_bytes}, sum[2];
-    MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long long mine[3] = {sent_msgs, sent_bytes, cancelled_recvs}, sum[3];
+    MPI_Reduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     colls++;
-    if (rank == 0) printf("EXPECT messages=%lld bytes=%lld collectives=%lld\n", sum[0], sum[1], colls);
+    if (rank == 0)
+        printf("EXPECT messages=%lld bytes=%lld collectives=%lld cancelled_receives=%lld\n", sum[0], sum[1], colls,
+               sum[2]);
     MPI_Finalize();
     return 0;
 }
