@@ -6,7 +6,10 @@
 # its rank file (mpilens dump), and mpilens report names the rank, the signal
 # and its code, and failsafe.c:LINE; SIGKILL leaves no record and is reported
 # as a vanished rank with its last MPI call.  On rank 1 the exit status and
-# output are also compared with a run without the runtime.
+# output are also compared with a run without the runtime.  `report --json
+# --failures` (and for SIGSEGV the whole `report --json`) says the same:
+# python3 checks rank, signal name and code, address and failsafe.c:LINE
+# (tests/failsafe_lib.sh, fs_check_json).
 # timeout: 300
 . "$(dirname "$0")/../failsafe_lib.sh"
 fs_setup
