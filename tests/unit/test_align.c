@@ -1,7 +1,7 @@
 /*
  * test_align.c — clock alignment (analysis/align.c): interpolation between
  * the two samples, held outside them, one sample, unusable samples, repair
- * steps.  Built and run by tests/cases/report_units.sh.
+ * steps.  Built and run by tests/cases/report_clock.sh.
  */
 #include <stdio.h>
 #include <string.h>
