@@ -101,7 +101,8 @@ static inline int64_t an_clock_base(const struct an_clock *c, int64_t t)
 }
 /* Repair in effect for an event that started at local time t. */
 int64_t an_clock_extra(const struct an_clock *c, int64_t t);
-/* Events from local time t on move `inc` ns later (inc > 0). */
+/* The event at local time t moves `inc` ns later, and so do the events
+ * after it, except those already moved as far or further (inc > 0). */
 int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc);
 /* The largest repair of this rank. */
 int64_t an_clock_max_extra(const struct an_clock *c);
