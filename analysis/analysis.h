@@ -298,6 +298,8 @@ struct an_match_stats {
     uint64_t inflight_max;            /* most messages in flight at once */
     uint64_t repaired;                /* messages whose receive had to move later */
     int64_t repair_max;               /* largest single repair (ns) */
+    uint64_t repair_late;             /* repairs that moved a send already checked: another pass needed */
+    uint64_t repair_skipped;          /* violations too large to be a clock error: not repaired */
 };
 
 struct an_match;

@@ -108,6 +108,18 @@ struct rstate {                  /* per rank */
     unsigned nheld, nunresolved;
     uint64_t next_id;
     int32_t *pos;                /* per comm definition: my index in the comm, -2 unknown */
+    int64_t sent_hi;             /* latest send start (raw) of a message checked and no longer in the ring */
+};
+
+/* The messages most recently checked for causality (analysis.h, "clocks"):
+ * when a repair moves a rank's events from t on, the messages it sent from
+ * t on that were already checked are checked again from here.  Only one
+ * that has left the ring needs another pass (rstate.sent_hi). */
+#define CHECKED_RING 65536u
+#define RECHECK_DEPTH 64
+struct checked {
+    int32_t is, id;              /* sender, receiver (index in run->ranks) */
+    int64_t s0, r0, r1;          /* send start, receive start and end (raw) */
 };
 
 struct cinst {
@@ -143,6 +155,8 @@ struct an_match {
     unsigned nfind, find_cap;
     unsigned *find_idx;          /* open addressing over find, FINDINGS_MAX * 2 slots */
     uint64_t inflight;
+    struct checked *ring;        /* CHECKED_RING entries, or NULL */
+    uint64_t nchecked;
     struct an_match_stats st;
 };
 
@@ -320,6 +334,38 @@ static void chan_put(struct an_match *m, struct chan *c)
 
 /* ---- messages ---------------------------------------------------------------- */
 
+/* A receive that ends before its send began moves the receiving rank's
+ * events from the receive on (an_clock_repair).  Its messages from there on
+ * that were checked already are checked again (they were checked with
+ * their old send times); a repair that reaches a message no longer in the
+ * ring, or a chain deeper than RECHECK_DEPTH, counts as late: only another
+ * pass can tell. */
+static void causality(struct an_match *m, const struct checked *c, int depth)
+{
+    struct an_rank *rs = &m->run->ranks[c->is], *rd = &m->run->ranks[c->id];
+    int64_t s0 = an_wadd(an_clock_base(&rs->clock, c->s0), an_clock_extra(&rs->clock, c->s0));
+    int64_t r1 = an_wadd(an_clock_base(&rd->clock, c->r1), an_clock_extra(&rd->clock, c->r0));
+    if (r1 >= s0) return;
+    int64_t late = an_wsub(s0, r1);
+    m->st.repaired++;
+    if (late > m->st.repair_max) m->st.repair_max = late;
+    /* more than REPAIR_MAX is no clock error but a broken file */
+    if (!m->repair || late > REPAIR_MAX) {
+        m->st.repair_skipped++;
+        return;
+    }
+    an_clock_repair(&rd->clock, c->r0, late);
+    if (m->rs[c->id].sent_hi >= c->r0 || depth >= RECHECK_DEPTH || !m->ring) {
+        m->st.repair_late++;
+        return;
+    }
+    uint64_t n = m->nchecked < CHECKED_RING ? m->nchecked : CHECKED_RING;
+    for (uint64_t k = 0; k < n; k++) {
+        const struct checked *x = &m->ring[k];
+        if (x->is == c->id && x->s0 >= c->r0) causality(m, x, depth + 1);
+    }
+}
+
 static void emit(struct an_match *m, struct precv *rv)
 {
     struct an_msg msg;
@@ -342,15 +388,14 @@ static void emit(struct an_match *m, struct precv *rv)
         struct an_run *run = m->run;
         int is = run->slot[msg.src], id = run->slot[msg.dst];
         if (is < 0 || id < 0) goto out;
-        struct an_rank *rs = &run->ranks[is], *rd = &run->ranks[id];
-        int64_t s0 = an_wadd(an_clock_base(&rs->clock, msg.send.t0), an_clock_extra(&rs->clock, msg.send.t0));
-        int64_t r1 = an_wadd(an_clock_base(&rd->clock, msg.recv.t1), an_clock_extra(&rd->clock, msg.recv.t0));
-        if (r1 < s0) {
-            int64_t late = an_wsub(s0, r1);
-            m->st.repaired++;
-            if (late > m->st.repair_max) m->st.repair_max = late;
-            /* more than REPAIR_MAX is no clock error but a broken file */
-            if (m->repair && late > 0 && late <= REPAIR_MAX) an_clock_repair(&rd->clock, msg.recv.t0, late);
+        struct checked c = {is, id, msg.send.t0, msg.recv.t0, msg.recv.t1};
+        causality(m, &c, 0);
+        if (m->ring) {
+            struct checked *slot = &m->ring[m->nchecked++ % CHECKED_RING];
+            if (m->nchecked > CHECKED_RING && slot->s0 > m->rs[slot->is].sent_hi) m->rs[slot->is].sent_hi = slot->s0;
+            *slot = c;
+        } else if (c.s0 > m->rs[is].sent_hi) {
+            m->rs[is].sent_hi = c.s0;
         }
     }
 out:
@@ -1220,8 +1265,10 @@ struct an_match *an_match_new(struct an_run *run, const struct an_sink *sink)
         struct an_rank *r = &run->ranks[i];
         m->rs[i].pos = malloc((r->ncomms ? r->ncomms : 1) * sizeof *m->rs[i].pos);
         for (unsigned k = 0; m->rs[i].pos && k < r->ncomms; k++) m->rs[i].pos[k] = -2;
+        m->rs[i].sent_hi = INT64_MIN;
     }
     chan_grow(m);
+    m->ring = malloc(CHECKED_RING * sizeof *m->ring);  /* without it: late repairs, more passes */
     return m;
 }
 
@@ -1355,6 +1402,7 @@ const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n
 void an_match_free(struct an_match *m)
 {
     if (!m) return;
+    free(m->ring);
     if (m->tab) {
         for (unsigned b = 0; b < m->tab_size; b++) {
             struct chan *c = m->tab[b], *next;

@@ -251,6 +251,13 @@ int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_
             res->repair_converged = 1;
             break;
         }
+        /* Every repair of this pass moved only events not yet used in a
+         * causality check (receives only ever move later, which keeps the
+         * checks already passed): another pass would find nothing new. */
+        if (res->stats.repair_late == 0) {
+            res->repair_converged = res->stats.repair_skipped == 0;
+            break;
+        }
         if (res->passes >= MAX_PASSES) break;
     }
     for (unsigned i = 0; i < run->n; i++) {

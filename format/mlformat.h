@@ -66,6 +66,10 @@ enum ml_failure_kind {         /* ml_failure.kind */
     ML_FAIL_MPI_ERROR = 3,     /* MPI error: code = error code, routine/site of the call */
     ML_FAIL_ABORT = 4,         /* MPI_Abort: code = errorcode */
     ML_FAIL_DEADLOCK = 5,      /* stopped by the deadlock detector */
+    ML_FAIL_VANISHED = 6,      /* the process ended without a record of its own (SIGKILL,
+                                * the OOM killer): written by mpilens run, which saw it
+                                * gone; ticks = when, code = number of the look (ranks
+                                * seen gone in the same look share it) */
 };
 
 /* ml_failure.flags */
@@ -164,15 +168,20 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * t_start > t_idle; it made progress when t_end changed; it is polling
  * without progress while t_idle keeps changing and t_end does not.
  * A thread that spends more than ML_WORK_GAP_NS outside MPI between two polls
- * is computing between polls, not only polling: such a poll bumps `work`.
+ * is computing between polls, not only polling: such a poll bumps `work`
+ * (not when the thread spent the gap waiting for a CPU: runtime/rt.c,
+ * "work between polls").
  * Local calls that never wait (MPI_Comm_rank, MPI_Wtime, MPI_Get_count,
  * MPI_Type_size, ...: runtime/gen/genwrap.py LOCAL) do not touch the slot:
  * it shows the last call that communicates.
  *
  * aux depends on the routine (the wait-for graph of mpilens top uses it):
- *   collectives, and collectives creating communicators/windows/files:
+ *   collectives, collectives creating communicators/windows/files, and
+ *   collectives on a window or file (MPI_Win_fence, MPI_File_write_all, ...,
+ *   whose comm is the communicator the window or file was created on):
  *       number of this collective on its communicator in this process
- *       (1, 2, ...; the same instance has the same number on every member);
+ *       (1, 2, ...; the same instance has the same number on every member;
+ *       0 from Open MPI's Fortran bindings, which call PMPI_ directly);
  *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);
@@ -183,6 +192,7 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  * ML_PEER_NONE when that thread has no slot; it ends with t_end. */
 #define ML_JOIN_NAME "pthread_join"
 #define ML_WORK_GAP_NS 20000000   /* 20 ms: above scheduling noise, below compute phases */
+#define ML_SAMPLE_GAP_NS 500000   /* a polling thread reads its scheduler counters this often */
 
 struct ml_live {
     uint32_t seq;              /* odd while the start fields are written */

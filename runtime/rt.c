@@ -43,6 +43,7 @@ extern const unsigned ml_nroutines;
 __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
 uint64_t ml_work_gap = UINT64_MAX;
+uint64_t ml_sample_gap = UINT64_MAX;
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
 int ml_disabled;
@@ -156,11 +157,37 @@ static void modules_refresh(void)
     __atomic_store_n(&hdr->nmodules, n, __ATOMIC_RELEASE);
 }
 
+/* The tick counter and CLOCK_MONOTONIC read together: a preemption between
+ * the two reads would tie a tick count to a later time (under load here,
+ * by up to milliseconds: a rate 500 ppm off over a 2 s run), so of four
+ * reads bracketed by ticks the tightest is kept. */
+static void tick_ns_pair(uint64_t *ticks, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 4; i++) {
+        uint64_t a = ml_now();
+        int64_t t = mono_ns();
+        uint64_t b = ml_now();
+        if (b >= a && b - a < best) {
+            best = b - a;
+            *ticks = a + (b - a) / 2;
+            *ns = t;
+        }
+    }
+    if (best == UINT64_MAX) {  /* ticks went backwards every time: take the last */
+        *ticks = ml_now();
+        *ns = mono_ns();
+    }
+}
+
 static void anchor_refresh(void)
 {
     if (!hdr) return;
-    hdr->anchor1_ticks = ml_now();
-    hdr->anchor1_ns = mono_ns();
+    uint64_t ticks;
+    int64_t ns;
+    tick_ns_pair(&ticks, &ns);
+    hdr->anchor1_ticks = ticks;
+    hdr->anchor1_ns = ns;
 }
 
 static void run_dir(char *dir, size_t n)
@@ -288,19 +315,21 @@ static void process_init(void)
     hdr->clock_kind = ml_use_tsc ? 1 : 2;
     /* Two anchors a few milliseconds apart give the tick rate even if the
      * process dies right away; later anchors refine it. */
-    hdr->anchor0_ticks = ml_now();
-    hdr->anchor0_ns = mono_ns();
+    tick_ns_pair(&hdr->anchor0_ticks, &hdr->anchor0_ns);
     if (ml_use_tsc) {
         int64_t until = hdr->anchor0_ns + 2000000;
         while (mono_ns() < until) {
         }
     }
     anchor_refresh();
-    if (!ml_use_tsc)
+    if (!ml_use_tsc) {
         ml_work_gap = ML_WORK_GAP_NS;            /* ticks are ns */
-    else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks)
-        ml_work_gap = (uint64_t)((double)(hdr->anchor1_ticks - hdr->anchor0_ticks) /
-                                 (double)(hdr->anchor1_ns - hdr->anchor0_ns) * ML_WORK_GAP_NS);
+        ml_sample_gap = ML_SAMPLE_GAP_NS;
+    } else if (hdr->anchor1_ns > hdr->anchor0_ns && hdr->anchor1_ticks > hdr->anchor0_ticks) {
+        double per_ns = (double)(hdr->anchor1_ticks - hdr->anchor0_ticks) / (double)(hdr->anchor1_ns - hdr->anchor0_ns);
+        ml_work_gap = (uint64_t)(per_ns * ML_WORK_GAP_NS);
+        ml_sample_gap = (uint64_t)(per_ns * ML_SAMPLE_GAP_NS);
+    }
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);
@@ -1097,6 +1126,115 @@ void ml_comm_from_group(MPI_Comm comm, uint16_t parent, MPI_Group group, uint64_
     pthread_mutex_unlock(&lock);
 }
 
+/* ---- windows and files: the communicator behind them ---------------------
+ * A collective on a window or a file (MPI_Win_fence, MPI_Win_free,
+ * MPI_File_write_all, MPI_File_close, ...) names no communicator; for the
+ * deadlock check it publishes the one the window or file was created on and
+ * takes that communicator's next collective number, so its instances match
+ * across ranks like any collective's.  Handle -> communicator definition,
+ * set by MPI_Win_create/allocate/allocate_shared/create_dynamic and
+ * MPI_File_open, dropped by MPI_Win_free and MPI_File_close: only those
+ * calls pay for it (readers look up without a lock, like the comm table).
+ * A handle not in it (table full, created before recording) publishes no
+ * communicator: the check does not judge that call. */
+#define OBJ_SIZE 1024
+static struct { uint64_t handle; uint16_t comm; uint8_t kind; } objs[OBJ_SIZE];
+
+static unsigned obj_hash(uint64_t h, int kind)
+{
+    return (unsigned)(((h ^ (uint64_t)kind) * 0x9E3779B97F4A7C15ull) >> 54) & (OBJ_SIZE - 1);
+}
+
+static int obj_find(uint64_t h, int kind)
+{
+    unsigned s = obj_hash(h, kind);
+    for (unsigned i = 0; i < OBJ_SIZE; i++) {
+        unsigned j = (s + i) & (OBJ_SIZE - 1);
+        uint64_t v = __atomic_load_n(&objs[j].handle, __ATOMIC_ACQUIRE);
+        if (v == h && objs[j].kind == kind) return (int)j;
+        if (v == 0) return -1;
+    }
+    return -1;
+}
+
+void ml_obj_created(uint64_t h, int kind, uint16_t comm)
+{
+    if (h == 0 || h == TOMB || comm == ML_COMM_NONE) return;
+    pthread_mutex_lock(&lock);
+    int j = obj_find(h, kind);
+    if (j >= 0) {
+        __atomic_store_n(&objs[j].comm, comm, __ATOMIC_RELAXED);   /* a handle value reused */
+    } else {
+        unsigned s = obj_hash(h, kind);
+        for (unsigned i = 0; i < OBJ_SIZE; i++) {
+            unsigned k = (s + i) & (OBJ_SIZE - 1);
+            if (objs[k].handle == 0 || objs[k].handle == TOMB) {
+                objs[k].comm = comm;
+                objs[k].kind = (uint8_t)kind;
+                __atomic_store_n(&objs[k].handle, h, __ATOMIC_RELEASE);
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+uint16_t ml_obj_comm(uint64_t h, int kind)
+{
+    if (h == 0) return ML_COMM_NONE;
+    int j = obj_find(h, kind);
+    return j < 0 ? ML_COMM_NONE : __atomic_load_n(&objs[j].comm, __ATOMIC_RELAXED);
+}
+
+void ml_obj_forget(uint64_t h, int kind)
+{
+    if (h == 0) return;
+    pthread_mutex_lock(&lock);
+    int j = obj_find(h, kind);
+    if (j >= 0) __atomic_store_n(&objs[j].handle, TOMB, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&lock);
+}
+
+/* Fortran handles (MPI_Fint, or an mpi_f08 type whose first member is one). */
+static uint64_t obj_f2c(void *o, int kind)
+{
+    if (!o || !mpi_ready) return 0;
+    MPI_Fint f = *(MPI_Fint *)o;
+    return kind == ML_OBJ_WIN ? ML_HANDLE(PMPI_Win_f2c(f)) : ML_HANDLE(PMPI_File_f2c(f));
+}
+
+void ml_obj_created_f(void *o, int kind, void *comm)
+{
+    if (!o || !comm || !mpi_ready) return;
+    ml_obj_created(obj_f2c(o, kind), kind, ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm)));
+}
+
+/* A Fortran entry of a collective on a window or file: its communicator in
+ * the live slot, with no collective number (as ml_fortran_live for the
+ * Fortran collectives on a communicator: when the binding goes on to the C
+ * MPI_ symbol (MPICH), its wrapper publishes the number).  MPI_Win_free and
+ * MPI_File_close (forget): the handle is kept for ml_obj_fortran_post. */
+static __thread uint64_t fobj_handle;
+static __thread int fobj_kind;
+
+void ml_obj_fortran_live(struct ml_call *c, void *o, int kind, int forget)
+{
+    uint64_t h = obj_f2c(o, kind);
+    if (forget) {
+        fobj_handle = h;
+        fobj_kind = kind;
+    }
+    uint16_t ci = ml_obj_comm(h, kind);
+    if (ci != ML_COMM_NONE) ml_live_wait_aux(c, ML_PEER_NONE, ML_PEER_NONE, ci, 0);
+}
+
+void ml_obj_fortran_post(void *ierr)
+{
+    uint64_t h = fobj_handle;
+    fobj_handle = 0;
+    if (h && (!ierr || *(MPI_Fint *)ierr == MPI_SUCCESS)) ml_obj_forget(h, fobj_kind);
+}
+
 /* The calling thread's one-entry cache (rt.h ml_type_cached); gen was read
  * before the table, so a type freed meanwhile invalidates the entry. */
 static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *size)
@@ -1516,8 +1654,7 @@ static void clock_sync(struct ml_clock_sync *out, int at_init)
     }
     PMPI_Bcast(res, 2, MPI_INT64_T, 0, node);
     PMPI_Comm_free(&node);
-    out->ticks = ml_now();
-    out->mono_ns = mono_ns();
+    tick_ns_pair(&out->ticks, &out->mono_ns);
     out->offset_ns = res[0];
     out->rtt_ns = res[1];
     out->valid = 1;
@@ -1594,6 +1731,60 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
     (void)comm;
     c->th->fort_pending = 0;
     c->th->fort_taken = 1;
+}
+
+/* ---- work between polls -------------------------------------------------
+ * A poll that starts more than ML_WORK_GAP_NS after the thread's previous
+ * call ended counts as work between polls (struct ml_live.work): the thread
+ * computes, or waits for something outside MPI, and the deadlock check
+ * leaves it alone.  But a thread that only polls, on a machine with more
+ * runnable threads than cores, also sees such gaps: it was preempted.  The
+ * thread's own scheduler counters tell the two apart: over the gap it either
+ * used the CPU (work), or blocked of its own accord (a voluntary switch:
+ * sleep, I/O, a lock; counted as work, as before), or neither (it sat on a
+ * run queue: no work).  The counters come from getrusage(RUSAGE_THREAD), one
+ * system call, taken at the end of a poll at most every ML_SAMPLE_GAP_NS
+ * (ml_poll_sample) and at a gap: polling threads only, never the hot path of
+ * other calls.  The sample is older than the gap by up to ML_SAMPLE_GAP_NS of
+ * polling, whose CPU time counts with the gap's; ML_WORK_CPU_NS is above it.
+ * Without a usable sample (first gap, or the last sample was taken before
+ * other calls) the gap counts as work: no deadlock is ever claimed on a
+ * guess. */
+#define ML_WORK_CPU_NS 2000000    /* 2 ms of CPU in a gap: computing */
+
+static int sched_now(int64_t *cpu_ns, long *nvcsw)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
+    *cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
+              ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+    *nvcsw = ru.ru_nvcsw;
+    return 0;
+}
+
+void ml_poll_sample(struct ml_thread *th, uint64_t now)
+{
+    if (sched_now(&th->sched_cpu_ns, &th->sched_nvcsw) == 0) th->sched_tick = now;
+    else th->sched_tick = 0;
+}
+
+void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now)
+{
+    int64_t cpu;
+    long nv;
+    int work = 1;
+    if (sched_now(&cpu, &nv) == 0) {
+        /* the sample must be from the polling just before the gap */
+        if (th->sched_tick && th->sched_tick <= prev && prev - th->sched_tick <= 2 * ml_sample_gap &&
+            nv == th->sched_nvcsw && cpu - th->sched_cpu_ns < ML_WORK_CPU_NS)
+            work = 0;
+        th->sched_tick = now;
+        th->sched_cpu_ns = cpu;
+        th->sched_nvcsw = nv;
+    } else {
+        th->sched_tick = 0;
+    }
+    if (work) __atomic_store_n(&th->live->work, (uint8_t)(th->live->work + 1), __ATOMIC_RELAXED);
 }
 
 __attribute__((destructor)) static void ml_exit(void)

@@ -75,6 +75,11 @@ struct ml_thread {
     uint32_t type_gen;
     int32_t type_size;
     struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
+    /* what the thread's scheduler counters said at a recent poll's end
+     * (ml_poll_sample): tells work between polls from time off the CPU */
+    uint64_t sched_tick;
+    int64_t sched_cpu_ns;
+    long sched_nvcsw;
 };
 
 struct ml_call {
@@ -87,6 +92,7 @@ struct ml_call {
 extern __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 extern int ml_use_tsc;
 extern uint64_t ml_work_gap;   /* ML_WORK_GAP_NS in ticks */
+extern uint64_t ml_sample_gap; /* ML_SAMPLE_GAP_NS in ticks */
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed (starts at 1) */
 extern uint32_t ml_type_gen;   /* bumped whenever a datatype is freed (starts at 1) */
 extern int ml_disabled;
@@ -301,16 +307,22 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
     __atomic_store_n(&c->th->live->t_end, c->t1, __ATOMIC_RELEASE);
 }
 
+void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now);
+void ml_poll_sample(struct ml_thread *th, uint64_t now);
+
 /* Same for a call that completed nothing (an unsuccessful test or probe):
  * its end goes to t_idle, so t_end changes only with progress. */
 ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
 {
     struct ml_live *l = c->th->live;
     ml_rec_commit(c, r, ret);
-    /* a poll after more than ML_WORK_GAP_NS outside MPI: work between polls */
+    /* a poll after more than ML_WORK_GAP_NS outside MPI: work between polls,
+     * unless the thread spent that time waiting for a CPU (ml_poll_gap) */
     uint64_t prev = l->t_end > l->t_idle ? l->t_end : l->t_idle;
     if (ML_UNLIKELY(c->t0 - prev > ml_work_gap && prev < c->t0))
-        __atomic_store_n(&l->work, (uint8_t)(l->work + 1), __ATOMIC_RELAXED);
+        ml_poll_gap(c->th, prev, c->t1);
+    else if (ML_UNLIKELY(c->t1 - c->th->sched_tick > ml_sample_gap))
+        ml_poll_sample(c->th, c->t1);
     __atomic_store_n(&l->t_idle, c->t1, __ATOMIC_RELEASE);
 }
 

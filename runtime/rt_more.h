@@ -20,6 +20,16 @@ void ml_comm_idup(MPI_Comm comm, uint16_t parent);
 /* MPI_Comm_create_group (parent, tag) and MPI_Comm_create_from_group
  * (ML_COMM_NONE, hash of the string tag) returned comm. */
 void ml_comm_from_group(MPI_Comm comm, uint16_t parent, MPI_Group group, uint64_t tag);
+/* Windows and files: the communicator each was created on (rt.c), for
+ * the live slot of the collectives on them (kind ML_OBJ_WIN or ML_OBJ_FILE). */
+#define ML_OBJ_WIN 1
+#define ML_OBJ_FILE 2
+void ml_obj_created(uint64_t handle, int kind, uint16_t comm);
+uint16_t ml_obj_comm(uint64_t handle, int kind);
+void ml_obj_forget(uint64_t handle, int kind);
+void ml_obj_created_f(void *obj, int kind, void *comm);
+void ml_obj_fortran_live(struct ml_call *c, void *obj, int kind, int forget);
+void ml_obj_fortran_post(void *ierr);
 /* Fortran MPI_Recv: the status argument to pass on (ours instead of
  * MPI_STATUS_IGNORE), remembered with ierr for ml_fortran_record. */
 void *ml_fstatus_pre(void *status, void *ierr);

@@ -3,7 +3,9 @@
 # A case calls fs_setup, then fs_matrix MODE... or fs_run/fs_check_* itself,
 # then fs_done (exit 0 when every check passed, 1 with the reasons).
 # Test program: tests/programs/failsafe.c (fails as MODE says on rank RANK,
-# after 9 known MPI calls per rank), built here with -O0 -g for each MPI.
+# after 9 known MPI calls per rank), built here with -O0 -g for each MPI,
+# run by `mpilens run -q` (fs_launch), the plain runs it is compared with by
+# the MPI's launcher.
 # Environment: MPILENS (default build/bin/mpilens), FS_IMPLS (default
 # "openmpi mpich", those installed), FS_RANKS (default "1 0"), FS_KEEP=1
 # keeps the scratch directory.
@@ -47,20 +49,58 @@ fs_line() {  # MARKER: its line number in failsafe.c
     grep -n -F -- "$1" "$FS_SRC" | head -1 | cut -d: -f1
 }
 
-# fs_launch IMPL DIR|- ARGS...: runs 2 ranks, under the runtime unless DIR is
-# "-"; prints nothing; returns the launcher's exit status.
+# fs_launch IMPL DIR|- ARGS...: runs 2 ranks; under `mpilens run -q` into
+# DIR, or, with DIR "-", plainly with the MPI's own launcher; prints nothing
+# itself; returns mpilens run's (or the launcher's) exit status.
 fs_launch() {
     local impl=$1 dir=$2; shift 2
-    local p=$FS_TMP/failsafe-$impl rt=$FS_ROOT/build/lib/mpilens/libmpilens-$impl.so
-    local env=()
+    local p=$FS_TMP/failsafe-$impl
+    if [ "$dir" != - ]; then
+        timeout -k 5 60 "$MPILENS" run -q --mpi="$impl" -n 2 -o "$dir" "$p" "$@"
+        return
+    fi
     case $impl in
-    openmpi)
-        [ "$dir" = - ] || env=(-x LD_PRELOAD="$rt" -x MPILENS_DIR="$dir")
-        timeout -k 5 60 mpirun.openmpi --oversubscribe "${env[@]}" -n 2 "$p" "$@" ;;
-    mpich)
-        [ "$dir" = - ] || env=(-genv LD_PRELOAD "$rt" -genv MPILENS_DIR "$dir")
-        timeout -k 5 60 mpirun.mpich "${env[@]}" -n 2 "$p" "$@" ;;
+    openmpi) timeout -k 5 60 mpirun.openmpi --oversubscribe -n 2 "$p" "$@" ;;
+    mpich) timeout -k 5 60 mpirun.mpich -n 2 "$p" "$@" ;;
     esac
+}
+
+# fs_launch_mode IMPL DIR MODE RANK: fs_launch into DIR, output to DIR.out
+# and DIR.err.  Mode killme: once rank RANK says it waits, the test sends
+# it SIGKILL from outside (as the OOM killer would).
+fs_launch_mode() {
+    local impl=$1 d=$2 mode=$3 rank=$4
+    if [ "$mode" != killme ]; then
+        fs_launch "$impl" "$d" "$mode" "$rank" >"$d.out" 2>"$d.err"
+        return
+    fi
+    : >"$d.out"
+    fs_launch "$impl" "$d" "$mode" "$rank" >"$d.out" 2>"$d.err" &
+    local bg=$! pid= i
+    for i in $(seq 1 300); do
+        pid=$(sed -n "s/^failsafe: rank $rank pid \([0-9]*\) waiting$/\1/p" "$d.out")
+        [ -n "$pid" ] && break
+        kill -0 $bg 2>/dev/null || break
+        sleep 0.1
+    done
+    if [ -n "$pid" ]; then
+        kill -KILL "$pid"
+    else
+        fs_fail "$impl killme on rank $rank: rank $rank never said it waits: $(tail -c 300 "$d.err" | tr '\n' '|')"
+        kill $bg 2>/dev/null
+    fi
+    wait $bg
+}
+
+# fs_leftovers WHAT ARGS...: no process of the test program with these
+# arguments is left (killed if one is).
+fs_leftovers() {
+    local what=$1 impl=$2; shift 2
+    local pat="$FS_TMP/failsafe-$impl $*"
+    if pgrep -f -- "$pat" >/dev/null; then
+        fs_fail "$what: rank processes left running after mpilens run ended: $(pgrep -af -- "$pat" | head -3 | tr '\n' '|')"
+        pkill -9 -f -- "$pat"
+    fi
 }
 
 # The first 9 events of every rank are the known calls.  The failing rank
@@ -94,9 +134,16 @@ fs_expect() {  # WHAT BLOCK NEEDLE...
     for n in "$@"; do
         case $block in
         *"$n"*) ;;
-        *) fs_fail "$what: the report on the rank does not say '$n'; it says: $(echo "$block" | head -12 | tr '\n' '|' | head -c 900)" ;;
+        *) fs_fail "$what: the diagnosis of the rank does not say '$n'; it says: $(echo "$block" | head -12 | tr '\n' '|' | head -c 900)" ;;
         esac
     done
+}
+
+# Modes where the failing rank goes on and finalizes (mpilens run exits 0
+# and prints a note instead of a diagnosis).
+fs_soft() {
+    case $1 in errret|errhandler|sighandled) return 0 ;; esac
+    return 1
 }
 
 # What the report must say about the failing rank, per mode.
@@ -113,7 +160,9 @@ fs_expected() {  # MODE -> needles, one per line
     tstack) printf '%s\n' FAILED "signal SIGSEGV" "stack overflow" "where: failsafe.c:$(fs_line FAIL:stack)" ;;
     term) printf '%s\n' FAILED "signal SIGTERM (SI_USER" "sent by the process itself" "where: failsafe.c:$L" ;;
     int) printf '%s\n' FAILED "signal SIGINT (SI_USER" "where: failsafe.c:$L" ;;
-    kill) printf '%s\n' VANISHED "SIGKILL" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
+    kill) printf '%s\n' FAILED "killed (SIGKILL or the OOM killer): no record" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
+    killme) printf '%s\n' FAILED "killed (SIGKILL or the OOM killer): no record" "seen gone by mpilens run at" \
+        "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
     exit) printf '%s\n' FAILED "exited with status 3 without calling MPI_Finalize (exit() called)" "where: failsafe.c:$L" ;;
     return) printf '%s\n' FAILED "exited with status 4 without calling MPI_Finalize (main returned)" "last MPI call MPI_Allreduce at failsafe.c:$last" ;;
     abort) printf '%s\n' FAILED "MPI_Abort called with error code 3" "where: MPI_Abort called at failsafe.c:$L" ;;
@@ -127,7 +176,37 @@ fs_expected() {  # MODE -> needles, one per line
     esac
 }
 
-# fs_case IMPL MODE RANK [compare]: one run under the runtime; with compare,
+# fs_diag_checks WHAT FILE MODE RANK: the diagnosis in FILE (report
+# --failures, or what mpilens run printed) says what fs_expected wants about
+# RANK; a failure's summary line names RANK as the first failure and its
+# paragraph says when ("at N.NNN s"); the other rank's paragraph gives its
+# state (in the barrier it waits in, still in the MPI_Allreduce, or just
+# out of it: MPICH's launcher was seen to kill it in between).
+fs_diag_checks() {
+    local what=$1 f=$2 mode=$3 rank=$4 block needles=()
+    block=$(fs_block "$f" "$rank")
+    if [ -z "$block" ]; then
+        fs_fail "$what: the diagnosis says nothing about rank $rank: $(head -c 600 "$f" | tr '\n' '|')"
+        return
+    fi
+    mapfile -t needles < <(fs_expected "$mode")
+    fs_expect "$what" "$block" "${needles[@]}"
+    fs_soft "$mode" && return
+    grep -q "; first failure: rank $rank at [0-9]*\.[0-9][0-9][0-9] s$" "$f" ||
+        fs_fail "$what: the summary does not name rank $rank as the first failure: $(sed -n 2p "$f")"
+    echo "$block" | head -1 | grep -q "FAILED, first failure at [0-9]*\.[0-9][0-9][0-9] s" ||
+        fs_fail "$what: no 'FAILED, first failure at N.NNN s' for rank $rank: $(echo "$block" | head -1)"
+    local other=$((1 - rank)) ob
+    ob=$(fs_block "$f" "$other")
+    case $ob in
+    *"state: in MPI_Barrier called at failsafe.c:$(fs_line "/* WAIT:barrier */") since "*) ;;
+    *"state: in MPI_Allreduce called at failsafe.c:$(fs_line LAST:allreduce) since "*) ;;
+    *"state: computing (not in MPI); last MPI call MPI_Allreduce at failsafe.c:$(fs_line LAST:allreduce) ended at "*) ;;  # stopped between the two
+    *) fs_fail "$what: the state of rank $other is not in the diagnosis: $(echo "$ob" | head -8 | tr '\n' '|')" ;;
+    esac
+}
+
+# fs_case IMPL MODE RANK [compare]: one run under mpilens run; with compare,
 # also a plain run, whose exit status and output must be the same.
 fs_case() {
     local impl=$1 mode=$2 rank=$3 cmp=${4:-}
@@ -141,9 +220,10 @@ fs_case() {
     # differs is run again, up to 3 times.
     for attempt in $(seq 1 $tries); do
         rm -rf "$d"
-        fs_launch "$impl" "$d" "$mode" "$rank" >"$d.out" 2>"$d.err"
+        fs_launch_mode "$impl" "$d" "$mode" "$rank"
         rc=$?
         [ $rc -eq 124 ] || [ $rc -eq 137 ] && [ $((SECONDS - t0)) -ge 59 ] && fs_fail "$what: timed out"
+        fs_leftovers "$what" "$impl" "$mode" "$rank"
         [ -n "$cmp" ] || break
         sed -E 's/PID [0-9]+/PID N/g; s/[0-9a-fx]{4,}/N/g' "$d.out" >"$d.out.n"   # pids, addresses
         fs_launch "$impl" - "$mode" "$rank" >"$d.plain.out" 2>"$d.plain.err"
@@ -156,16 +236,34 @@ fs_case() {
         fi
     done
     if [ $same = 0 ]; then
-        [ $rc -eq $rc0 ] || fs_fail "$what: exit status $rc0 without the runtime, $rc with it"
-        cmp -s "$d.out.n" "$d.plain.out.n" || fs_fail "$what: output differs with the runtime: $(diff "$d.plain.out.n" "$d.out.n" | grep '^[<>]' | head -4 | tr '\n' '|')"
+        [ $rc -eq $rc0 ] || fs_fail "$what: exit status $rc0 without mpilens, $rc with mpilens run"
+        cmp -s "$d.out.n" "$d.plain.out.n" || fs_fail "$what: output differs under mpilens run: $(diff "$d.plain.out.n" "$d.out.n" | grep '^[<>]' | head -4 | tr '\n' '|')"
     fi
     fs_check_calls "$what" "$d" "$rank"
+    # what mpilens run printed: the diagnosis of a failure, or for a program
+    # that went on, one note on the rank and no diagnosis
+    sed -n '/^== failure diagnosis: /,$p' "$d.err" >"$d.rundiag"
+    if fs_soft "$mode"; then
+        [ $rc -eq 0 ] || fs_fail "$what: mpilens run exit status $rc, the program went on and ended well"
+        [ -s "$d.rundiag" ] && fs_fail "$what: mpilens run printed a failure diagnosis for a run that ended well"
+        local note
+        case $mode in
+        sighandled) note="mpilens: rank $rank: signal SIGTERM (SI_USER) handled by the program's own handler, which returned, at failsafe.c:$(fs_line FAIL:$mode)" ;;
+        *) note="mpilens: rank $rank: MPI_ERR_RANK returned to the program by MPI_Send at failsafe.c:$(fs_line FAIL:$mode) (it went on)" ;;
+        esac
+        grep -qF -- "$note" "$d.err" || fs_fail "$what: mpilens run did not say '$note': $(grep '^mpilens' "$d.err" | head -3 | tr '\n' '|')"
+    else
+        [ $rc -ne 0 ] || fs_fail "$what: mpilens run exit status 0 although rank $rank failed"
+        if [ -s "$d.rundiag" ]; then
+            fs_diag_checks "$what (mpilens run)" "$d.rundiag" "$mode" "$rank"
+        else
+            fs_fail "$what: mpilens run printed no failure diagnosis: $(tail -c 300 "$d.err" | tr '\n' '|')"
+        fi
+    fi
     "$MPILENS" report --failures "$d" >"$d.report" 2>&1 || fs_fail "$what: mpilens report failed: $(head -c 300 "$d.report")"
-    local block needles=()
-    block=$(fs_block "$d.report" "$rank")
-    [ -n "$block" ] || { fs_fail "$what: the report says nothing about rank $rank: $(head -c 600 "$d.report" | tr '\n' '|')"; return; }
+    fs_diag_checks "$what (report)" "$d.report" "$mode" "$rank"
+    local needles=()
     mapfile -t needles < <(fs_expected "$mode")
-    fs_expect "$what" "$block" "${needles[@]}"
     fs_check_json "$what" "$d" "$mode" "$rank" "${needles[@]}"
     echo "ok $what (exit $rc${rc0:+, plain $rc0}, $((SECONDS - t0)) s)"
 }
@@ -223,8 +321,8 @@ for name, doc in docs:
         e = (fail[0] if fail else {}).get('mpi_error') or {}
         if e.get('class') != 'MPI_ERR_RANK' or e.get('fatal') is not True: bad.append(f'{name}: mpi_error is {e}')
         if ((fail[0] if fail else {}).get('call') or {}).get('routine') != 'MPI_Send': bad.append(f'{name}: call is not MPI_Send')
-    elif mode == 'kill':
-        if not other or other[0]['status'] != 'vanished': bad.append(f'{name}: rank {rank} not in other_ranks as vanished')
+    elif mode in ('kill', 'killme'):
+        want = {'kind': 'killed_no_record', 'first': True, 'where': None, 'signal': None}
     if want and not fail: bad.append(f'{name}: rank {rank} is not in failures')
     for k, v in want.items():
         if fail and fail[0].get(k) != v: bad.append(f'{name}: {k} is {fail[0].get(k)!r}, want {v!r}')

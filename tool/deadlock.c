@@ -13,7 +13,9 @@
  *                                   starts minus completions), AND for
  *                                   Wait/Waitall/Testall, OR for any/some
  *   collective (number in aux)      the members of the communicator that have
- *                                   not arrived at the same instance
+ *                                   not arrived at the same instance (also the
+ *                                   collectives on a window or file: the
+ *                                   runtime publishes their communicator)
  *   MPI_Finalize                    the ranks that are neither in it nor past it
  *
  * A pending operation whose counterpart is pending too (a send to us that
@@ -23,7 +25,8 @@
  * started, stale, or with a node that can.  A finalized, exited or dead rank
  * never can (it will never send).  The fixpoint leaves the nodes that can
  * never progress: the deadlock.  A node whose wait cannot be known (a
- * nonblocking collective's request, a one-sided or I/O call, ...) is
+ * nonblocking collective's request, passive-target or post/start/complete/
+ * wait one-sided synchronisation, an independent I/O call, ...) is
  * assumed to progress: the verdict may miss a deadlock, never invent one.
  */
 #include <limits.h>

@@ -32,6 +32,13 @@ struct rk {
     int vanished;             /* state RUNNING, no record, process gone */
     int alive;                /* process still there */
     int64_t t_fail;           /* ns since origin, INT64_MAX if unknown */
+    int t_after;              /* t_fail is only a lower bound (last activity) */
+    int vfirst;               /* vanished, and taken as the first failure */
+    int stamped;              /* vanished, seen gone by mpilens run (ML_FAIL_VANISHED) */
+    uint32_t look;            /* its look number */
+    int64_t t_gone;           /* when it was seen gone, ns since origin */
+    int64_t t_last;           /* last activity in the live slots, INT64_MIN if none */
+    int in_mpi;               /* some thread was inside an MPI call */
 };
 
 static int64_t origin;
@@ -190,6 +197,45 @@ static const char *routine(const struct rk *r, uint16_t id)
 static const char *site(const struct rk *r, uint32_t s, char *buf, size_t n)
 {
     return sym_site(r->f, s, buf, n);
+}
+
+/* The last moment the live slots show the process doing something (a call
+ * starting or ending), and whether a thread was inside an MPI call. */
+static void last_activity(struct rk *r)
+{
+    unsigned nt = mlr_nthreads(r->f);
+    uint64_t last = 0;
+    r->in_mpi = 0;
+    for (unsigned i = 0; i < nt; i++) {
+        struct ml_live l;
+        if (mlr_live(r->f, i, &l) != 0 || !l.used) continue;
+        uint64_t e = l.t_end > l.t_idle ? l.t_end : l.t_idle;
+        if (l.t_start > e) r->in_mpi = 1;
+        if (l.t_start > last) last = l.t_start;
+        if (e > last) last = e;
+    }
+    r->t_last = last ? tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, last)) - origin : INT64_MIN;
+}
+
+/* Of two ranks that vanished without a record, did a go before b?  Seen
+ * gone by mpilens run more than VANISH_TIE_NS earlier; else the one that was
+ * not waiting inside MPI (a rank waiting for one that vanished is the one
+ * the launcher kills after it); else the earlier last activity.  The tie
+ * window: mpilens run sees a process gone when its teardown ends, and the
+ * teardown of a killed process (its mappings, its threads) can take longer
+ * than the launcher's reaction plus the teardown of the rank it kills next
+ * (seen with MPICH: the rank killed by the launcher seen gone 25 us before
+ * the one that killed itself). */
+#define VANISH_TIE_NS 100000000
+static int vanished_before(const struct rk *a, const struct rk *b)
+{
+    if (a->stamped != b->stamped) return a->stamped;
+    if (a->stamped && a->look != b->look && a->t_gone != INT64_MAX && b->t_gone != INT64_MAX &&
+        (a->t_gone - b->t_gone > VANISH_TIE_NS || b->t_gone - a->t_gone > VANISH_TIE_NS))
+        return a->t_gone < b->t_gone;
+    if (a->in_mpi != b->in_mpi) return !a->in_mpi;
+    if (a->t_last != b->t_last) return a->t_last < b->t_last;
+    return a->rank < b->rank;
 }
 
 /* What each thread was doing, from the live slots: "in MPI_X at f:l since
@@ -474,12 +520,20 @@ static int diag_load(const char *dir, struct diag *g)
     struct rk *rs = g->rs;
     unsigned n = g->n;
     /* classify */
+    unsigned nfailed = 0, nvanished = 0;
     for (unsigned i = 0; i < n; i++) {
         struct rk *r = &rs[i];
         r->t_fail = INT64_MAX;
         int st = r->h->state;
         r->alive = st == ML_STATE_RUNNING ? process_alive(r) : 0;
-        if (r->fl.kind != ML_FAIL_NONE) {
+        last_activity(r);
+        if (r->fl.kind == ML_FAIL_VANISHED) {
+            /* written by mpilens run: the process ended without a record */
+            r->vanished = 1;
+            r->stamped = 1;
+            r->look = (uint32_t)r->fl.code;
+            r->t_gone = r->fl.ticks ? tool_aligned_ns(r->f, mlr_ticks_to_ns(r->f, r->fl.ticks)) - origin : INT64_MAX;
+        } else if (r->fl.kind != ML_FAIL_NONE) {
             int soft = (r->fl.flags & ML_FAILF_SOFT) != 0;
             /* a soft record counts when the process did not get to
              * MPI_Finalize and is gone */
@@ -491,22 +545,65 @@ static int diag_load(const char *dir, struct diag *g)
         } else if (st == ML_STATE_RUNNING && r->alive == 0) {
             r->vanished = 1;
         }
-        g->nfailed += r->failed;
-        g->nvanished += r->vanished;
+        nfailed += r->failed;
+        nvanished += r->vanished;
     }
     /* the first failure: the earliest one not caused from outside */
     int first = -1;
-    for (int pass = 0; pass < 2 && first < 0; pass++)
+    for (unsigned i = 0; i < n; i++) {
+        struct rk *r = &rs[i];
+        if (!r->failed || r->t_fail == INT64_MAX || is_external_kill(r)) continue;
+        if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
+    }
+    /* Nothing failed by itself, only signals from outside (the launcher
+     * tearing the job down) or nothing at all: a rank that vanished before
+     * those signals (SIGKILL, the OOM killer: it could write nothing) is the
+     * first failure.  Before: its last activity precedes the first of them,
+     * and, when mpilens run saw it gone, it saw that no later than
+     * VANISH_SLACK_NS after them (the watcher may wake late). */
+    if (first < 0) {
+#define VANISH_SLACK_NS 500000000
+        int64_t t_ext = INT64_MAX;
+        for (unsigned i = 0; i < n; i++)
+            if (rs[i].failed && is_external_kill(&rs[i]) && rs[i].t_fail < t_ext) t_ext = rs[i].t_fail;
+        int best = -1;
         for (unsigned i = 0; i < n; i++) {
             struct rk *r = &rs[i];
-            if (!r->failed || r->t_fail == INT64_MAX || (pass == 0 && is_external_kill(r))) continue;
+            if (!r->vanished) continue;
+            if (t_ext != INT64_MAX && r->t_last != INT64_MIN && r->t_last > t_ext) continue;
+            if (t_ext != INT64_MAX && r->stamped && r->t_gone != INT64_MAX && r->t_gone > t_ext + VANISH_SLACK_NS)
+                continue;
+            if (best < 0 || vanished_before(r, &rs[best])) best = (int)i;
+        }
+        if (best >= 0) {
+            struct rk *r = &rs[best];
+            r->vanished = 0;
+            r->failed = 1;
+            r->vfirst = 1;
+            nvanished--;
+            nfailed++;
+            if (r->stamped && r->t_gone != INT64_MAX) {
+                r->t_fail = r->t_gone;
+            } else if (r->t_last != INT64_MIN) {
+                r->t_fail = r->t_last;
+                r->t_after = 1;
+            }
+            first = best;
+        }
+    }
+    if (first < 0)                    /* only signals from outside */
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || r->t_fail == INT64_MAX) continue;
             if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
         }
     g->first = first;
-    g->outside = first >= 0 && is_external_kill(&rs[first]);
+    g->outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
     for (unsigned i = 0; i < n; i++)
         if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !g->outside)
             rs[i].collateral = 1;
+    g->nfailed = nfailed;
+    g->nvanished = nvanished;
     for (unsigned i = 0; i < n; i++) {
         g->ncol += rs[i].collateral;
         g->next += rs[i].failed && is_external_kill(&rs[i]);
@@ -527,6 +624,7 @@ static int diag_load(const char *dir, struct diag *g)
 static void print_summary(FILE *out, const struct diag *g)
 {
     const struct rk *rs = g->rs;
+    int first = g->first;
     if (g->nfailed == 0 && g->nvanished == 0) {
         unsigned fin = 0, run = 0;
         for (unsigned i = 0; i < g->n; i++) {
@@ -544,9 +642,11 @@ static void print_summary(FILE *out, const struct diag *g)
         fprintf(out, "%u rank%s failed", g->nfailed - g->ncol, g->nfailed - g->ncol == 1 ? "" : "s");
     if (g->ncol) fprintf(out, ", %u killed from outside after that", g->ncol);
     if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
-    if (g->first >= 0)
-        fprintf(out, "; first %s: rank %d at %.3f s", g->outside ? "signalled" : "failure", rs[g->first].rank,
-                rs[g->first].t_fail / 1e9);
+    if (first >= 0 && rs[first].t_fail == INT64_MAX)
+        fprintf(out, "; first %s: rank %d", g->outside ? "signalled" : "failure", rs[first].rank);
+    else if (first >= 0)
+        fprintf(out, "; first %s: rank %d %s %.3f s", g->outside ? "signalled" : "failure", rs[first].rank,
+                rs[first].t_after ? "gone after" : "at", rs[first].t_fail / 1e9);
 }
 
 /* The paragraph on failed rank rs[i], from its "rank N (...)" line on. */
@@ -559,10 +659,19 @@ static void print_failed(FILE *out, const struct diag *g, int i)
             i == g->first  ? (g->outside ? ", signalled first" : ", first failure")
             : r->collateral ? ", killed after the first failure"
                             : "");
-    if (at >= 0) fprintf(out, " at %.3f s", at);
+    if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
     if (r->h->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
-    if (at >= 0 && f0 && i != g->first) fprintf(out, " (%+.3f s after rank %d)", at - f0->t_fail / 1e9, f0->rank);
+    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX)
+        fprintf(out, " (%+.3f s after rank %d)", at - f0->t_fail / 1e9, f0->rank);
     fprintf(out, "\n    how: ");
+    if (r->vfirst) {
+        fprintf(out, "killed (SIGKILL or the OOM killer): no record\n"
+                     "    the process ended without writing anything: only SIGKILL does that (the OOM killer,\n"
+                     "    a user, a time limit) or a lost node; nothing else failed before it\n");
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(out, "    seen gone by mpilens run at %.3f s\n", r->t_gone / 1e9);
+        print_state(out, r, r->t_after ? -1 : at, "last state: ");
+        return;
+    }
     if (r->fl.kind == ML_FAIL_NONE) fprintf(out, "exited without calling MPI_Finalize (no record of how)\n");
     else print_cause(out, r, r->collateral);
     /* a rank killed from outside after another failed: what it was
@@ -590,12 +699,20 @@ static const char *other_status(const struct rk *r)
 }
 
 /* The paragraph on a rank that did not fail (and did not just finalize). */
-static void print_other(FILE *out, const struct rk *r)
+static void print_other(FILE *out, const struct diag *g, const struct rk *r)
 {
+    const struct rk *f0 = g->first >= 0 ? &g->rs[g->first] : NULL;
     fprintf(out, "rank %d (pid %d on %s): ", r->rank, (int)r->h->pid, mlr_host(r->f));
     if (r->vanished) {
         fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
                      "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
+        if (r->stamped && r->t_gone != INT64_MAX) {
+            fprintf(out, "    seen gone by mpilens run at %.3f s", r->t_gone / 1e9);
+            if (f0 && f0->t_fail != INT64_MAX)
+                fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - f0->t_fail) / 1e9, f0->rank);
+            fputc('\n', out);
+        }
+        if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
         print_state(out, r, -1, "last state: ");
     } else if (r->h->state == ML_STATE_FINALIZED) {
         fprintf(out, "finalized normally\n");
@@ -606,7 +723,7 @@ static void print_other(FILE *out, const struct rk *r)
         fprintf(out, "no MPI_Finalize; cannot tell from this host whether the process is alive\n");
         print_state(out, r, -1, "state: ");
     }
-    if (r->fl.kind != ML_FAIL_NONE) {
+    if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
         fprintf(out, "    note: went on after ");
         print_cause(out, r, 0);
     }
@@ -670,7 +787,7 @@ int diag_print(const char *dir, FILE *out)
     for (unsigned i = 0; i < n; i++) {
         if (rs[i].failed || finalized_clean(&rs[i])) continue;
         fputc('\n', out);
-        print_other(out, &rs[i]);
+        print_other(out, &g, &rs[i]);
     }
     /* ranks without a file */
     if (g.size > 0 && !g.single) {
@@ -707,12 +824,18 @@ static void j_text(FILE *o, void (*fn)(FILE *, const void *, int), const void *a
 }
 
 static void t_failed(FILE *m, const void *g, int i) { print_failed(m, g, i); }
-static void t_other(FILE *m, const void *r, int i) { (void)i; print_other(m, r); }
+static void t_other(FILE *m, const void *g, int i)
+{
+    const struct diag *d = g;
+    print_other(m, d, &d->rs[i]);
+}
 static void t_summary(FILE *m, const void *g, int i) { (void)i; print_summary(m, g); }
 static void t_cause(FILE *m, const void *r, int brief)
 {
     const struct rk *k = r;
-    if (k->fl.kind == ML_FAIL_NONE) fprintf(m, "exited without calling MPI_Finalize (no record of how)\n");
+    if (k->vfirst || k->fl.kind == ML_FAIL_VANISHED)
+        fprintf(m, "killed (SIGKILL or the OOM killer): no record\n");
+    else if (k->fl.kind == ML_FAIL_NONE) fprintf(m, "exited without calling MPI_Finalize (no record of how)\n");
     else print_cause(m, k, brief);
 }
 
@@ -756,6 +879,7 @@ static void j_rank_id(FILE *o, const struct rk *r)
 
 static const char *kind_name(const struct rk *r)
 {
+    if (r->vfirst) return "killed_no_record";
     switch (r->fl.kind) {
     case ML_FAIL_NONE: return "exit_no_record";
     case ML_FAIL_SIGNAL: return "signal";
@@ -763,6 +887,7 @@ static const char *kind_name(const struct rk *r)
     case ML_FAIL_MPI_ERROR: return "mpi_error";
     case ML_FAIL_ABORT: return "abort";
     case ML_FAIL_DEADLOCK: return "deadlock";
+    case ML_FAIL_VANISHED: return "killed_no_record";
     }
     return "unknown";
 }
@@ -771,7 +896,13 @@ static const char *kind_name(const struct rk *r)
  * call in progress, the backtrace. */
 static void j_record(FILE *o, const struct rk *r)
 {
+    struct ml_failure none;
     const struct ml_failure *fl = &r->fl;
+    if (r->vfirst || fl->kind == ML_FAIL_VANISHED) {   /* no record of its own: nothing but the kind */
+        memset(&none, 0, sizeof none);
+        none.routine = 0xffff;
+        fl = &none;
+    }
     char b[600], w[600];
     fprintf(o, "\"kind\": \"%s\", \"soft\": %s, \"how\": ", kind_name(r), (fl->flags & ML_FAILF_SOFT) ? "true" : "false");
     {   /* the first line of the text's "how:" */
@@ -817,7 +948,7 @@ static void j_record(FILE *o, const struct rk *r)
         fprintf(o, ", \"by\": \"%s\"}", (fl->flags & ML_FAILF_MAIN)          ? "return from main"
                                         : (fl->flags & ML_FAILF_UNDER_EXIT) ? "_exit"
                                                                             : "exit");
-    } else if (fl->kind == ML_FAIL_NONE && r->failed) {
+    } else if (fl->kind == ML_FAIL_NONE && r->failed && !r->vfirst) {
         fprintf(o, "{\"status\": null, \"by\": null}");
     } else {
         fprintf(o, "null");
@@ -909,7 +1040,8 @@ int diag_json(const char *dir, FILE *o, int whole)
     fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"vanished\": %u, "
                "\"first_rank\": ",
             g.nfailed - g.ncol, g.ncol, g.nvanished);
-    if (f0) fprintf(o, "%d, \"first_s\": %.6f", f0->rank, f0->t_fail / 1e9);
+    if (f0 && f0->t_fail != INT64_MAX) fprintf(o, "%d, \"first_s\": %.6f", f0->rank, f0->t_fail / 1e9);
+    else if (f0) fprintf(o, "%d, \"first_s\": null", f0->rank);
     else fprintf(o, "null, \"first_s\": null");
     fprintf(o, ", \"signalled_from_outside\": %s, \"unreadable_files\": [", g.outside ? "true" : "false");
     for (unsigned i = 0; i < g.nskipped; i++) {
@@ -938,6 +1070,9 @@ int diag_json(const char *dir, FILE *o, int whole)
                 r->collateral ? "true" : "false");
         if (r->t_fail == INT64_MAX) fprintf(o, "null");
         else fprintf(o, "%.6f", r->t_fail / 1e9);
+        fprintf(o, ", \"time_is_last_activity\": %s, \"seen_gone_s\": ", r->t_after ? "true" : "false");
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(o, "%.6f", r->t_gone / 1e9);
+        else fprintf(o, "null");
         fprintf(o, ", \"after_finalize\": %s,\n      ", r->h->state == ML_STATE_FINALIZED ? "true" : "false");
         j_record(o, r);
         fprintf(o, ",\n      \"state\": ");
@@ -953,8 +1088,11 @@ int diag_json(const char *dir, FILE *o, int whole)
         if (r->failed) continue;
         fprintf(o, "%s\n    {", k++ ? "," : "");
         j_rank_id(o, r);
-        fprintf(o, ", \"status\": \"%s\", \"went_on_after\": ", other_status(r));
-        if (r->fl.kind != ML_FAIL_NONE) {
+        fprintf(o, ", \"status\": \"%s\", \"seen_gone_s\": ", other_status(r));
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(o, "%.6f", r->t_gone / 1e9);
+        else fprintf(o, "null");
+        fprintf(o, ", \"went_on_after\": ");
+        if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
             fprintf(o, "{");
             j_record(o, r);
             fprintf(o, "}");
@@ -964,7 +1102,7 @@ int diag_json(const char *dir, FILE *o, int whole)
         fprintf(o, ",\n      \"state\": ");
         j_state(o, r);
         fprintf(o, ",\n      \"text\": ");
-        j_text(o, t_other, r, 0);
+        j_text(o, t_other, &g, (int)i);
         fputc('}', o);
     }
     fprintf(o, "]%s\n", whole ? "\n}" : ",");
@@ -1033,4 +1171,44 @@ int diag_signal_leftovers(const char *dir, int sig)
     if (sig <= 0) return -1;
     int n = each_rank(dir, status_one, &a);
     return n < 0 ? -1 : a.signalled;
+}
+
+/* ---- for `mpilens run`: errors the program went on after ------------------ */
+
+struct notes_acc {
+    FILE *out;
+    int n;
+};
+
+static void note_one(struct rk *r, void *arg)
+{
+    struct notes_acc *a = arg;
+    const struct ml_failure *fl = &r->fl;
+    char b[600];
+    if (!(fl->flags & ML_FAILF_SOFT) || r->h->state == ML_STATE_RUNNING) return;
+    if (fl->kind == ML_FAIL_MPI_ERROR) {
+        int cl = (int)strcspn(fl->message, ":\n");
+        fprintf(a->out, "mpilens: rank %d: %.*s returned to the program", r->rank, cl,
+                fl->message[0] ? fl->message : "MPI error");
+        if (fl->routine != 0xffff)
+            fprintf(a->out, " by %s at %s", routine(r, fl->routine), site(r, fl->site, b, sizeof b));
+        fprintf(a->out, " (it went on)\n");
+        a->n++;
+    } else if (fl->kind == ML_FAIL_SIGNAL && (fl->flags & ML_FAILF_HANDLER)) {
+        const char *what;
+        fprintf(a->out, "mpilens: rank %d: signal %s (%s) handled by the program's own handler, which returned",
+                r->rank, sig_name(fl->signo), code_name(fl->signo, fl->code, &what));
+        char w[600];
+        const char *wf = where_frame(r, w, sizeof w);
+        if (wf) fprintf(a->out, ", at %s", wf);
+        fprintf(a->out, " (it went on)\n");
+        a->n++;
+    }
+}
+
+int diag_notes(const char *dir, FILE *out)
+{
+    struct notes_acc a = {out, 0};
+    int n = each_rank(dir, note_one, &a);
+    return n < 0 ? -1 : a.n;
 }

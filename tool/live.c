@@ -145,6 +145,17 @@ const char *fmt_comm(struct lf *f, uint32_t comm, char *buf, size_t n)
     return buf;
 }
 
+/* A collective on a window or file (MPI_Win_fence, MPI_File_write_all, ...:
+ * the communicator in its slot is the one it was created on): "a window of "
+ * / "a file of ", else NULL. */
+static const char *obj_collective(const char *name)
+{
+    if (!strncmp(name, "MPI_Win_", 8))
+        return strncmp(name + 8, "create", 6) && strncmp(name + 8, "allocate", 8) ? "a window of " : NULL;
+    if (!strncmp(name, "MPI_File_", 9)) return strncmp(name + 9, "open", 4) ? "a file of " : NULL;
+    return NULL;
+}
+
 static int is_world(struct lf *f, uint32_t comm)
 {
     const struct lf_comm *c = comm < ML_COMM_NONE ? lf_comm(f, comm) : NULL;
@@ -209,6 +220,7 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
         else if (k == ML_FAIL_ABORT) snprintf(buf, n, "%s: MPI_Abort(%d)", what, h->failure.code);
         else if (k == ML_FAIL_MPI_ERROR) snprintf(buf, n, "%s: MPI error %d", what, h->failure.code);
         else if (k == ML_FAIL_DEADLOCK) snprintf(buf, n, "%s: stopped as deadlocked", what);
+        else if (k == ML_FAIL_VANISHED) snprintf(buf, n, "died: no record (SIGKILL, OOM killer?)");
         else if (e->state == ES_EXITED && k == ML_FAIL_EXIT)
             snprintf(buf, n, "%s (status %d)", what, h->failure.code);
         else if (e->state == ES_DIED) snprintf(buf, n, "died (process gone, no MPI_Finalize)");
@@ -257,9 +269,14 @@ static void what_text(const struct ent *e, const struct peer_sum *ps, char *buf,
     }
     case RC_COLL:
     case RC_COMM_COLL: {
-        char cc[60];
-        if (comms_differ) snprintf(cc, sizeof cc, "various communicators");
-        else fmt_comm(f, e->l.comm, cc, sizeof cc);
+        char cc[80];
+        const char *obj = obj_collective(name);
+        if (comms_differ) snprintf(cc, sizeof cc, "%svarious communicators", obj ? obj : "");
+        else if (obj && e->l.comm >= ML_COMM_NONE) snprintf(cc, sizeof cc, "%.*s", (int)strlen(obj) - 4, obj);
+        else {
+            char c1[60];
+            snprintf(cc, sizeof cc, "%s%s", obj ? obj : "", fmt_comm(f, e->l.comm, c1, sizeof c1));
+        }
         if (rclass_rooted(name) && e->l.peer != ML_PEER_NONE)
             snprintf(buf, n, "%s root %s on %s", name,
                      ps && ps->roots_differ ? "various" : fmt_peer(f, e->l.comm, e->l.peer, p, sizeof p), cc);
@@ -333,6 +350,7 @@ struct rk {
     uint64_t sig;            /* everything that can change */
     int64_t changed_ns, seen_ns;
     int64_t proc_ns;         /* last look at /proc/PID (the slow liveness check) */
+    int proc_once;           /* that look was taken at least once (first snapshot) */
     int remote;              /* from a node's state stream (remote.c): liveness and
                               * staleness come from the stream */
     struct thr *th;          /* per live slot: polls and work between them */
@@ -490,15 +508,29 @@ static int scan_dir(struct watch *w)
     return 0;
 }
 
+/* Has the process recorded a fatal signal that nothing of the program's
+ * handles?  The runtime's handler wrote the record, then re-sent the signal
+ * with its default action: the process is dying or dead, whatever /proc
+ * says for a moment (a zombie not yet reaped).  A record the program's own
+ * handler saw (ML_FAILF_HANDLER) waits for the liveness check: that
+ * handler may still run, or let the program go on. */
+static int fatal_signal(const volatile struct ml_header *h)
+{
+    if (__atomic_load_n(&h->failure.kind, __ATOMIC_ACQUIRE) != ML_FAIL_SIGNAL) return 0;
+    return !(h->failure.flags & (ML_FAILF_SOFT | ML_FAILF_HANDLER));
+}
+
 /* Is the process of a rank file still there?  The slow check (a zombie, a
- * reused pid) reads /proc, at most every 4 s per rank. */
+ * reused pid) reads /proc on the first snapshot (so `top --once` right after
+ * a crash is right), then at most every 4 s per rank while it is stuck. */
 static int process_gone(struct rk *r, int stuck, int64_t now)
 {
     const volatile struct ml_header *h = lf_hdr(r->f);
     pid_t pid = h->pid;
     if (pid <= 0) return 0;
     if (kill(pid, 0) != 0 && errno == ESRCH) return 1;
-    if (!stuck || now - r->proc_ns < 4000000000ll) return 0;
+    if (r->proc_once && (!stuck || now - r->proc_ns < 4000000000ll)) return 0;
+    r->proc_once = 1;
     r->proc_ns = now;
     /* looks alive, but has not changed for a while: a zombie, or the pid reused? */
     char p[64], buf[512];
@@ -647,6 +679,7 @@ static void snapshot(struct watch *w)
             r->gone = lf_remote_state(r->f) == LF_REMOTE_GONE;   /* its agent looked */
         else if (state == ML_STATE_RUNNING && r->same_host && !r->gone && (!r->sig || sig == r->sig))
             r->gone = process_gone(r, w->now - r->changed_ns > 2 * w->interval_ns, w->now);
+        if (state == ML_STATE_RUNNING && !r->gone && fatal_signal(h)) r->gone = 1;
         sig ^= (uint64_t)r->gone << 63;
         if (prog != r->prog || state != r->state || nt != r->nthreads || r->gone != r->gone_seen) {
             r->prog = prog;

@@ -143,7 +143,9 @@ void lf_remote_set_reqs(struct lf *f, struct dl_reqs *q);
 /* Routine classes for display and the wait-for graph (by name). */
 enum rclass {
     RC_OTHER = 0, RC_LOCAL, RC_SEND, RC_RECV, RC_PROBE, RC_SENDRECV, RC_COLL,
-    RC_COMM_COLL,            /* communicator/window/file creating collectives */
+    RC_COMM_COLL,            /* collectives creating communicators, windows, files, and
+                              * collectives on windows and files (the runtime publishes the
+                              * communicator behind them) */
     RC_WAIT, RC_WAITALL, RC_WAITANY, RC_WAITSOME,
     RC_TEST, RC_TESTALL, RC_TESTANY, RC_TESTSOME, RC_IPROBE, RC_REQ_STATUS,
     RC_ISTART,               /* nonblocking starts (Isend, Irecv, Ibcast, ...) */

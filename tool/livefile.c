@@ -806,9 +806,22 @@ int routine_class(const char *n)
         {"Dist_graph_create_adjacent", RC_COMM_COLL}, {"Win_create", RC_COMM_COLL},
         {"Win_allocate", RC_COMM_COLL}, {"Win_allocate_shared", RC_COMM_COLL},
         {"Win_create_dynamic", RC_COMM_COLL}, {"File_open", RC_COMM_COLL},
+        {"Intercomm_create", RC_COMM_COLL}, {"Comm_accept", RC_COMM_COLL}, {"Comm_connect", RC_COMM_COLL},
+        {"Comm_spawn", RC_COMM_COLL}, {"Comm_spawn_multiple", RC_COMM_COLL},
+        /* collectives on a window or file: the runtime publishes the
+         * communicator it was created on (rt.c ml_obj_comm) */
+        {"Win_fence", RC_COMM_COLL}, {"Win_free", RC_COMM_COLL}, {"Win_set_info", RC_COMM_COLL},
+        {"File_close", RC_COMM_COLL}, {"File_set_size", RC_COMM_COLL},
+        {"File_preallocate", RC_COMM_COLL}, {"File_set_view", RC_COMM_COLL},
+        {"File_set_info", RC_COMM_COLL}, {"File_set_atomicity", RC_COMM_COLL},
+        {"File_sync", RC_COMM_COLL}, {"File_seek_shared", RC_COMM_COLL},
     };
     for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
         if (!strcmp(b, exact[i].n)) return exact[i].c;
+    /* File_read_all, File_write_at_all_begin, File_read_ordered_end, ... */
+    if ((!strncmp(b, "File_read", 9) || !strncmp(b, "File_write", 10)) &&
+        (strstr(b, "_all") || strstr(b, "_ordered")))
+        return RC_COMM_COLL;
     static const char *coll[] = {
         "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
         "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce",

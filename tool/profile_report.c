@@ -281,16 +281,12 @@ static void text_header(FILE *o, const struct report *rp)
     fprintf(o, "  clocks     %u rank%s interpolated between MPI_Init and MPI_Finalize offsets", two, two == 1 ? "" : "s");
     if (one) fprintf(o, ", %u with the MPI_Init offset only", one);
     fputc('\n', o);
-    if (rp->res.repair_max > 0) {
-        /* one line when it fits in 100 columns, else two */
-        char l1[128], l2[128];
-        snprintf(l1, sizeof l1, "repaired %" PRIu64 " message%s that arrived before being sent", rp->res.repair_steps,
-                 rp->res.repair_steps == 1 ? "" : "s");
-        snprintf(l2, sizeof l2, "largest correction %s (rank %d)%s", fmt_time(rp->res.repair_max, b1, sizeof b1),
-                 rp->res.repair_rank, rp->res.repair_converged ? "" : "; not fully repaired");
-        if (13 + strlen(l1) + 2 + strlen(l2) <= 100) fprintf(o, "%13s%s; %s\n", "", l1, l2);
-        else fprintf(o, "%13s%s;\n%13s%s\n", "", l1, "", l2);
-    } else
+    if (rp->res.repair_max > 0)
+        fprintf(o, "             repaired %" PRIu64 " message%s that arrived before being sent\n"
+                   "             largest correction %s (rank %d)%s\n",
+                rp->res.repair_steps, rp->res.repair_steps == 1 ? "" : "s", fmt_time(rp->res.repair_max, b1, sizeof b1),
+                rp->res.repair_rank, rp->res.repair_converged ? "" : "; not fully repaired");
+    else
         fprintf(o, "             largest correction 0 ns: no message arrives before it was sent\n");
 }
 

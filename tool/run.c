@@ -589,6 +589,8 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "mpilens run: cannot start %s: %s\n", av[0], strerror(errno));
         _exit(127);
     }
+    /* rank processes that end without a record of their own get one (when) */
+    struct pidwatch *pw = pidwatch_start(absdir);
     /* the live monitor, until the launcher ends (or a deadlock stops it) */
     struct fail_watch fw = {absdir, grace, 0, 0, quiet, 0};
     if (quiet) lo.display = LIVE_SHOW_NONE;
@@ -628,6 +630,7 @@ int cmd_run(int argc, char **argv)
             stop_leftovers(absdir, quiet);
         }
     }
+    pidwatch_stop(pw, 1.0);
     diag_status(absdir, &failed, &alive);
 
     int n = count_rank_files(dir);
@@ -651,6 +654,8 @@ int cmd_run(int argc, char **argv)
     } else if (rc != 0 || failed > 0) {
         fputc('\n', stderr);
         diag_print(absdir, stderr);
+    } else {
+        diag_notes(absdir, stderr);   /* MPI errors the program went on after */
     }
     rs_free(rs);      /* closes the streams: the agents end */
     lf_global_cleanup();

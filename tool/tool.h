@@ -36,6 +36,19 @@ int diag_status(const char *dir, int *failed, int *alive);
 /* Sends sig to every such live rank (same check: this host, pid still runs
  * the recorded executable); returns how many, or -1. */
 int diag_signal_leftovers(const char *dir, int sig);
+/* One line per rank that went on after an MPI error returned to it (or a
+ * signal its own handler caught) and ended normally: "mpilens: rank 1:
+ * MPI_ERR_RANK returned to the program by MPI_Send at f.c:12 (it went on)".
+ * Returns how many lines, or -1. */
+int diag_notes(const char *dir, FILE *out);
+/* `mpilens run`: a thread that watches the processes of this host's ranks
+ * and writes a record of kind ML_FAIL_VANISHED (when, look number) into the
+ * file of a rank whose process ended without any record of its own
+ * (tool/pidwatch.c).  Stop: a last look, waiting up to wait_s for processes
+ * still alive. */
+struct pidwatch;
+struct pidwatch *pidwatch_start(const char *dir);
+void pidwatch_stop(struct pidwatch *w, double wait_s);
 int cmd_top(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 

@@ -76,9 +76,29 @@ COLLECTIVE_NAMES = re.compile(
 # Collectives that create a communicator, window or file: they take part in
 # the collective order of their communicator like any other collective.
 COMM_COLLECTIVES = re.compile(
-    r'^MPI_(Comm_(dup|dup_with_info|split|split_type|create)|Intercomm_merge|Cart_(create|sub)|'
+    r'^MPI_(Comm_(dup|dup_with_info|split|split_type|create)|Intercomm_(create|merge)|Cart_(create|sub)|'
     r'Graph_create|Dist_graph_create(_adjacent)?|Win_(create|allocate|allocate_shared|create_dynamic)|'
     r'File_open)$')
+# Collectives on a window or a file: they name no communicator; the one the
+# window or file was created on (rt.c, ml_obj_comm) goes into the live slot
+# with its next collective number.  (Passive target and general active
+# target synchronisation, MPI_Win_lock/post/start/complete/wait, are not
+# collective; the nonblocking MPI_File_i*_all are request-based.)
+OBJ_COLLECTIVES = re.compile(
+    r'^MPI_(Win_(fence|free|set_info)|File_(close|set_size|preallocate|set_view|set_info|set_atomicity|'
+    r'sync|seek_shared|(read|write)(_at)?_all(_begin|_end)?|(read|write)_ordered(_begin|_end)?))(_c)?$')
+OBJ_FORGET = re.compile(r'^MPI_(Win_free|File_close)$')
+
+
+def obj_arg(ptypes):
+    """(position, ML_OBJ_WIN|ML_OBJ_FILE, by pointer) of the window or file argument, or None"""
+    for i, t in enumerate(ptypes):
+        t = t.replace(' ', '')
+        if t in ('MPI_Win{}', 'MPI_Win*{}', 'MPI_File{}', 'MPI_File*{}'):
+            return i, 'ML_OBJ_WIN' if t.startswith('MPI_Win') else 'ML_OBJ_FILE', '*' in t
+    return None
+
+
 # Local calls: they never wait for another process and complete nothing, so
 # they leave the live slot alone (it keeps showing the last call that
 # communicates, and a polling loop that also calls MPI_Wtime still reads as
@@ -368,7 +388,14 @@ def emit_c(w, name, rid, proto):
     if comm is not None and (kind in ('p2p', 'sendrecv', 'coll') or ccoll or newcomms):
         w('    uint16_t ci_ = ml_comm_index(a%d);' % comm)
         cexpr = 'ci_'
-    live_comm = cexpr if kind in ('p2p', 'sendrecv', 'coll') or ccoll else 'ML_COMM_NONE'
+    # a collective on a window or file: the communicator behind it (rt.c)
+    ocoll = obj_arg(ptypes) if comm is None and isint and OBJ_COLLECTIVES.match(name) else None
+    if ocoll:
+        oi, okind, optr = ocoll
+        w('    uint64_t oh_ = %s;' % (('a%d ? ML_HANDLE(*a%d) : 0' % (oi, oi)) if optr else 'ML_HANDLE(a%d)' % oi))
+        w('    uint16_t ci_ = ml_obj_comm(oh_, %s);' % okind)
+        cexpr = 'ci_'
+    live_comm = cexpr if kind in ('p2p', 'sendrecv', 'coll') or ccoll or ocoll else 'ML_COMM_NONE'
 
     # The live slot (mlformat.h, struct ml_live): what the call waits for.
     if local:
@@ -379,7 +406,7 @@ def emit_c(w, name, rid, proto):
     elif kind in ('p2p', 'sendrecv'):
         peer = dest if dest is not None else (source if source is not None else target)
         w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', live_comm))
-    elif (kind == 'coll' or ccoll) and not re.search(r'_init(_c)?$', name):
+    elif (kind == 'coll' or ccoll or ocoll) and not re.search(r'_init(_c)?$', name):
         w('    uint64_t cs_ = ml_coll_next(%s);' % live_comm)
         w('    ml_live_wait_aux(&c, %s, ML_PEER_NONE, %s, cs_);'
           % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm))
@@ -487,6 +514,13 @@ def emit_c(w, name, rid, proto):
         if WIN_CREATE.match(name):
             win = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Win*{}')
             w('    if (ret == MPI_SUCCESS) ml_fs_win_created(*a%d);' % win)
+            if cexpr == 'ci_':
+                w('    if (ret == MPI_SUCCESS) ml_obj_created(ML_HANDLE(*a%d), ML_OBJ_WIN, ci_);' % win)
+        if name == 'MPI_File_open' and cexpr == 'ci_':
+            fh = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_File*{}')
+            w('    if (ret == MPI_SUCCESS) ml_obj_created(ML_HANDLE(*a%d), ML_OBJ_FILE, ci_);' % fh)
+        if ocoll and OBJ_FORGET.match(name):
+            w('    if (ret == MPI_SUCCESS) ml_obj_forget(oh_, %s);' % ocoll[1])
         if ret != 'void':
             w('    return ret;')
     w('}\n')
@@ -648,7 +682,28 @@ def emit_f(w, sym, rid, routine, proto):
             hook_post = 'ml_fs_eh_out_f(a%d);' % ehi
         elif wi is not None and len(types) < 20:
             e = len(types)  # ierror follows the C arguments
-            hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) ml_fs_win_created_f(a%d);' % (e, e, wi)
+            ci = next((i for i, t in enumerate(types) if t == 'MPI_Comm{}'), None)
+            hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) { ml_fs_win_created_f(a%d);%s }' % (
+                e, e, wi, ' ml_obj_created_f(a%d, ML_OBJ_WIN, a%d);' % (wi, ci) if ci is not None else '')
+    elif base == 'MPI_File_open' and proto:
+        types = [t.replace(' ', '') for t, _ in proto[1]]
+        fi = next((i for i, t in enumerate(types) if t == 'MPI_File*{}'), None)
+        ci = next((i for i, t in enumerate(types) if t == 'MPI_Comm{}'), None)
+        e = len(types)
+        if fi is not None and ci is not None and e < 20:
+            hook_post = 'if (!a%d || *(MPI_Fint *)a%d == 0) ml_obj_created_f(a%d, ML_OBJ_FILE, a%d);' % (e, e, fi, ci)
+    elif proto and OBJ_COLLECTIVES.match(base) and obj_arg([t for t, _ in proto[1]]) and len(proto[1]) < 20:
+        oi, okind, _ = obj_arg([t for t, _ in proto[1]])
+        forget = bool(OBJ_FORGET.match(base))
+        hook_pre = 'ml_obj_fortran_live(&c, a%d, %s, %d);' % (oi, okind, 1 if forget else 0)
+        if forget:
+            hook_post = 'ml_obj_fortran_post(a%d);' % len(proto[1])
+    if proto and not hook_pre and 'comm' not in pos and COMM_COLLECTIVES.match(base) and len(proto[1]) < 20:
+        # Open MPI's binding calls PMPI_: the communicator in the live slot
+        # (no collective number, as for its Fortran collectives)
+        ci = next((i for i, (t, _) in enumerate(proto[1]) if t.replace(' ', '') == 'MPI_Comm{}'), None)
+        if ci is not None:
+            hook_pre = 'ml_fortran_live(&c, a%d, NULL, NULL);' % ci
     w('#undef %s' % sym)
     w('ML_FORTRAN(%s, %s, %d, %s, %s, %s, %s, %s, {%s}, {%s})' % (
         rt, sym, rid, arg('comm'), arg('peer'), arg('tag'), arg('count'), arg('dtype'), hook_pre, hook_post))

@@ -70,8 +70,10 @@ for impl in openmpi mpich; do
         wildcard) L=$(line deadlock_wildcard L_ANY); B=$(line deadlock_wildcard L_BARRIER)
             run_case $impl deadlock_wildcard 3 \
                 "^  rank 0: MPI_Recv from any source tag 5 at deadlock_wildcard.c:$L" \
+                "^  rank 1: MPI_Barrier on MPI_COMM_WORLD at deadlock_wildcard.c:$B" \
+                "^  rank 2: MPI_Barrier on MPI_COMM_WORLD at deadlock_wildcard.c:$B" \
                 "waits for any of ranks 1-2: .*no rank will ever send to it" \
-                "ranks 1-2 in it; rank 0 never arrives: rank 0 in MPI_Recv from any source tag 5" ;;
+                "collective MPI_Barrier on MPI_COMM_WORLD at deadlock_wildcard.c:$B.*ranks 1-2 in it; rank 0 never arrives: rank 0 in MPI_Recv from any source tag 5 at deadlock_wildcard.c:$L" ;;
         waitall) L=$(line deadlock_waitall L_WAITALL); I=$(line deadlock_waitall L_IRECV); B=$(line deadlock_waitall L_BARRIER)
             run_case $impl deadlock_waitall 2 \
                 "^  rank 0: MPI_Waitall of 2 requests at deadlock_waitall.c:$L" \

@@ -49,6 +49,15 @@ dl() {
         return
     fi
     [ -s "$DIR/deadlock.txt" ] || { soft_fail "$what: no deadlock.txt"; bad=1; }
+    # the stop leaves no rank behind (the program's path is this checkout's)
+    local p i left
+    p=$(prog "$impl" "$name")
+    for i in 1 2 3 4 5 6; do left=$(pgrep -f -- "$p"); [ -z "$left" ] && break; sleep 0.5; done
+    if [ -n "$left" ]; then
+        soft_fail "$what: processes left after the deadlock stop: $(ps -o pid=,args= -p "$(echo $left | tr ' ' ,)" | head -c 300)"
+        kill -KILL $left 2>/dev/null
+        bad=1
+    fi
     for re in "$@"; do
         grep -Eq -- "$re" "$OUT" || { soft_fail "$what: verdict on stderr lacks /$re/"; bad=1; continue; }
         grep -Eq -- "$re" "$DIR/deadlock.txt" || { soft_fail "$what: deadlock.txt lacks /$re/"; bad=1; }
@@ -141,6 +150,19 @@ for impl in openmpi mpich; do
         "^  rank 1: MPI_Recv from 0 tag 8 at dl_pollafter.c:$(L dl_pollafter L_RECV)" "$CYCLE2"
     dl $impl dl_testsome 3 "^  rank 0: MPI_Testsome .*at dl_testsome.c:$(L dl_testsome L_TESTSOME)" \
         "^  rank 2: MPI_Testsome .*at dl_testsome.c:$(L dl_testsome L_TESTSOME)" "3 ranks are blocked forever \(ranks 0-2\)"
+    # collectives on a window or a file (the communicator they were created on)
+    dl $impl dl_winfence 2 "^  rank 0: MPI_Win_fence on a window of MPI_COMM_WORLD at dl_winfence.c:$(L dl_winfence L_FENCE)" \
+        "^  rank 1: MPI_Recv from 0 tag 6 at dl_winfence.c:$(L dl_winfence L_RECV)" \
+        "collective MPI_Win_fence on a window of MPI_COMM_WORLD at dl_winfence.c:$(L dl_winfence L_FENCE).*rank 0 in it; rank 1 never arrives" \
+        "$CYCLE2"
+    dl $impl dl_winfence_f_f90 2 "^  rank 0: MPI_Win_fence on a window of MPI_COMM_WORLD at dl_winfence_f.f90:$(L dl_winfence_f_f90 L_FENCE)" \
+        "^  rank 1: MPI_Recv from 0 tag 6 at dl_winfence_f.f90:$(L dl_winfence_f_f90 L_RECV)" "$CYCLE2"
+    dl $impl dl_fileopen 3 "^  rank [01]: MPI_File_open on MPI_COMM_WORLD at dl_fileopen.c:$(L dl_fileopen L_OPEN)" \
+        "^  rank 2: MPI_Recv from 0 tag 3 at dl_fileopen.c:$(L dl_fileopen L_RECV)" \
+        "collective MPI_File_open on MPI_COMM_WORLD at dl_fileopen.c:$(L dl_fileopen L_OPEN).*ranks 0-1 in it; rank 2 never arrives"
+    dl $impl dl_fileall 3 "^  rank [01]: MPI_File_write_at_all on a file of MPI_COMM_WORLD at dl_fileall.c:$(L dl_fileall L_WRITE)" \
+        "^  rank 2: MPI_Recv from 0 tag 3 at dl_fileall.c:$(L dl_fileall L_RECV)" \
+        "collective MPI_File_write_at_all on a file of MPI_COMM_WORLD at dl_fileall.c:$(L dl_fileall L_WRITE).*ranks 0-1 in it; rank 2 never arrives"
     dl $impl dl_thread_wait 2 "^  rank 0 thread [1-9]: MPI_Waitany .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITANY)" \
         "^  rank 1 thread [1-9]: MPI_Waitall .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITALL)" \
         "request: receive from 1 tag 7 \(MPI_Irecv at dl_thread_wait.c:$(L dl_thread_wait L_IRECV)\)" "$CYCLE2"
@@ -168,6 +190,9 @@ for impl in openmpi mpich; do
     ok $impl ok_ssend 2
     ok $impl ok_thread_poll 2
     ok $impl ok_iallreduce 3
+    # MPI_Win_fence epochs, MPI_Win_free and a collective file write while
+    # one rank computes for 2-2.5 s
+    ok $impl ok_winfence 3
 
     # ---- mpilens top --once on finished runs: the last state, nothing invented ----
     if selected dl_cycle3 && [ -d "$TEST_TMP/$impl-dl_cycle3" ]; then

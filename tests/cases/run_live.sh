@@ -10,9 +10,14 @@
 #  - known states (live_states): the snapshots show each rank, the second
 #    thread of rank 2 in MPI, and "computing" with the last call;
 #  - a crash (SIGSEGV on rank 1): exit status of the launcher, the diagnosis
-#    printed by mpilens run names rank 1, the signal and failsafe.c:LINE;
-#  - a launcher that leaves ranks running: stopped after --grace.
-# timeout: 400
+#    printed by mpilens run names rank 1, the signal, failsafe.c:LINE, when,
+#    and rank 0's state; mpilens top --once right after shows both ranks
+#    died, none in MPI;
+#  - a launcher that leaves ranks running: stopped after --grace;
+#  - a rank exits and the launcher keeps the other running: stopped after
+#    --grace 2, with the diagnosis and no process left;
+#  - the deadlock stop and Ctrl+C: every call made before is on disk.
+# timeout: 460
 need_mpilens
 for impl in openmpi mpich; do
     have_impl "$impl" || continue
@@ -44,6 +49,15 @@ for impl in openmpi mpich; do
         assert_contains "$blk" "stopped by the deadlock detector" "$impl deadlock: diagnosis of rank $r"
     done
     assert_contains "$rep" "blocked in MPI_Recv called at deadlock_coll_missing.c:$S" "$impl deadlock: diagnosis of rank 2"
+    # every call made before the stop is on disk: MPI_Init, MPI_Comm_rank,
+    # MPI_Barrier (the MPI_Allreduce / MPI_Recv never ended)
+    "$MPILENS" dump "$d/dl" >"$d/dl.dump" 2>"$d/dl.dump.err" || soft_fail "$impl deadlock: mpilens dump failed"
+    for r in 0 1 2; do
+        for f in MPI_Init MPI_Comm_rank MPI_Barrier; do
+            assert_eq 1 "$(count_calls "$d/dl.dump" "$r" "$f")" "$impl deadlock: rank $r: $f recorded"
+        done
+        assert_eq 3 "$(awk -v r="$r" '!/^#/ && $1 == r' "$d/dl.dump" | wc -l)" "$impl deadlock: rank $r: calls recorded"
+    done
 
     # 2. --deadlock-report: reported, not stopped (timeout ends it)
     timeout -k 2 8 "$MPILENS" run --mpi=$impl -n 3 -o "$d/dlr" --deadlock-timeout 1 --deadlock-report \
@@ -86,11 +100,25 @@ for impl in openmpi mpich; do
     src=$ROOT/tests/programs/failsafe.c
     timeout 120 "$MPILENS" run --mpi=$impl -n 2 -o "$d/segv" "$p" segv 1 >"$d/segv.out" 2>"$d/segv.err"
     rc=$?
+    # at once: the view shows every rank as died (rank 1 by its SIGSEGV,
+    # rank 0 stopped after it: its record or its pid, a zombie or gone),
+    # none still in MPI
+    t=$("$MPILENS" top "$d/segv" --once --width 200 2>&1)
+    assert_contains "$t" "2 ranks: 2 died" "$impl segv: top --once right after the run"
+    assert_contains "$t" "died: signal 11" "$impl segv: top --once right after the run"
+    echo "$t" | grep -q "in MPI[^_]" && soft_fail "$impl segv: top --once right after the run shows a rank in MPI: $t"
+    assert_not_contains "$t" "started" "$impl segv: top --once right after the run"
     [ $rc -ne 0 ] || soft_fail "$impl segv: mpilens run exit status 0"
     e=$(cat "$d/segv.err")
     assert_contains "$e" "rank 1 (pid" "$impl segv: diagnosis names rank 1"
     assert_contains "$e" "signal SIGSEGV" "$impl segv: diagnosis"
     assert_contains "$e" "where: failsafe.c:$(line_of "$src" FAIL:segv)" "$impl segv: diagnosis"
+    # when, and what the other rank was doing
+    echo "$e" | grep -qE "^rank 1 \(pid [0-9]+ on .*\): FAILED, first failure at [0-9]+\.[0-9]{3} s$" ||
+        soft_fail "$impl segv: no 'rank 1 (pid N on H): FAILED, first failure at N.NNN s' in the diagnosis"
+    echo "$e" | grep -qE "^1 rank failed.*; first failure: rank 1 at [0-9]+\.[0-9]{3} s$" ||
+        soft_fail "$impl segv: the summary does not name rank 1 as the first failure: $(echo "$e" | grep -m1 'rank.*failed')"
+    assert_contains "$e" "state: in MPI_Barrier called at failsafe.c:$(line_of "$src" "/* WAIT:barrier */") since " "$impl segv: rank 0's state"
     pgrep -f "$p" >/dev/null && { soft_fail "$impl segv: rank processes left running"; pkill -9 -f "$p"; }
 
     # 6. the launcher ends, its ranks run on: stopped after the grace period
@@ -126,7 +154,38 @@ for impl in openmpi mpich; do
     assert_contains "$e" "interrupted (Ctrl+C)" "$impl Ctrl+C: mpilens run"
     assert_contains "$e" "failure diagnosis" "$impl Ctrl+C: diagnosis"
     assert_contains "$e" "state: in MPI_Recv called at live_compute.c:$(line_of "$ROOT/tests/programs/live_compute.c" L_RECV1)" "$impl Ctrl+C: rank 1's state"
+    # every call made before Ctrl+C is on disk (rank 0 computes, rank 1 waits in MPI_Recv)
+    "$MPILENS" dump "$d/int" >"$d/int.dump" 2>"$d/int.dump.err" || soft_fail "$impl Ctrl+C: mpilens dump failed"
+    for r in 0 1; do
+        for f in MPI_Init MPI_Comm_rank MPI_Comm_size; do
+            assert_eq 1 "$(count_calls "$d/int.dump" "$r" "$f")" "$impl Ctrl+C: rank $r: $f recorded"
+        done
+        assert_eq 3 "$(awk -v r="$r" '!/^#/ && $1 == r' "$d/int.dump" | wc -l)" "$impl Ctrl+C: rank $r: calls recorded"
+    done
     for i in 1 2 3 4 5 6 7 8 9 10; do pgrep -f "$p 30" >/dev/null || break; sleep 0.5; done
     pgrep -af "$p 30" >&2 && { soft_fail "$impl Ctrl+C: processes left running"; pkill -9 -f "$p 30"; }
+
+    # 8. a rank exits without MPI_Finalize and the launcher keeps the other
+    # running (Open MPI: orte_abort_on_non_zero_status 0; MPICH:
+    # -disable-auto-cleanup): mpilens run stops it after --grace
+    p=$(prog "$impl" failsafe) || continue
+    src=$ROOT/tests/programs/failsafe.c
+    t0=$SECONDS
+    case $impl in
+    openmpi) OMPI_MCA_orte_abort_on_non_zero_status=0 timeout 120 "$MPILENS" run --mpi=openmpi -n 2 -o "$d/grace" \
+        --grace 2 "$p" exit 1 ;;
+    mpich) timeout 120 "$MPILENS" run -o "$d/grace" --grace 2 -- mpiexec.mpich -disable-auto-cleanup -n 2 "$p" exit 1 ;;
+    esac >"$d/grace.out" 2>"$d/grace.err"
+    rc=$?
+    el=$((SECONDS - t0))
+    [ $rc -ne 0 ] || soft_fail "$impl grace: mpilens run exit status 0"
+    e=$(cat "$d/grace.err")
+    assert_contains "$e" "1 rank failed and 1 still runs after 2 s: stopping the job" "$impl grace: mpilens run"
+    assert_contains "$e" "first failure: rank 1 at" "$impl grace: diagnosis"
+    assert_contains "$e" "exited with status 3 without calling MPI_Finalize (exit() called)" "$impl grace: diagnosis"
+    assert_contains "$e" "where: failsafe.c:$(line_of "$src" FAIL:exit)" "$impl grace: diagnosis"
+    assert_contains "$e" "state: in MPI_Barrier called at failsafe.c:$(line_of "$src" "/* WAIT:barrier */") since " "$impl grace: rank 0's state"
+    assert_le "$el" 30 "$impl grace: seconds until mpilens run ended"
+    pgrep -af "$p exit 1" >&2 && { soft_fail "$impl grace: processes left running"; pkill -9 -f "$p exit 1"; }
     note "$impl: done"
 done

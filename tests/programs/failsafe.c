@@ -17,6 +17,8 @@
  *       sighandled (the program's own SIGTERM handler runs; the program goes on)
  *       segvhandler (the program's SIGSEGV handler runs and calls _exit(7))
  *       tstack (a thread that never calls MPI overflows its stack)
+ *       killme (prints "failsafe: rank R pid P waiting" and waits outside
+ *       MPI for a SIGKILL from outside, standing in for the OOM killer)
  *       none (nobody fails)
  * Prints what the program itself observes (handlers run, return codes,
  * handler queries) so that runs with and without the runtime can be compared.
@@ -138,6 +140,9 @@ int main(int argc, char **argv)
         kill(getpid(), SIGQUIT); /* FAIL:quit */
     } else if (!strcmp(mode, "kill")) {
         kill(getpid(), SIGKILL); /* FAIL:kill */
+    } else if (!strcmp(mode, "killme")) {
+        printf("failsafe: rank %d pid %d waiting\n", rank, (int)getpid()); /* FAIL:killme */
+        fflush(stdout);
     } else if (!strcmp(mode, "exit")) {
         exit(3); /* FAIL:exit */
     } else if (!strcmp(mode, "return")) {
