@@ -9,8 +9,11 @@
  *
  * What interpolation leaves wrong — a receive that appears to end before
  * its send began — is repaired by steps: from the receive on, every event
- * of the receiving rank moves later by the amount missing.  Steps only ever
- * add, so the order of a rank's own events is kept.
+ * of the receiving rank moves later by the amount missing, except events a
+ * later repair already moved as far or further (they keep their move: the
+ * extra is the smallest nondecreasing one that every message asks for, so
+ * a repair found in a later pass does not pile onto later ones).  Steps
+ * only ever add, so the order of a rank's own events is kept.
  */
 #include "analysis.h"
 
@@ -92,24 +95,29 @@ int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc)
 {
     if (inc <= 0) return 0;
     long i = step_at(c, t);
+    int64_t v = an_sadd(i >= 0 ? c->steps[i].extra : 0, inc);   /* the extra from t on */
+    unsigned at;
     if (i >= 0 && c->steps[i].t == t) {
-        for (unsigned k = (unsigned)i; k < c->nsteps; k++) c->steps[k].extra = an_sadd(c->steps[k].extra, inc);
-        return 0;
+        at = (unsigned)i;
+    } else {
+        if (c->nsteps >= STEPS_MAX) return -1;
+        if (c->nsteps == c->cap) {
+            unsigned cap = c->cap ? c->cap * 2 : 16;
+            struct an_step *s = realloc(c->steps, cap * sizeof *s);
+            if (!s) return -1;
+            c->steps = s;
+            c->cap = cap;
+        }
+        at = (unsigned)(i + 1);
+        memmove(c->steps + at + 1, c->steps + at, (c->nsteps - at) * sizeof *c->steps);
+        c->steps[at].t = t;
+        c->nsteps++;
     }
-    if (c->nsteps >= STEPS_MAX) return -1;
-    if (c->nsteps == c->cap) {
-        unsigned cap = c->cap ? c->cap * 2 : 16;
-        struct an_step *s = realloc(c->steps, cap * sizeof *s);
-        if (!s) return -1;
-        c->steps = s;
-        c->cap = cap;
-    }
-    unsigned at = (unsigned)(i + 1);
-    memmove(c->steps + at + 1, c->steps + at, (c->nsteps - at) * sizeof *c->steps);
-    c->steps[at].t = t;
-    c->steps[at].extra = (i >= 0 ? c->steps[i].extra : 0);
-    c->nsteps++;
-    for (unsigned k = at; k < c->nsteps; k++) c->steps[k].extra = an_sadd(c->steps[k].extra, inc);
+    c->steps[at].extra = v;
+    /* later events that a later receive already moved as far or further keep
+     * their move: what they needed does not grow because this one moved
+     * (adding inc to them too would move them more than any message asks) */
+    for (unsigned k = at + 1; k < c->nsteps && c->steps[k].extra < v; k++) c->steps[k].extra = v;
     return 0;
 }
 

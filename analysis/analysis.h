@@ -46,6 +46,7 @@ enum an_role {
     AN_CANCEL,      /* MPI_Cancel: COMPLETE layout naming its request (completes nothing) */
     AN_INIT,        /* MPI_Init, Init_thread */
     AN_FINALIZE,    /* MPI_Finalize */
+    AN_FREE,        /* MPI_Request_free: COMPLETE layout naming its request */
 };
 
 enum an_role an_role_of(const char *routine);
@@ -100,7 +101,8 @@ static inline int64_t an_clock_base(const struct an_clock *c, int64_t t)
 }
 /* Repair in effect for an event that started at local time t. */
 int64_t an_clock_extra(const struct an_clock *c, int64_t t);
-/* Events from local time t on move `inc` ns later (inc > 0). */
+/* The event at local time t moves `inc` ns later, and so do the events
+ * after it, except those already moved as far or further (inc > 0). */
 int an_clock_repair(struct an_clock *c, int64_t t, int64_t inc);
 /* The largest repair of this rank. */
 int64_t an_clock_max_extra(const struct an_clock *c);
@@ -216,9 +218,19 @@ enum an_op_kind {
     AN_OP_RECV,               /* blocking receive done */
     AN_OP_IRECV,              /* nonblocking or persistent receive posted */
     AN_OP_RECV_DONE,          /* ... and completed */
+    AN_OP_CANCELLED,          /* a request opened by ISEND or IRECV completed as cancelled */
 };
 
-/* What one event did to point-to-point traffic (for exporters). */
+/* What one event did to point-to-point traffic (for exporters).
+ * Requests: an ISEND or IRECV with req != 0 opens activation `req` of its
+ * rank, and at most one later op with the same req closes it: SEND_DONE
+ * after ISEND, RECV_DONE after IRECV (peer -1 and peer_comm < 0 when the
+ * sender is not known: a request freed, or its handle reused, before a
+ * completion said), or CANCELLED after either.  Nothing closes what was
+ * not opened: no op for requests on MPI_PROC_NULL, for inactive
+ * persistent requests (a Wait on one, MPI_Request_free of one), or for
+ * requests the matcher never saw start.  An ISEND with req == 0 (no request
+ * recorded, or none kept) is never closed. */
 struct an_op {
     uint8_t kind;
     uint32_t comm;            /* an_comm id, UINT32_MAX if unknown */

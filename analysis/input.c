@@ -67,7 +67,7 @@ enum an_role an_role_of(const char *n)
         {"MPI_Probe", AN_PROBE}, {"MPI_Iprobe", AN_PROBE}, {"MPI_Improbe", AN_IMPROBE},
         {"MPI_Mprobe", AN_MPROBE},
         {"MPI_Start", AN_START}, {"MPI_Startall", AN_START},
-        {"MPI_Cancel", AN_CANCEL},
+        {"MPI_Cancel", AN_CANCEL}, {"MPI_Request_free", AN_FREE},
         {"MPI_Init", AN_INIT}, {"MPI_Init_thread", AN_INIT},
         {"MPI_Finalize", AN_FINALIZE},
     };

@@ -95,6 +95,8 @@ struct req {                     /* open request of a rank, by handle */
     uint64_t id;                 /* current activation (for exporters) */
     uint64_t send_id;            /* MPI_Isendrecv: its send half (0: none) */
     uint8_t nostatus;            /* MPI_Isendrecv whose completion status is not the receive's */
+    uint8_t running;             /* an activation started and not completed (persistent: Start..Wait) */
+    uint8_t open;                /* an ISEND/IRECV op opened activation `id` for the exporters */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
 };
@@ -668,21 +670,51 @@ static void end_of(struct an_end *end, const struct an_event *e)
     end->t1 = e->ev.end_ns;
 }
 
-/* Send half of anything: p is the record's payload. */
-static void do_send(struct an_match *m, const struct an_event *e, const struct an_end *end,
-                    const struct ml_p2p *p, uint8_t op, uint64_t req)
+/* Send half of anything: p is the record's payload.  Returns 1 when a
+ * message was posted (and its op noted): not on MPI_PROC_NULL, an unknown
+ * communicator or peer. */
+static int do_send(struct an_match *m, const struct an_event *e, const struct an_end *end,
+                   const struct ml_p2p *p, uint8_t op, uint64_t req)
 {
     const struct an_rank *r = e->r;
     if (p->peer == r->proc_null) {
         m->st.proc_null++;
-        return;
+        return 0;
     }
     uint32_t comm = comm_of(m, r, p->comm, end);
-    if (comm == UINT32_MAX) return;
+    if (comm == UINT32_MAX) return 0;
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
-    if (dst < 0) return;
+    if (dst < 0) return 0;
     send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req);
     op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
+    return 1;
+}
+
+/* The exporters' view of request q's current activation ends (analysis.h,
+ * an_op): the op that closes it, if an op opened it, and the send half of
+ * an MPI_Isendrecv with it.  kind: SEND_DONE, RECV_DONE or CANCELLED. */
+static void req_close(struct an_match *m, struct req *q, uint8_t kind, uint32_t comm, int32_t peer,
+                      int32_t peer_comm, int32_t tag, uint32_t bytes)
+{
+    if (q->open) op_note(m, kind, comm, peer, peer_comm, tag, bytes, q->id);
+    if (q->send_id)
+        op_note(m, kind == AN_OP_CANCELLED ? AN_OP_CANCELLED : AN_OP_SEND_DONE, q->comm, -1, -1, -1, 0, q->send_id);
+    q->open = 0;
+    q->send_id = 0;
+    q->running = 0;
+}
+
+/* Request q's activation will never report its completion (its handle was
+ * reused, or it was started again): close it for the exporters without a
+ * sender, and abandon its receive. */
+static void req_abandon(struct an_match *m, struct rstate *rs, struct req *q)
+{
+    if (q->kind == RQ_RECV && q->active) {
+        struct precv *a = q->active;
+        q->active = NULL;
+        recv_abandon(m, rs, a);
+    }
+    req_close(m, q, q->kind == RQ_SEND ? AN_OP_SEND_DONE : AN_OP_RECV_DONE, q->comm, -1, -1, q->tag, 0);
 }
 
 /* Receive half: a receive posted with pattern p.  done: completed by this
@@ -801,11 +833,7 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
     const struct ml_p2p *p = &e->ev.p2p[0];
     uint64_t h = e->ev.request;
     struct req *old = req_find(rs, h);
-    if (old && old->kind == RQ_RECV && old->active) {
-        struct precv *a = old->active;
-        old->active = NULL;
-        recv_abandon(m, rs, a);
-    }
+    if (old) req_abandon(m, rs, old);
     int persistent = role == AN_SEND_INIT || role == AN_RECV_INIT;
     int is_send = role == AN_ISEND || role == AN_SEND_INIT;
     struct req *q = NULL;
@@ -823,16 +851,24 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
     }
     if (persistent) return;   /* each MPI_Start starts one message */
-    uint64_t id = ++rs->next_id;
-    if (q) q->id = id;
+    /* no request kept (MPI_REQUEST_NULL): nothing will close it, so no id */
+    uint64_t id = q ? ++rs->next_id : 0;
+    if (q) {
+        q->id = id;
+        q->running = 1;
+    }
     if (is_send) {
-        do_send(m, e, end, p, AN_OP_ISEND, id);
+        int posted = do_send(m, e, end, p, AN_OP_ISEND, id);
+        if (q) q->open = (uint8_t)posted;
         return;
     }
     struct recv_info ri;
     struct precv *rv = do_recv(m, e, end, p, 0, q == NULL, &ri);
-    if (q) q->active = rv;
-    if (ri.ok || p->peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, id);
+    if (q) {
+        q->active = rv;
+        q->open = (uint8_t)ri.ok;
+        if (ri.ok) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, id);
+    }
 }
 
 /* MPI_Start / Startall: each listed persistent request starts one message. */
@@ -847,19 +883,17 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
             continue;
         }
         struct ml_p2p p = {q->cidx, ML_TYPE_NONE, q->peer_comm, q->tag, q->bytes};
+        if (q->running) req_abandon(m, rs, q);   /* started again without a completion we saw */
         q->id = ++rs->next_id;
+        q->running = 1;
         if (q->kind == RQ_SEND) {
-            do_send(m, e, end, &p, AN_OP_ISEND, q->id);
+            q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id);
             continue;
-        }
-        if (q->active) {   /* started again without a completion we saw */
-            struct precv *a = q->active;
-            q->active = NULL;
-            recv_abandon(m, rs, a);
         }
         struct recv_info ri;
         q->active = do_recv(m, e, end, &p, 0, 0, &ri);
-        if (ri.ok || p.peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p.peer, p.tag, p.bytes, q->id);
+        q->open = (uint8_t)ri.ok;
+        if (ri.ok) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p.peer, p.tag, p.bytes, q->id);
     }
 }
 
@@ -872,13 +906,9 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     const struct ml_p2p *p = &e->ev.p2p[1];
     uint64_t h = e->ev.request;
     uint64_t sid = ++rs->next_id;
-    do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
+    int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
     struct req *old = req_find(rs, h);
-    if (old && old->kind == RQ_RECV && old->active) {
-        struct precv *a = old->active;
-        old->active = NULL;
-        recv_abandon(m, rs, a);
-    }
+    if (old) req_abandon(m, rs, old);
     struct req *q = req_slot(rs, h);
     if (q) {
         memset(q, 0, sizeof *q);
@@ -892,13 +922,17 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
         q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
         q->id = ++rs->next_id;
-        q->send_id = e->ev.p2p[0].peer == r->proc_null ? 0 : sid;
+        q->send_id = sent ? sid : 0;
         q->nostatus = (e->ev.sr_flags & ML_SR_NOSTATUS) != 0;
+        q->running = 1;
     }
     struct recv_info ri;
     struct precv *rv = do_recv(m, e, end, p, 0, q == NULL, &ri);
-    if (q) q->active = rv;
-    if (ri.ok || p->peer == r->proc_null) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, q ? q->id : 0);
+    if (q) {
+        q->active = rv;
+        q->open = (uint8_t)ri.ok;
+        if (ri.ok) op_note(m, AN_OP_IRECV, ri.comm, ri.src, p->peer, p->tag, p->bytes, q->id);
+    }
 }
 
 /* A send request completed as cancelled: its message never existed.  It is
@@ -986,8 +1020,13 @@ static void recv_cancelled(struct an_match *m, struct rstate *rs, struct precv *
     chan_put(m, c);
 }
 
-/* Wait/Test family: each listed request completed. */
-static void do_complete(struct an_match *m, const struct an_event *e)
+/* Wait/Test family, and MPI_Request_free (is_free): each listed request
+ * completed, or is freed.  A persistent request that is not active (never
+ * started, or completed already) completes nothing: a Wait on it returns at
+ * once, and freeing it only frees it.  Freeing an active request lets its
+ * operation go on: its message is still matched, and for the exporters the
+ * free is where it ends. */
+static void do_complete(struct an_match *m, const struct an_event *e, int is_free)
 {
     const struct an_rank *r = e->r;
     struct rstate *rs = &m->rs[r - m->run->ranks];
@@ -996,6 +1035,10 @@ static void do_complete(struct an_match *m, const struct an_event *e)
         struct req *q = req_find(rs, d->request);
         if (!q) {
             m->st.untracked_done++;
+            continue;
+        }
+        if (!q->running) {
+            if (is_free) req_del(rs, q);
             continue;
         }
         struct ml_done dd;
@@ -1015,27 +1058,30 @@ static void do_complete(struct an_match *m, const struct an_event *e)
                 q->active = NULL;
                 recv_cancelled(m, rs, rv);
             }
+            req_close(m, q, AN_OP_CANCELLED, q->comm, q->peer, q->peer_comm, q->tag, 0);
         } else if (q->kind == RQ_SEND) {
-            op_note(m, AN_OP_SEND_DONE, q->comm, q->peer, q->peer_comm, q->tag, q->bytes, q->id);
-        } else if (q->active) {
-            struct precv *rv = q->active;
-            q->active = NULL;
-            int32_t src = rv->src, tag = rv->tag;
-            uint32_t comm = rv->comm;
-            int32_t pc = d->source;
-            if (!(rv->flags & RV_RESOLVED) && d->source >= 0) {
-                src = an_peer_world(m->run, r, rv->cidx, d->source);
-                tag = d->tag;
+            req_close(m, q, AN_OP_SEND_DONE, q->comm, q->peer, q->peer_comm, q->tag, q->bytes);
+        } else {
+            int32_t src = q->peer, tag = q->tag, pc = d->source;
+            uint32_t comm = q->comm;
+            if (q->active) {
+                struct precv *rv = q->active;
+                q->active = NULL;
+                src = rv->src;
+                tag = rv->tag;
+                comm = rv->comm;
+                if (!(rv->flags & RV_RESOLVED) && d->source >= 0) {
+                    src = an_peer_world(m->run, r, rv->cidx, d->source);
+                    tag = d->tag;
+                }
+                recv_complete(m, rs, e, rv, d);
             }
-            recv_complete(m, rs, e, rv, d);
-            op_note(m, AN_OP_RECV_DONE, comm, src, pc, tag, d->bytes, q->id);
-        } else if (q->peer == r->proc_null || q->peer_comm == r->proc_null) {
-            op_note(m, AN_OP_RECV_DONE, q->comm, -1, r->proc_null, q->tag, 0, q->id);
+            /* no status (MPI_Request_free): the sender if the receive named it */
+            if (pc < 0) pc = q->peer_comm >= 0 && q->peer_comm != r->any_source ? q->peer_comm : -1;
+            if (pc < 0) src = -1;
+            req_close(m, q, AN_OP_RECV_DONE, comm, src, pc, tag, d->source >= 0 ? d->bytes : 0);
         }
-        /* MPI_Isendrecv: its send half completed too */
-        if (q->send_id && d->source != ML_PEER_CANCELLED)
-            op_note(m, AN_OP_SEND_DONE, q->comm, -1, -1, -1, 0, q->send_id);
-        if (!q->persistent) req_del(rs, q);
+        if (!q->persistent || is_free) req_del(rs, q);
     }
 }
 
@@ -1187,7 +1233,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
             end_of(&end, e);
             do_start(m, e, &end);
         } else {
-            do_complete(m, e);
+            do_complete(m, e, role == AN_FREE);
         }
         break;
     case ML_REC_COLL:

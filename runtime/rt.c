@@ -866,14 +866,40 @@ void ml_type_forget(uint64_t handle)
     __atomic_fetch_add(&ml_type_gen, 1, __ATOMIC_RELEASE);
 }
 
-/* Append a definition record (words == 0, length in bytes in dur). */
+/* Room for a definition record of `payload` bytes in the calling thread's
+ * chunk, taken before `lock`: changing chunks takes the lock, which every
+ * caller of def_record holds (changing chunks there waited forever on the
+ * thread's own lock whenever a definition fell at the end of a chunk).  Only
+ * this thread writes its chunk, so the room stays until the record. */
+static void def_room(size_t payload)
+{
+    struct ml_thread *th = &ml_th;
+    if (!th->chunk) return;
+    size_t len = (sizeof(struct ml_rec) + payload + 7) & ~(size_t)7;
+    if (len > ML_CHUNK_SIZE - sizeof(struct ml_chunk) - 64) return;
+    if (th->cur + len + 48 > th->end) chunk_next(th, th->last);
+}
+
+/* def_room for the definition of comm (comm_define's payload). */
+static void def_room_comm(MPI_Comm comm)
+{
+    if (!mpi_ready || !hdr || comm == MPI_COMM_NULL) return;
+    int inter = 0, size = 0, rsize = 0;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_size(comm, &size);
+    if (inter) PMPI_Comm_remote_size(comm, &rsize);
+    int n = !inter && comm == MPI_COMM_WORLD ? 0 : size + rsize;
+    def_room(sizeof(struct ml_comm_def) + 4 * (size_t)(n > 0 ? n : 0));
+}
+
+/* Append a definition record (words == 0, length in bytes in dur); lock
+ * held, so it never changes chunks: the caller made room (def_room). */
 static void *def_record(uint8_t type, size_t payload)
 {
     struct ml_thread *th = &ml_th;
     if (!th->chunk) return NULL;
     size_t len = (sizeof(struct ml_rec) + payload + 7) & ~(size_t)7;
     if (len > ML_CHUNK_SIZE - sizeof(struct ml_chunk) - 64) return NULL;
-    if (th->cur + len + 48 > th->end) chunk_next(th, th->last);
     if (th->cur + len + 48 > th->end) return NULL;
     struct ml_rec *r = (struct ml_rec *)th->cur;
     memset(r, 0, len);
@@ -961,6 +987,7 @@ uint16_t ml_comm_lookup(MPI_Comm comm)
     uint32_t gen = __atomic_load_n(&ml_comm_gen, __ATOMIC_ACQUIRE);
     struct tab_entry *e = tab_find(comms, ML_HANDLE(comm));
     if (!e) {
+        def_room_comm(comm);
         pthread_mutex_lock(&lock);
         e = tab_find(comms, ML_HANDLE(comm));
         if (!e) e = comm_define(comm, pending_take(ML_HANDLE(comm)));
@@ -978,6 +1005,7 @@ uint16_t ml_comm_lookup(MPI_Comm comm)
  * and the parent's creation count, the same on every member. */
 void ml_comm_created(MPI_Comm comm, uint16_t parent)
 {
+    def_room_comm(comm);
     pthread_mutex_lock(&lock);
     /* count the creation on the parent even when this rank gets
      * MPI_COMM_NULL (MPI_Comm_split with MPI_UNDEFINED): the parent's other
@@ -1063,6 +1091,7 @@ static struct { uint64_t key; uint32_t n; } groupkeys[GROUPKEYS];
 void ml_comm_from_group(MPI_Comm comm, uint16_t parent, MPI_Group group, uint64_t tag)
 {
     if (comm == MPI_COMM_NULL || !mpi_ready) return;
+    def_room_comm(comm);
     pthread_mutex_lock(&lock);
     uint64_t key = mix(0x67727570, tag);
     if (parent != ML_COMM_NONE) {
@@ -1230,6 +1259,7 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
     if (ML_LIKELY(e != NULL)) return type_cache(e, ML_HANDLE(type), gen, size);
     *size = 0;
     if (!mpi_ready || !hdr) return ML_TYPE_NONE;
+    def_room(sizeof(struct ml_type_def));
     pthread_mutex_lock(&lock);
     e = tab_find(types, ML_HANDLE(type));
     if (!e && hdr->ntypes < ML_TYPE_NONE && (e = tab_slot(types, ML_HANDLE(type)))) {

@@ -262,7 +262,74 @@ fs_case() {
     fi
     "$MPILENS" report --failures "$d" >"$d.report" 2>&1 || fs_fail "$what: mpilens report failed: $(head -c 300 "$d.report")"
     fs_diag_checks "$what (report)" "$d.report" "$mode" "$rank"
+    local needles=()
+    mapfile -t needles < <(fs_expected "$mode")
+    fs_check_json "$what" "$d" "$mode" "$rank" "${needles[@]}"
     echo "ok $what (exit $rc${rc0:+, plain $rc0}, $((SECONDS - t0)) s)"
+}
+
+# The JSON diagnosis (report --json --failures, and the "failures" of the
+# whole report --json for segv) says what the text does: the rank's entry
+# (in "failures", or "other_ranks" when it did not fail) has the same
+# needles in its "text", and for some modes the fields themselves: rank,
+# kind, signal name and code, address, file:line, exit status, abort code,
+# MPI error class, the call.
+fs_check_json() {  # WHAT DIR MODE RANK NEEDLE...
+    local what=$1 d=$2 mode=$3 rank=$4 r; shift 4
+    "$MPILENS" report --json --failures "$d" >"$d.report.json" 2>"$d.report.json.err" ||
+        { fs_fail "$what: report --json --failures failed: $(head -c 300 "$d.report.json.err")"; return; }
+    if [ "$mode" = segv ]; then
+        "$MPILENS" report --json -q "$d" >"$d.full.json" 2>"$d.full.json.err" ||
+            { fs_fail "$what: report --json failed: $(head -c 300 "$d.full.json.err")"; return; }
+    fi
+    r=$(python3 - "$d.report.json" "$mode" "$rank" "$(fs_line "FAIL:$mode")" "$d.full.json" "$@" <<'PY'
+import json, os, sys
+path, mode, rank, line, full = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+needles = sys.argv[6:]
+try:
+    rep = json.load(open(path))
+except Exception as e:
+    print(f'report --json --failures is not JSON: {e}'); sys.exit()
+bad = []
+docs = [('--failures', rep)]
+if mode == 'segv':
+    docs.append(('report --json', json.load(open(full))))
+for name, doc in docs:
+    fail = [f for f in doc['failures'] if f['rank'] == rank]
+    other = [o for o in doc['other_ranks'] if o['rank'] == rank]
+    ent = (fail or other or [None])[0]
+    if ent is None:
+        bad.append(f'{name}: rank {rank} is in neither failures nor other_ranks'); continue
+    bad += [f'{name}: text of rank {rank} lacks {n!r}' for n in needles if n not in ent['text']]
+    where = f'failsafe.c:{line}'
+    want = {}
+    if mode == 'segv':
+        want = {'kind': 'signal', 'first': True, 'where': where}
+        sig = (fail[0] if fail else {}).get('signal') or {}
+        for k, v in (('name', 'SIGSEGV'), ('number', 11), ('code_name', 'SEGV_MAPERR'), ('address', '0x0')):
+            if sig.get(k) != v: bad.append(f'{name}: signal.{k} is {sig.get(k)!r}, want {v!r}')
+        if not fail or not fail[0]['backtrace'] or where not in fail[0]['backtrace'][0]:
+            bad.append(f'{name}: backtrace does not start at {where}: {fail[0]["backtrace"][:3] if fail else None}')
+        if not fail or not isinstance(fail[0]['time_s'], float) or doc['failure_summary']['first_rank'] != rank:
+            bad.append(f'{name}: time_s / failure_summary.first_rank wrong')
+    elif mode == 'exit':
+        want = {'kind': 'exit', 'where': where, 'exit': {'status': 3, 'by': 'exit'}}
+    elif mode == 'abort':
+        want = {'kind': 'abort', 'abort_code': 3, 'where': where}
+    elif mode == 'fatal':
+        want = {'kind': 'mpi_error', 'where': where}
+        e = (fail[0] if fail else {}).get('mpi_error') or {}
+        if e.get('class') != 'MPI_ERR_RANK' or e.get('fatal') is not True: bad.append(f'{name}: mpi_error is {e}')
+        if ((fail[0] if fail else {}).get('call') or {}).get('routine') != 'MPI_Send': bad.append(f'{name}: call is not MPI_Send')
+    elif mode in ('kill', 'killme'):
+        want = {'kind': 'killed_no_record', 'first': True, 'where': None, 'signal': None}
+    if want and not fail: bad.append(f'{name}: rank {rank} is not in failures')
+    for k, v in want.items():
+        if fail and fail[0].get(k) != v: bad.append(f'{name}: {k} is {fail[0].get(k)!r}, want {v!r}')
+print('; '.join(bad))
+PY
+)
+    [ -z "$r" ] || fs_fail "$what: JSON: $r"
 }
 
 # fs_matrix MODE...: every MODE on each MPI, failing on rank 1 (compared with

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_out.h"
 #include "symbols.h"
 #include "tool.h"
 
@@ -440,50 +441,84 @@ static int int_cmp(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
-int diag_print(const char *dir, FILE *out)
-{
+/* ---- the diagnosis, once for the text and the JSON ------------------------- */
+
+struct diag {
+    const char *dir;
     struct mlr_dir d;
-    int err = mlr_dir_scan(dir, &d);
-    char **files = NULL;
-    unsigned nfiles = 0;
-    char *single = NULL;
+    char *single;                 /* dir is one rank file */
+    char **skipped;               /* "FILE: why; skipped" */
+    unsigned nskipped;
+    struct rk *rs;
+    unsigned n;
+    int size;                     /* world size from the headers */
+    unsigned nfailed, nvanished, ncol, next;
+    int first;                    /* index in rs of the first failure, -1 */
+    int outside;                  /* the first one was signalled from outside: nothing failed by itself */
+    int *order;                   /* failed ranks: the first, then by time */
+    unsigned no;
+};
+
+static void diag_free(struct diag *g)
+{
+    for (unsigned i = 0; i < g->n; i++) mlr_close(g->rs[i].f);
+    free(g->rs);
+    for (unsigned i = 0; i < g->nskipped; i++) free(g->skipped[i]);
+    free(g->skipped);
+    free(g->order);
+    if (g->single) free(g->single);
+    else mlr_dir_free(&g->d);
+}
+
+/* Reads and classifies; 0, or -1 when dir has no readable rank file. */
+static int diag_load(const char *dir, struct diag *g)
+{
+    memset(g, 0, sizeof *g);
+    g->dir = dir;
+    g->first = -1;
+    int err = mlr_dir_scan(dir, &g->d);
+    char **files;
+    unsigned nfiles;
     if (err == MLR_EDIR) {            /* one rank file */
-        single = strdup(dir);
-        files = &single;
+        g->single = strdup(dir);
+        if (!g->single) return -1;
+        files = &g->single;
         nfiles = 1;
     } else if (err) {
         return -1;                    /* the caller says what is wrong */
     } else {
-        files = d.files;
-        nfiles = d.n;
+        files = g->d.files;
+        nfiles = g->d.n;
     }
-    struct rk *rs = calloc(nfiles ? nfiles : 1, sizeof *rs);
-    unsigned n = 0;
-    int size = 0;
+    g->rs = calloc(nfiles ? nfiles : 1, sizeof *g->rs);
     origin = INT64_MAX;
-    for (unsigned i = 0; rs && i < nfiles; i++) {
+    for (unsigned i = 0; g->rs && i < nfiles; i++) {
         struct mlr_file *f;
         int e = mlr_open(files[i], &f);
         if (e) {
-            if (!single) fprintf(out, "%s: %s; skipped\n", files[i], mlr_strerror(e));
+            if (g->single) continue;
+            char **p = realloc(g->skipped, (g->nskipped + 1) * sizeof *p);
+            if (!p) continue;
+            g->skipped = p;
+            size_t l = strlen(files[i]) + strlen(mlr_strerror(e)) + 16;
+            if ((p[g->nskipped] = malloc(l))) snprintf(p[g->nskipped++], l, "%s: %s; skipped", files[i], mlr_strerror(e));
             continue;
         }
-        struct rk *r = &rs[n++];
+        struct rk *r = &g->rs[g->n++];
         r->f = f;
         r->h = mlr_header(f);
         r->rank = mlr_rank(f);
         load_failure(r);
-        if (r->h->size > size) size = r->h->size;
+        if (r->h->size > g->size) g->size = r->h->size;
         int64_t o = tool_aligned_ns(f, r->h->anchor0_ns);
         if (o < origin) origin = o;
     }
-    if (!rs || n == 0) {
-        free(rs);
-        free(single);
-        if (!single) mlr_dir_free(&d);
+    if (!g->rs || g->n == 0) {
+        diag_free(g);
         return -1;
     }
-
+    struct rk *rs = g->rs;
+    unsigned n = g->n;
     /* classify */
     unsigned nfailed = 0, nvanished = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -562,45 +597,152 @@ int diag_print(const char *dir, FILE *out)
             if (!r->failed || r->t_fail == INT64_MAX) continue;
             if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
         }
-    int outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
+    g->first = first;
+    g->outside = first >= 0 && is_external_kill(&rs[first]);  /* nothing failed by itself */
     for (unsigned i = 0; i < n; i++)
-        if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !outside)
+        if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !g->outside)
             rs[i].collateral = 1;
+    g->nfailed = nfailed;
+    g->nvanished = nvanished;
+    for (unsigned i = 0; i < n; i++) {
+        g->ncol += rs[i].collateral;
+        g->next += rs[i].failed && is_external_kill(&rs[i]);
+    }
+    /* failed ranks: the first one, then by time */
+    g->order = malloc(sizeof(int) * n);
+    if (g->order) {
+        if (first >= 0) g->order[g->no++] = first;
+        for (unsigned i = 0; i < n; i++)
+            if (rs[i].failed && (int)i != first) g->order[g->no++] = (int)i;
+        sort_rs = rs;
+        if (g->no > 1) qsort(g->order + (first >= 0), g->no - (first >= 0), sizeof *g->order, by_time);
+    }
+    return 0;
+}
 
-    fprintf(out, "== failure diagnosis: %s (%u rank file%s%s%s) ==\n", dir, n, n == 1 ? "" : "s",
-            rs[0].h->mpi_impl[0] ? ", " : "", rs[0].h->mpi_impl);
-    if (nfailed == 0 && nvanished == 0) {
+/* The summary line, without its newline. */
+static void print_summary(FILE *out, const struct diag *g)
+{
+    const struct rk *rs = g->rs;
+    int first = g->first;
+    if (g->nfailed == 0 && g->nvanished == 0) {
         unsigned fin = 0, run = 0;
-        for (unsigned i = 0; i < n; i++) {
+        for (unsigned i = 0; i < g->n; i++) {
             fin += rs[i].h->state == ML_STATE_FINALIZED;
             run += rs[i].h->state == ML_STATE_RUNNING;
         }
-        if (fin == n) fprintf(out, "no failure: every rank called MPI_Finalize\n");
-        else fprintf(out, "no failure recorded; %u rank%s still running\n", run, run == 1 ? "" : "s");
-    } else {
-        unsigned ncol = 0, next = 0;
-        for (unsigned i = 0; i < n; i++) {
-            ncol += rs[i].collateral;
-            next += rs[i].failed && is_external_kill(&rs[i]);
-        }
-        if (outside && next == nfailed)
-            fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)",
-                    nfailed, nfailed == 1 ? "" : "s");
-        else
-            fprintf(out, "%u rank%s failed", nfailed - ncol, nfailed - ncol == 1 ? "" : "s");
-        if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
-        if (nvanished) fprintf(out, ", %u vanished without a record", nvanished);
-        if (first >= 0 && rs[first].t_fail == INT64_MAX)
-            fprintf(out, "; first %s: rank %d\n", outside ? "signalled" : "failure", rs[first].rank);
-        else if (first >= 0)
-            fprintf(out, "; first %s: rank %d %s %.3f s\n", outside ? "signalled" : "failure", rs[first].rank,
-                    rs[first].t_after ? "gone after" : "at", rs[first].t_fail / 1e9);
-        else
-            fputc('\n', out);
+        if (fin == g->n) fprintf(out, "no failure: every rank called MPI_Finalize");
+        else fprintf(out, "no failure recorded; %u rank%s still running", run, run == 1 ? "" : "s");
+        return;
     }
+    if (g->outside && g->next == g->nfailed)
+        fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)", g->nfailed,
+                g->nfailed == 1 ? "" : "s");
+    else
+        fprintf(out, "%u rank%s failed", g->nfailed - g->ncol, g->nfailed - g->ncol == 1 ? "" : "s");
+    if (g->ncol) fprintf(out, ", %u killed from outside after that", g->ncol);
+    if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+    if (first >= 0 && rs[first].t_fail == INT64_MAX)
+        fprintf(out, "; first %s: rank %d", g->outside ? "signalled" : "failure", rs[first].rank);
+    else if (first >= 0)
+        fprintf(out, "; first %s: rank %d %s %.3f s", g->outside ? "signalled" : "failure", rs[first].rank,
+                rs[first].t_after ? "gone after" : "at", rs[first].t_fail / 1e9);
+}
+
+/* The paragraph on failed rank rs[i], from its "rank N (...)" line on. */
+static void print_failed(FILE *out, const struct diag *g, int i)
+{
+    const struct rk *r = &g->rs[i];
+    const struct rk *f0 = g->first >= 0 ? &g->rs[g->first] : NULL;
+    double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
+    fprintf(out, "rank %d (pid %d on %s): FAILED%s", r->rank, (int)r->h->pid, mlr_host(r->f),
+            i == g->first  ? (g->outside ? ", signalled first" : ", first failure")
+            : r->collateral ? ", killed after the first failure"
+                            : "");
+    if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
+    if (r->h->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
+    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX)
+        fprintf(out, " (%+.3f s after rank %d)", at - f0->t_fail / 1e9, f0->rank);
+    fprintf(out, "\n    how: ");
+    if (r->vfirst) {
+        fprintf(out, "killed (SIGKILL or the OOM killer): no record\n"
+                     "    the process ended without writing anything: only SIGKILL does that (the OOM killer,\n"
+                     "    a user, a time limit) or a lost node; nothing else failed before it\n");
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(out, "    seen gone by mpilens run at %.3f s\n", r->t_gone / 1e9);
+        print_state(out, r, r->t_after ? -1 : at, "last state: ");
+        return;
+    }
+    if (r->fl.kind == ML_FAIL_NONE) fprintf(out, "exited without calling MPI_Finalize (no record of how)\n");
+    else print_cause(out, r, r->collateral);
+    /* a rank killed from outside after another failed: what it was
+     * doing is the point, not where the signal found it */
+    if (!r->collateral && (r->fl.kind == ML_FAIL_SIGNAL || r->fl.kind == ML_FAIL_ABORT ||
+                           (r->fl.kind == ML_FAIL_EXIT && !(r->fl.flags & ML_FAILF_MAIN))))
+        print_backtrace(out, r);
+    if (r->fl.kind == ML_FAIL_ABORT && !(r->fl.flags & ML_FAILF_NESTED))
+        return;                       /* its state is: in MPI_Abort */
+    print_state(out, r, at, "state: ");
+}
+
+/* "finalized normally" for ranks not shown one by one */
+static int finalized_clean(const struct rk *r)
+{
+    return !r->failed && r->h->state == ML_STATE_FINALIZED && r->fl.kind == ML_FAIL_NONE;
+}
+
+static const char *other_status(const struct rk *r)
+{
+    if (r->vanished) return "vanished";
+    if (r->h->state == ML_STATE_FINALIZED) return "finalized";
+    if (r->alive == 1) return "running";
+    return "unknown";
+}
+
+/* The paragraph on a rank that did not fail (and did not just finalize). */
+static void print_other(FILE *out, const struct diag *g, const struct rk *r)
+{
+    const struct rk *f0 = g->first >= 0 ? &g->rs[g->first] : NULL;
+    fprintf(out, "rank %d (pid %d on %s): ", r->rank, (int)r->h->pid, mlr_host(r->f));
+    if (r->vanished) {
+        fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
+                     "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
+        if (r->stamped && r->t_gone != INT64_MAX) {
+            fprintf(out, "    seen gone by mpilens run at %.3f s", r->t_gone / 1e9);
+            if (f0 && f0->t_fail != INT64_MAX)
+                fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - f0->t_fail) / 1e9, f0->rank);
+            fputc('\n', out);
+        }
+        if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
+        print_state(out, r, -1, "last state: ");
+    } else if (r->h->state == ML_STATE_FINALIZED) {
+        fprintf(out, "finalized normally\n");
+    } else if (r->alive == 1) {
+        fprintf(out, "still running\n");
+        print_state(out, r, -1, "state: ");
+    } else {
+        fprintf(out, "no MPI_Finalize; cannot tell from this host whether the process is alive\n");
+        print_state(out, r, -1, "state: ");
+    }
+    if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
+        fprintf(out, "    note: went on after ");
+        print_cause(out, r, 0);
+    }
+}
+
+int diag_print(const char *dir, FILE *out)
+{
+    struct diag g;
+    if (diag_load(dir, &g) != 0) return -1;
+    struct rk *rs = g.rs;
+    unsigned n = g.n;
+    for (unsigned i = 0; i < g.nskipped; i++) fprintf(out, "%s\n", g.skipped[i]);
+    fprintf(out, "== failure diagnosis: %s (%u rank file%s%s%s) ==\n", dir, n, n == 1 ? "" : "s",
+            rs[0].h->mpi_impl[0] ? ", " : "", rs[0].h->mpi_impl);
+    print_summary(out, &g);
+    fputc('\n', out);
 
     /* the live monitor's verdict (mpilens top), when it found a deadlock */
-    if (!single) {
+    if (!g.single) {
         char when[64];
         char *v = tool_deadlock_verdict(dir, when, sizeof when);
         if (v) {
@@ -626,53 +768,16 @@ int diag_print(const char *dir, FILE *out)
         }
     }
 
-    /* failed ranks: the first one, then by time */
-    int *order = malloc(sizeof(int) * n);
-    unsigned no = 0;
-    if (first >= 0) order[no++] = first;
-    for (unsigned i = 0; order && i < n; i++)
-        if (rs[i].failed && (int)i != first) order[no++] = (int)i;
-    sort_rs = rs;
-    if (order && no > 1) qsort(order + (first >= 0), no - (first >= 0), sizeof *order, by_time);
-    for (unsigned k = 0; order && k < no; k++) {
-        struct rk *r = &rs[order[k]];
-        double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
-        fprintf(out, "\nrank %d (pid %d on %s): FAILED%s", r->rank, (int)r->h->pid, mlr_host(r->f),
-                (int)order[k] == first ? (outside ? ", signalled first" : ", first failure")
-                : r->collateral        ? ", killed after the first failure"
-                                       : "");
-        if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
-        if (r->h->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
-        if (at >= 0 && first >= 0 && (int)order[k] != first && rs[first].t_fail != INT64_MAX)
-            fprintf(out, " (%+.3f s after rank %d)", at - rs[first].t_fail / 1e9, rs[first].rank);
-        fprintf(out, "\n    how: ");
-        if (r->vfirst) {
-            fprintf(out, "killed (SIGKILL or the OOM killer): no record\n"
-                         "    the process ended without writing anything: only SIGKILL does that (the OOM killer,\n"
-                         "    a user, a time limit) or a lost node; nothing else failed before it\n");
-            if (r->stamped && r->t_gone != INT64_MAX)
-                fprintf(out, "    seen gone by mpilens run at %.3f s\n", r->t_gone / 1e9);
-            print_state(out, r, r->t_after ? -1 : at, "last state: ");
-            continue;
-        }
-        if (r->fl.kind == ML_FAIL_NONE) fprintf(out, "exited without calling MPI_Finalize (no record of how)\n");
-        else print_cause(out, r, r->collateral);
-        /* a rank killed from outside after another failed: what it was
-         * doing is the point, not where the signal found it */
-        if (!r->collateral && (r->fl.kind == ML_FAIL_SIGNAL || r->fl.kind == ML_FAIL_ABORT ||
-                               (r->fl.kind == ML_FAIL_EXIT && !(r->fl.flags & ML_FAILF_MAIN))))
-            print_backtrace(out, r);
-        if (r->fl.kind == ML_FAIL_ABORT && !(r->fl.flags & ML_FAILF_NESTED))
-            continue;                 /* its state is: in MPI_Abort */
-        print_state(out, r, at, "state: ");
+    for (unsigned k = 0; k < g.no; k++) {
+        fputc('\n', out);
+        print_failed(out, &g, g.order[k]);
     }
     /* the others; ranks that finalized cleanly in one line */
     int *fin = malloc(sizeof(int) * n);
     unsigned nfin = 0;
     for (unsigned i = 0; fin && i < n; i++)
-        if (!rs[i].failed && rs[i].h->state == ML_STATE_FINALIZED && rs[i].fl.kind == ML_FAIL_NONE)
-            fin[nfin++] = rs[i].rank;
-    if (nfin && (nfailed || nvanished || nfin < n)) {
+        if (finalized_clean(&rs[i])) fin[nfin++] = rs[i].rank;
+    if (nfin && (g.nfailed || g.nvanished || nfin < n)) {
         qsort(fin, nfin, sizeof *fin, int_cmp);
         fprintf(out, "\nrank%s ", nfin == 1 ? "" : "s");
         print_ranges(out, fin, nfin);
@@ -680,51 +785,330 @@ int diag_print(const char *dir, FILE *out)
     }
     free(fin);
     for (unsigned i = 0; i < n; i++) {
-        struct rk *r = &rs[i];
-        if (r->failed || (r->h->state == ML_STATE_FINALIZED && r->fl.kind == ML_FAIL_NONE)) continue;
-        fprintf(out, "\nrank %d (pid %d on %s): ", r->rank, (int)r->h->pid, mlr_host(r->f));
-        if (r->vanished) {
-            fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
-                         "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
-            if (r->stamped && r->t_gone != INT64_MAX) {
-                fprintf(out, "    seen gone by mpilens run at %.3f s", r->t_gone / 1e9);
-                if (first >= 0 && rs[first].t_fail != INT64_MAX)
-                    fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - rs[first].t_fail) / 1e9, rs[first].rank);
-                fputc('\n', out);
-            }
-            if (first >= 0)
-                fprintf(out, "    after the first failure: probably stopped by the launcher\n");
-            print_state(out, r, -1, "last state: ");
-        } else if (r->h->state == ML_STATE_FINALIZED) {
-            fprintf(out, "finalized normally\n");
-        } else if (r->alive == 1) {
-            fprintf(out, "still running\n");
-            print_state(out, r, -1, "state: ");
-        } else {
-            fprintf(out, "no MPI_Finalize; cannot tell from this host whether the process is alive\n");
-            print_state(out, r, -1, "state: ");
-        }
-        if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
-            fprintf(out, "    note: went on after ");
-            print_cause(out, r, 0);
-        }
+        if (rs[i].failed || finalized_clean(&rs[i])) continue;
+        fputc('\n', out);
+        print_other(out, &g, &rs[i]);
     }
     /* ranks without a file */
-    if (size > 0 && !single) {
-        char *have = calloc((size_t)size, 1);
+    if (g.size > 0 && !g.single) {
+        char *have = calloc((size_t)g.size, 1);
         for (unsigned i = 0; have && i < n; i++)
-            if (rs[i].rank >= 0 && rs[i].rank < size) have[rs[i].rank] = 1;
-        for (int k = 0; have && k < size; k++)
+            if (rs[i].rank >= 0 && rs[i].rank < g.size) have[rs[i].rank] = 1;
+        for (int k = 0; have && k < g.size; k++)
             if (!have[k])
                 fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, or wrote elsewhere)\n", k);
         free(have);
     }
-    free(order);
-    for (unsigned i = 0; i < n; i++) mlr_close(rs[i].f);
-    free(rs);
-    if (single) free(single);
-    else mlr_dir_free(&d);
-    return nfailed || nvanished ? 1 : 0;
+    int rc = g.nfailed || g.nvanished ? 1 : 0;
+    diag_free(&g);
+    return rc;
+}
+
+/* ---- the same as JSON (docs/REPORT.md, "failures") --------------------------- */
+
+/* What fn prints, as a JSON string (without a trailing newline). */
+static void j_text(FILE *o, void (*fn)(FILE *, const void *, int), const void *arg, int i)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m) {
+        fprintf(o, "null");
+        return;
+    }
+    fn(m, arg, i);
+    fclose(m);
+    while (len && buf[len - 1] == '\n') len--;
+    json_strn(o, buf ? buf : "", len);
+    free(buf);
+}
+
+static void t_failed(FILE *m, const void *g, int i) { print_failed(m, g, i); }
+static void t_other(FILE *m, const void *g, int i)
+{
+    const struct diag *d = g;
+    print_other(m, d, &d->rs[i]);
+}
+static void t_summary(FILE *m, const void *g, int i) { (void)i; print_summary(m, g); }
+static void t_cause(FILE *m, const void *r, int brief)
+{
+    const struct rk *k = r;
+    if (k->vfirst || k->fl.kind == ML_FAIL_VANISHED)
+        fprintf(m, "killed (SIGKILL or the OOM killer): no record\n");
+    else if (k->fl.kind == ML_FAIL_NONE) fprintf(m, "exited without calling MPI_Finalize (no record of how)\n");
+    else print_cause(m, k, brief);
+}
+
+static void j_secs(FILE *o, double s)
+{
+    if (s < -1e15 || s > 1e15 || s != s) fprintf(o, "null");
+    else fprintf(o, "%.6f", s);
+}
+
+/* Per thread with a call: what it was doing (the live slots). */
+static void j_state(FILE *o, const struct rk *r)
+{
+    unsigned nt = mlr_nthreads(r->f), k = 0;
+    char b[600];
+    fputc('[', o);
+    for (unsigned i = 0; i < nt; i++) {
+        struct ml_live l;
+        if (mlr_live(r->f, i, &l) != 0 || !l.used) continue;
+        const char *st = l.t_start > l.t_end ? "in_mpi" : l.t_end ? "computing" : "first_call";
+        fprintf(o, "%s{\"thread\": %u, \"tid\": %" PRIu64 ", \"state\": \"%s\", \"routine\": ", k++ ? ", " : "", i,
+                l.tid, st);
+        json_str(o, routine(r, l.routine));
+        fprintf(o, ", \"site\": ");
+        json_str(o, site(r, l.site, b, sizeof b));
+        fprintf(o, ", \"start_s\": ");
+        if (l.t_start) j_secs(o, secs(r, l.t_start));
+        else fprintf(o, "null");
+        fprintf(o, ", \"end_s\": ");
+        if (l.t_end) j_secs(o, secs(r, l.t_end));
+        else fprintf(o, "null");
+        fputc('}', o);
+    }
+    fputc(']', o);
+}
+
+static void j_rank_id(FILE *o, const struct rk *r)
+{
+    fprintf(o, "\"rank\": %d, \"pid\": %d, \"host\": ", r->rank, (int)r->h->pid);
+    json_str(o, mlr_host(r->f));
+}
+
+static const char *kind_name(const struct rk *r)
+{
+    if (r->vfirst) return "killed_no_record";
+    switch (r->fl.kind) {
+    case ML_FAIL_NONE: return "exit_no_record";
+    case ML_FAIL_SIGNAL: return "signal";
+    case ML_FAIL_EXIT: return "exit";
+    case ML_FAIL_MPI_ERROR: return "mpi_error";
+    case ML_FAIL_ABORT: return "abort";
+    case ML_FAIL_DEADLOCK: return "deadlock";
+    case ML_FAIL_VANISHED: return "killed_no_record";
+    }
+    return "unknown";
+}
+
+/* The record of one rank: kind, the details of that kind, where, the MPI
+ * call in progress, the backtrace. */
+static void j_record(FILE *o, const struct rk *r)
+{
+    struct ml_failure none;
+    const struct ml_failure *fl = &r->fl;
+    if (r->vfirst || fl->kind == ML_FAIL_VANISHED) {   /* no record of its own: nothing but the kind */
+        memset(&none, 0, sizeof none);
+        none.routine = 0xffff;
+        fl = &none;
+    }
+    char b[600], w[600];
+    fprintf(o, "\"kind\": \"%s\", \"soft\": %s, \"how\": ", kind_name(r), (fl->flags & ML_FAILF_SOFT) ? "true" : "false");
+    {   /* the first line of the text's "how:" */
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        if (m) {
+            t_cause(m, r, 1);
+            fclose(m);
+            json_strn(o, buf ? buf : "", buf ? strcspn(buf, "\n") : 0);
+            free(buf);
+        } else {
+            fprintf(o, "null");
+        }
+    }
+    fprintf(o, ",\n      \"signal\": ");
+    if (fl->kind == ML_FAIL_SIGNAL) {
+        const char *what;
+        const char *cn = code_name(fl->signo, fl->code, &what);
+        fprintf(o, "{\"number\": %d, \"name\": ", fl->signo);
+        json_str(o, sig_name(fl->signo));
+        fprintf(o, ", \"code\": %d, \"code_name\": ", fl->code);
+        json_str(o, cn);
+        fprintf(o, ", \"code_text\": ");
+        json_str(o, what);
+        fprintf(o, ", \"address\": ");
+        if (!(fl->flags & ML_FAILF_SENDER)) fprintf(o, "\"0x%" PRIx64 "\"", fl->addr);
+        else fprintf(o, "null");
+        fprintf(o, ", \"sender_pid\": ");
+        if (fl->flags & ML_FAILF_SENDER) fprintf(o, "%" PRIu64, fl->addr);
+        else fprintf(o, "null");
+        fprintf(o, ", \"stack_overflow\": %s, \"program_handler\": %s, \"tid\": %u}",
+                (fl->flags & ML_FAILF_STACK) ? "true" : "false", (fl->flags & ML_FAILF_HANDLER) ? "true" : "false",
+                fl->tid);
+    } else {
+        fprintf(o, "null");
+    }
+    fprintf(o, ",\n      \"exit\": ");
+    if (fl->kind == ML_FAIL_EXIT) {
+        fprintf(o, "{\"status\": ");
+        if (fl->flags & ML_FAILF_NOSTATUS) fprintf(o, "null");
+        else fprintf(o, "%d", fl->code);
+        fprintf(o, ", \"by\": \"%s\"}", (fl->flags & ML_FAILF_MAIN)          ? "return from main"
+                                        : (fl->flags & ML_FAILF_UNDER_EXIT) ? "_exit"
+                                                                            : "exit");
+    } else if (fl->kind == ML_FAIL_NONE && r->failed && !r->vfirst) {
+        fprintf(o, "{\"status\": null, \"by\": null}");
+    } else {
+        fprintf(o, "null");
+    }
+    fprintf(o, ", \"mpi_error\": ");
+    if (fl->kind == ML_FAIL_MPI_ERROR) {
+        size_t cl = strcspn(fl->message, ":\n");
+        const char *text = fl->message[cl] == ':' ? fl->message + cl + 1 : "";
+        while (*text == ' ') text++;
+        fprintf(o, "{\"code\": %d, \"class\": ", fl->code);
+        json_strn(o, fl->message, cl);
+        fprintf(o, ", \"message\": ");
+        json_str(o, text);
+        fprintf(o, ", \"fatal\": %s}", (fl->flags & ML_FAILF_FATAL) ? "true" : "false");
+    } else {
+        fprintf(o, "null");
+    }
+    fprintf(o, ", \"abort_code\": ");
+    if (fl->kind == ML_FAIL_ABORT) fprintf(o, "%d", fl->code);
+    else fprintf(o, "null");
+    /* where: the program's frame for signals and exits, the call for the rest */
+    const char *wf = NULL;
+    if (fl->kind == ML_FAIL_SIGNAL || (fl->kind == ML_FAIL_EXIT && !(fl->flags & ML_FAILF_MAIN)))
+        wf = where_frame(r, w, sizeof w);
+    else if (fl->kind != ML_FAIL_NONE && fl->routine != 0xffff)
+        wf = site(r, fl->site, w, sizeof w);
+    else if (fl->kind == ML_FAIL_MPI_ERROR)
+        wf = where_frame(r, w, sizeof w);
+    fprintf(o, ",\n      \"where\": ");
+    if (wf) json_str(o, wf);
+    else fprintf(o, "null");
+    fprintf(o, ", \"call\": ");
+    if (fl->kind != ML_FAIL_NONE && fl->routine != 0xffff) {
+        fprintf(o, "{\"routine\": ");
+        json_str(o, routine(r, fl->routine));
+        fprintf(o, ", \"site\": ");
+        json_str(o, site(r, fl->site, b, sizeof b));
+        fputc('}', o);
+    } else {
+        fprintf(o, "null");
+    }
+    fprintf(o, ",\n      \"backtrace\": [");
+    unsigned nf = fl->kind == ML_FAIL_NONE ? 0 : fl->nframes > 32 ? 32 : fl->nframes, k = 0;
+    for (unsigned i = 0; i < nf; i++) {
+        uint64_t a = fl->frames[i];
+        if (!a || runtime_frame(r->f, a)) continue;
+        sym_addr(r->f, a, b, sizeof b);
+        if (k++) fprintf(o, ", ");
+        json_str(o, b);
+    }
+    fputc(']', o);
+}
+
+int diag_json(const char *dir, FILE *o, int whole)
+{
+    struct diag g;
+    int loaded = diag_load(dir, &g) == 0;
+    if (!loaded && whole) return -1;
+    if (whole) {
+        fprintf(o, "{\n  \"mpilens_report\": 1,\n  \"dir\": ");
+        json_str(o, dir);
+        fprintf(o, ",\n  \"mpi_impl\": ");
+        json_str(o, g.rs[0].h->mpi_impl);
+        fprintf(o, ", \"ranks\": %d, \"rank_files\": %u,\n", g.size, g.n);
+        char when[64];
+        char *v = g.single ? NULL : tool_deadlock_verdict(dir, when, sizeof when);
+        fprintf(o, "  \"deadlock\": ");
+        if (v) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/deadlock.txt", dir);
+            fprintf(o, "{\"file\": ");
+            json_str(o, path);
+            fprintf(o, ", \"written\": ");
+            json_str(o, when);
+            fprintf(o, ", \"text\": ");
+            json_str(o, v);
+            fprintf(o, "},\n");
+            free(v);
+        } else {
+            fprintf(o, "null,\n");
+        }
+    }
+    if (!loaded) {
+        fprintf(o, "  \"failure_summary\": null,\n  \"failures\": [],\n  \"other_ranks\": [],\n");
+        return -1;
+    }
+    const struct rk *rs = g.rs;
+    const struct rk *f0 = g.first >= 0 ? &rs[g.first] : NULL;
+    fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"vanished\": %u, "
+               "\"first_rank\": ",
+            g.nfailed - g.ncol, g.ncol, g.nvanished);
+    if (f0 && f0->t_fail != INT64_MAX) fprintf(o, "%d, \"first_s\": %.6f", f0->rank, f0->t_fail / 1e9);
+    else if (f0) fprintf(o, "%d, \"first_s\": null", f0->rank);
+    else fprintf(o, "null, \"first_s\": null");
+    fprintf(o, ", \"signalled_from_outside\": %s, \"unreadable_files\": [", g.outside ? "true" : "false");
+    for (unsigned i = 0; i < g.nskipped; i++) {
+        if (i) fprintf(o, ", ");
+        json_str(o, g.skipped[i]);
+    }
+    fprintf(o, "], \"ranks_without_file\": [");
+    unsigned k = 0;
+    if (g.size > 0 && !g.single) {
+        char *have = calloc((size_t)g.size, 1);
+        for (unsigned i = 0; have && i < g.n; i++)
+            if (rs[i].rank >= 0 && rs[i].rank < g.size) have[rs[i].rank] = 1;
+        for (int r = 0; have && r < g.size; r++)
+            if (!have[r]) fprintf(o, "%s%d", k++ ? ", " : "", r);
+        free(have);
+    }
+    fprintf(o, "],\n                      \"text\": ");
+    j_text(o, t_summary, &g, 0);
+    fprintf(o, "},\n  \"failures\": [");
+    for (unsigned j = 0; j < g.no; j++) {
+        int i = g.order[j];
+        const struct rk *r = &rs[i];
+        fprintf(o, "%s\n    {", j ? "," : "");
+        j_rank_id(o, r);
+        fprintf(o, ", \"first\": %s, \"killed_after_first\": %s, \"time_s\": ", i == g.first ? "true" : "false",
+                r->collateral ? "true" : "false");
+        if (r->t_fail == INT64_MAX) fprintf(o, "null");
+        else fprintf(o, "%.6f", r->t_fail / 1e9);
+        fprintf(o, ", \"time_is_last_activity\": %s, \"seen_gone_s\": ", r->t_after ? "true" : "false");
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(o, "%.6f", r->t_gone / 1e9);
+        else fprintf(o, "null");
+        fprintf(o, ", \"after_finalize\": %s,\n      ", r->h->state == ML_STATE_FINALIZED ? "true" : "false");
+        j_record(o, r);
+        fprintf(o, ",\n      \"state\": ");
+        j_state(o, r);
+        fprintf(o, ",\n      \"text\": ");
+        j_text(o, t_failed, &g, i);
+        fputc('}', o);
+    }
+    fprintf(o, "],\n  \"other_ranks\": [");
+    k = 0;
+    for (unsigned i = 0; i < g.n; i++) {
+        const struct rk *r = &rs[i];
+        if (r->failed) continue;
+        fprintf(o, "%s\n    {", k++ ? "," : "");
+        j_rank_id(o, r);
+        fprintf(o, ", \"status\": \"%s\", \"seen_gone_s\": ", other_status(r));
+        if (r->stamped && r->t_gone != INT64_MAX) fprintf(o, "%.6f", r->t_gone / 1e9);
+        else fprintf(o, "null");
+        fprintf(o, ", \"went_on_after\": ");
+        if (r->fl.kind != ML_FAIL_NONE && r->fl.kind != ML_FAIL_VANISHED) {
+            fprintf(o, "{");
+            j_record(o, r);
+            fprintf(o, "}");
+        } else {
+            fprintf(o, "null");
+        }
+        fprintf(o, ",\n      \"state\": ");
+        j_state(o, r);
+        fprintf(o, ",\n      \"text\": ");
+        j_text(o, t_other, &g, (int)i);
+        fputc('}', o);
+    }
+    fprintf(o, "]%s\n", whole ? "\n}" : ",");
+    int rc = g.nfailed || g.nvanished ? 1 : 0;
+    diag_free(&g);
+    return rc;
 }
 
 /* ---- for `mpilens run`: leftovers after the launcher ---------------------- */

@@ -13,7 +13,13 @@
  *   events       Enter/Leave per call; MpiSend/MpiRecv for blocking
  *                point-to-point, MpiIsend/MpiIsendComplete and
  *                MpiIrecvRequest/MpiIrecv for nonblocking and persistent
- *                requests (request id unique per rank and activation);
+ *                requests (request id unique per rank and activation),
+ *                MpiRequestCancelled for one that completed as cancelled:
+ *                every MpiIsend and MpiIrecvRequest is closed once, by
+ *                MpiIsendComplete, MpiIrecv or MpiRequestCancelled (when
+ *                its completion or free was recorded), and nothing
+ *                else is (none on MPI_PROC_NULL, none for inactive
+ *                persistent requests waited on or freed);
  *                MpiCollectiveBegin/End for collectives
  * Times: nanoseconds on rank 0's clock (aligned and repaired as in the
  * report) from the run's first call.  Peers are ranks in the communicator;
@@ -205,33 +211,45 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
             break;
         case AN_OP_ISEND:
             if (o->peer_comm < 0) break;
-            OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes, o->req);
+            if (o->req == 0)   /* no request recorded: nothing will complete it */
+                OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+            else
+                OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes,
+                                        o->req);
             n++;
             x->sends++;
             break;
         case AN_OP_IRECV:
+            if (o->req == 0) break;
             OTF2_EvtWriter_MpiIrecvRequest(w, NULL, t0, o->req);
             n++;
             break;
         }
     }
-    for (unsigned i = 0; i < nops; i++) {   /* what completes at its end */
+    /* What completes at its end.  The matcher closes each request it
+     * opened exactly once (analysis.h, an_op), so these are written as they
+     * come, with an unknown communicator or sender left undefined. */
+    for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
-        if (o->comm == UINT32_MAX) continue;
         switch (o->kind) {
         case AN_OP_SEND_DONE:
             OTF2_EvtWriter_MpiIsendComplete(w, NULL, t1, o->req);
             n++;
             break;
+        case AN_OP_CANCELLED:
+            OTF2_EvtWriter_MpiRequestCancelled(w, NULL, t1, o->req);
+            n++;
+            break;
         case AN_OP_RECV:
-            if (o->peer_comm < 0) break;
+            if (o->comm == UINT32_MAX || o->peer_comm < 0) break;
             OTF2_EvtWriter_MpiRecv(w, NULL, t1, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
             n++;
             x->recvs++;
             break;
         case AN_OP_RECV_DONE:
-            if (o->peer_comm < 0) break;
-            OTF2_EvtWriter_MpiIrecv(w, NULL, t1, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes, o->req);
+            OTF2_EvtWriter_MpiIrecv(w, NULL, t1, o->peer_comm >= 0 ? (uint32_t)o->peer_comm : OTF2_UNDEFINED_UINT32,
+                                    o->comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : o->comm,
+                                    o->tag >= 0 ? (uint32_t)o->tag : OTF2_UNDEFINED_UINT32, o->bytes, o->req);
             n++;
             x->recvs++;
             break;

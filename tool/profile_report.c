@@ -598,6 +598,7 @@ static void report_json(FILE *o, const struct report *rp)
             fprintf(o, "null,\n");
         }
     }
+    diag_json(rp->dir, o, 0);   /* "failure_summary", "failures", "other_ranks" */
     fprintf(o, "  \"input_problems\": [");
     int k = 0;
     for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {

@@ -24,9 +24,11 @@ static void help(FILE *out)
             "(SIGKILL, OOM killer).  Then time, calls and bytes per MPI\n"
             "routine, call site and rank with the imbalance across ranks, messages matched\n"
             "send to receive, message sizes, collectives, and whatever did not match.\n\n"
-            "  --json           the same data as JSON (schema: docs/REPORT.md)\n"
+            "  --json           the same data as JSON (schema: docs/REPORT.md), the failure\n"
+            "                   diagnosis included (\"failures\")\n"
             "  --all            every rank, routine, call site and finding (text)\n"
-            "  --failures       only the failure diagnosis (reads no events: fast on any trace)\n"
+            "  --failures       only the failure diagnosis (reads no events: fast on any trace);\n"
+            "                   with --json as one JSON object\n"
             "  -o, --output F   write to F instead of standard output\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
@@ -78,7 +80,13 @@ int cmd_report(int argc, char **argv)
         }
         return 1;
     }
-    if (!ro.json) {
+    if (ro.json && failures_only) {   /* the diagnosis alone, as one JSON object */
+        if (diag_json(argv[optind], out, 1) < 0) {
+            rc = 1;
+            fprintf(stderr, "mpilens report: %s: no readable rank file\n", argv[optind]);
+        }
+        sym_cleanup();
+    } else if (!ro.json) {
         int d = diag_print(argv[optind], out);
         sym_cleanup();
         if (d < 0) {

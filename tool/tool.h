@@ -22,6 +22,12 @@ int cmd_export(int argc, char **argv);
  * rank failed or vanished, 1 when some did, -1 when dir cannot be read.
  * Resolves call sites through symbols.h: call sym_cleanup() when done. */
 int diag_print(const char *dir, FILE *out);
+/* The same diagnosis as JSON (docs/REPORT.md, "failures").  whole: one
+ * object of its own (`report --json --failures`); else the members
+ * "failure_summary", "failures" and "other_ranks", each on its own line
+ * indented by 2 and followed by a comma, for report --json to embed.
+ * Returns as diag_print; with whole, -1 writes nothing. */
+int diag_json(const char *dir, FILE *out, int whole);
 /* For `mpilens run` while or after the launcher runs: *failed = ranks with a
  * final failure record, *alive = ranks that have not finalized or exited
  * and whose process is still alive on this host (pid checked against the

@@ -12,6 +12,9 @@
 # with its last MPI call, also when the SIGKILL comes from outside (the test
 # kills the rank's pid, standing in for the OOM killer).  On rank 1 the exit
 # status and output are also compared with a run without mpilens.
+# `report --json --failures` (and for SIGSEGV the whole `report --json`)
+# says the same: python3 checks rank, signal name and code, address and
+# failsafe.c:LINE (tests/failsafe_lib.sh, fs_check_json).
 # timeout: 420
 . "$(dirname "$0")/../failsafe_lib.sh"
 fs_setup

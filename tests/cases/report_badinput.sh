@@ -2,7 +2,8 @@
 # Bad input never crashes report or export, and every message names the
 # file and what is wrong; whatever is readable is still analysed:
 # an empty directory, a missing directory, a file cut inside its header, a
-# file cut in its events, corrupted events, another format version, another
+# file cut in its events, corrupted events (the file named, "corrupt
+# record"), another format version, another
 # job, missing ranks, a duplicate rank, random damage.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -56,10 +57,16 @@ check cut-tables "$tmp/cut-tables" 0 "rank-00002.mlt: file is cut before its eve
 # cut 1000 bytes into the records of its (only) chunk
 copy cut-events; f=$tmp/cut-events/rank-00003.mlt; truncate -s $(( $(stat -c %s "$f") - 262144 + 64 + 1000 )) "$f"
 check cut-events "$tmp/cut-events" 0 "rank-00003.mlt: file is cut in chunk 0" "never received"
+# records overwritten inside the committed part of the last chunk with bytes
+# 0x01: the first record header there says 1 word, which no record has, so
+# the reader must find it (random bytes may form records that look valid)
 copy corrupt; f=$tmp/corrupt/rank-00001.mlt
-off=$(( $(stat -c %s "$f") - 262144 + 64 + 512 ))
-head -c 4096 /dev/urandom | dd of="$f" bs=1 seek=$off conv=notrunc status=none
-check corrupt "$tmp/corrupt" 0 "Findings"
+chunk=$(( $(stat -c %s "$f") - 262144 ))
+committed=$(od -An -tu4 -j $((chunk + 20)) -N4 "$f" | tr -d ' ')
+at=512; [ "$committed" -gt 4608 ] || at=$((committed / 4))
+len=$((committed - at)); [ $len -le 4096 ] || len=4096
+head -c $len /dev/zero | tr '\0' '\001' | dd of="$f" bs=1 seek=$((chunk + 64 + at)) conv=notrunc status=none
+check corrupt "$tmp/corrupt" 0 "rank-00001.mlt: corrupt record in chunk of thread 0 at byte" "Findings"
 copy version; "$tmp/patch" "$tmp/version/rank-00000.mlt" version=7
 check version "$tmp/version" 0 "rank-00000.mlt: format version 7" "rank 0)"
 copy job; "$tmp/patch" "$tmp/job/rank-00003.mlt" job_id=99

@@ -6,11 +6,22 @@
 #    exactly one start and one end, each inside a slice of its own track;
 #    one flow per matched message; every receive ends after its send began;
 #  - otf2: otf2-print reads the archive and shows as many ENTER/LEAVE as the
-#    report has calls, MPI_SEND+MPI_ISEND as sends, MPI_RECV+MPI_IRECV as
-#    receives, MPI_COLLECTIVE_END as collective calls;
+#    report has calls, MPI_SEND+MPI_ISEND as sends (+ cancelled sends),
+#    MPI_RECV+MPI_IRECV as receives, MPI_COLLECTIVE_END as collective calls;
+#    requests pair up: per rank and request id every MPI_ISEND is closed once
+#    by MPI_ISEND_COMPLETE (or MPI_REQUEST_CANCELLED), every
+#    MPI_IRECV_REQUEST once by MPI_IRECV or MPI_REQUEST_CANCELLED, nothing
+#    closes what was not opened, ISEND == ISEND_COMPLETE + cancelled sends,
+#    IRECV_REQUEST == IRECV + cancelled receives, REQUEST_CANCELLED == the
+#    report's cancelled requests (p2p_patterns: persistent sends freed
+#    inactive, a send freed active, Isend to MPI_PROC_NULL, a cancelled
+#    receive; tests/programs/rep_cancel.c: cancelled receives of every kind,
+#    a cancelled persistent receive, a send MPICH may cancel);
+#    otf2-print missing is a failure (setup.sh installs otf2-tools);
 #  - threads (tests/progs/threads.c): one Perfetto track and one OTF2 location
 #    per thread, every message an arrow;
 #  - an existing output is never overwritten.
+# timeout: 300
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 MPILENS=${MPILENS:-$root/build/bin/mpilens}
@@ -62,24 +73,53 @@ sys.exit(1 if bad else 0)
 PY
 }
 
-check_otf2() {  # archive.otf2 report.json impl
+check_otf2() {  # archive.otf2 report.json impl [RECORD=N: at least N of them]...
     otf2-print "$1" >"$tmp/otf2.txt" 2>"$tmp/otf2.err" || { echo "FAIL $3 otf2: otf2-print failed: $(head -5 "$tmp/otf2.err")"; return 1; }
-    python3 - "$tmp/otf2.txt" "$2" "$3" <<'PY'
-import json, sys
+    python3 - "$tmp/otf2.txt" "${@:2}" <<'PY'
+import json, re, sys
 from collections import Counter
-c = Counter(l.split()[0] for l in open(sys.argv[1]) if l.strip())
+c = Counter()
 rep = json.load(open(sys.argv[2]))
 impl = sys.argv[3]
 m = rep['messages']
+bad = []
+# requests: opened and closed per rank (location >> 16) and request id
+opened, closes = {}, Counter()
+for l in open(sys.argv[1]):
+    f = l.split()
+    if not f: continue
+    c[f[0]] += 1
+    q = re.search(r'Request: (\d+)', l)
+    if not q or len(f) < 2 or not f[1].isdigit(): continue
+    key = (int(f[1]) >> 16, int(q.group(1)))
+    if f[0] in ('MPI_ISEND', 'MPI_IRECV_REQUEST'):
+        if key in opened: bad.append(f'rank {key[0]} request {key[1]}: opened twice without a close')
+        opened[key] = f[0]
+    elif f[0] in ('MPI_ISEND_COMPLETE', 'MPI_IRECV', 'MPI_REQUEST_CANCELLED'):
+        o = opened.pop(key, None)
+        if o is None: bad.append(f'rank {key[0]} request {key[1]}: {f[0]} closes nothing open')
+        elif f[0] == 'MPI_ISEND_COMPLETE' and o != 'MPI_ISEND' or f[0] == 'MPI_IRECV' and o != 'MPI_IRECV_REQUEST':
+            bad.append(f'rank {key[0]} request {key[1]}: {f[0]} closes {o}')
+        else: closes[(o, f[0])] += 1
+bad += [f'rank {k[0]} request {k[1]}: {v} never closed' for k, v in list(opened.items())[:5]]
 checks = [
     ('ENTER', c['ENTER'], rep['run']['events']),
     ('LEAVE', c['LEAVE'], rep['run']['events']),
-    ('MPI_SEND+MPI_ISEND', c['MPI_SEND'] + c['MPI_ISEND'], m['sends']),
+    ('MPI_SEND+MPI_ISEND', c['MPI_SEND'] + c['MPI_ISEND'], m['sends'] + m['cancelled_sends']),
     ('MPI_RECV+MPI_IRECV', c['MPI_RECV'] + c['MPI_IRECV'], m['receives']),
     ('MPI_COLLECTIVE_END', c['MPI_COLLECTIVE_END'], rep['collectives']['calls']),
     ('MPI_COLLECTIVE_BEGIN', c['MPI_COLLECTIVE_BEGIN'], rep['collectives']['calls']),
+    ('MPI_ISEND', c['MPI_ISEND'], c['MPI_ISEND_COMPLETE'] + closes[('MPI_ISEND', 'MPI_REQUEST_CANCELLED')]),
+    ('MPI_IRECV_REQUEST', c['MPI_IRECV_REQUEST'], c['MPI_IRECV'] + closes[('MPI_IRECV_REQUEST', 'MPI_REQUEST_CANCELLED')]),
+    ('MPI_REQUEST_CANCELLED of sends', closes[('MPI_ISEND', 'MPI_REQUEST_CANCELLED')], m['cancelled_sends']),
+    ('MPI_REQUEST_CANCELLED of receives', closes[('MPI_IRECV_REQUEST', 'MPI_REQUEST_CANCELLED')],
+     m['cancelled_receives']),
 ]
-bad = [f'{n}: otf2-print shows {g}, report has {w}' for n, g, w in checks if g != w]
+want = [a for a in sys.argv[4:]]
+for w in want:   # name=N: at least N such records (the program has them)
+    n, v = w.split('=')
+    checks.append((n + ' (at least)', min(c[n], int(v)), int(v)))
+bad += [f'{n}: otf2-print shows {g}, report has {w}' for n, g, w in checks if g != w]
 for b in bad: print(f'FAIL {impl} otf2: {b}')
 sys.exit(1 if bad else 0)
 PY
@@ -104,11 +144,32 @@ run_impl() {  # impl mpicc mpirun-command...
     if command -v otf2-print >/dev/null; then
         "$MPILENS" export -q --format=otf2 "$dir" -o "$tmp/otf2-$impl/trace" 2>"$tmp/err" || {
             echo "FAIL $impl: otf2 export: $(cat "$tmp/err")"; fail=1; return; }
-        check_otf2 "$tmp/otf2-$impl/trace.otf2" "$tmp/rep-$impl.json" "$impl" || fail=1
+        # 4 ranks: each cancels one receive; persistent sends freed inactive
+        check_otf2 "$tmp/otf2-$impl/trace.otf2" "$tmp/rep-$impl.json" "$impl" MPI_REQUEST_CANCELLED=4 || fail=1
     else
-        echo "skip $impl otf2: otf2-print missing"
+        echo "FAIL $impl otf2: otf2-print missing (setup.sh deps installs otf2-tools)"; fail=1; return
     fi
     [ $fail -eq 0 ] && echo "ok $impl: perfetto and otf2 exports agree with the report"
+}
+
+# cancelled requests (tests/programs/rep_cancel.c): every kind of cancelled
+# receive closes its MPI_IRECV_REQUEST with MPI_REQUEST_CANCELLED
+run_cancel() {  # impl mpicc mpirun-command...
+    local impl=$1 cc=$2; shift 2
+    local rt=$root/build/lib/mpilens/libmpilens-$impl.so
+    if ! command -v "$cc" >/dev/null || [ ! -f "$rt" ]; then return; fi
+    command -v otf2-print >/dev/null || return   # run_impl failed already
+    "$cc" -g -O1 -w -o "$tmp/rc-$impl" "$root/tests/programs/rep_cancel.c" || { echo "FAIL $impl: build rep_cancel"; fail=1; return; }
+    local dir=$tmp/rc-run-$impl
+    MPILENS_DIR=$dir LD_PRELOAD=$rt timeout 120 "$@" -n 2 "$tmp/rc-$impl" >"$tmp/rc-out" 2>&1 || {
+        echo "FAIL $impl rep_cancel: the program failed"; cat "$tmp/rc-out"; fail=1; return; }
+    "$MPILENS" report --json "$dir" >"$tmp/rc-$impl.json" || { echo "FAIL $impl rep_cancel: report"; fail=1; return; }
+    "$MPILENS" export -q --format=otf2 "$dir" -o "$tmp/rc-otf2-$impl/trace" 2>"$tmp/err" || {
+        echo "FAIL $impl rep_cancel: otf2 export: $(cat "$tmp/err")"; fail=1; return; }
+    # rank 1 cancels 4 receives (one of them persistent)
+    check_otf2 "$tmp/rc-otf2-$impl/trace.otf2" "$tmp/rc-$impl.json" "$impl rep_cancel" MPI_REQUEST_CANCELLED=4 ||
+        { fail=1; return; }
+    echo "ok $impl rep_cancel: every request the OTF2 archive opens is closed once"
 }
 
 # threads: each thread its own track (Perfetto) and location (OTF2)
@@ -150,6 +211,8 @@ PY
 
 run_impl openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
 run_impl mpich mpicc.mpich mpirun.mpich
+run_cancel openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
+run_cancel mpich mpicc.mpich mpirun.mpich
 run_threads openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
 run_threads mpich mpicc.mpich mpirun.mpich
 [ $ran -gt 0 ] || { echo "FAIL: no MPI to test with"; exit 1; }

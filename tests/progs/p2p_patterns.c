@@ -5,16 +5,17 @@
  *
  *   mpirun -n 4 ./p2p_patterns       (any size >= 2)
  *
- * Prints "EXPECT messages=<n> bytes=<b> collectives=<c>" on rank 0: the
- * messages sent (MPI_PROC_NULL excluded) and their payload bytes summed over
- * all ranks, and the collective instances on all communicators.
+ * Prints "EXPECT messages=<n> bytes=<b> collectives=<c> cancelled_receives=<r>"
+ * on rank 0: the messages sent (MPI_PROC_NULL excluded) and their payload
+ * bytes summed over all ranks, the collective instances on all
+ * communicators, and the receives cancelled (MPI_Test_cancelled).
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long long sent_msgs, sent_bytes, colls;
+static long long sent_msgs, sent_bytes, colls, cancelled_recvs;
 static int rank, size;
 
 #define COUNT_SEND(n, type_size) (sent_msgs++, sent_bytes += (long long)(n) * (type_size))
@@ -208,6 +209,19 @@ static void sendrecv_probe_null(void)
     MPI_Irecv(y, 1, MPI_LONG, MPI_PROC_NULL, 66, MPI_COMM_WORLD, &rq);
     MPI_Wait(&rq, &st);
     MPI_Sendrecv(x, 1, MPI_LONG, MPI_PROC_NULL, 67, y, 1, MPI_LONG, MPI_PROC_NULL, 67, MPI_COMM_WORLD, &st);
+    MPI_Isend(x, 1, MPI_LONG, MPI_PROC_NULL, 69, MPI_COMM_WORLD, &rq);
+    MPI_Wait(&rq, &st);
+    /* a receive nobody sends to, cancelled: no message */
+    MPI_Irecv(y, 1, MPI_LONG, prev, 70, MPI_COMM_WORLD, &rq);
+    MPI_Cancel(&rq);
+    MPI_Wait(&rq, &st);
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    if (!cancelled) {
+        fprintf(stderr, "p2p_patterns: the receive of tag 70 was not cancelled\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    cancelled_recvs++;
 }
 
 static void subcomms(void)
@@ -250,6 +264,144 @@ static void collectives(void)
     free(all);
 }
 
+/* the send modes not covered above: Irsend, Ibsend, Bsend_init, Rsend_init */
+static void more_send_modes(void)
+{
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    int a[64] = {0}, in1[64], in2[64];
+    MPI_Request rq[2];
+    /* ready mode, nonblocking: the receive is posted before the barrier */
+    MPI_Irecv(in1, 64, MPI_INT, prev, 80, MPI_COMM_WORLD, &rq[0]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    colls++;
+    MPI_Irsend(a, 3, MPI_INT, next, 80, MPI_COMM_WORLD, &rq[1]);
+    COUNT_SEND(3, 4);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    /* buffered, nonblocking */
+    int bsize = 4096 + 4 * MPI_BSEND_OVERHEAD;
+    void *bbuf = malloc(bsize);
+    MPI_Buffer_attach(bbuf, bsize);
+    MPI_Ibsend(a, 5, MPI_INT, next, 81, MPI_COMM_WORLD, &rq[0]);
+    COUNT_SEND(5, 4);
+    MPI_Recv(in1, 64, MPI_INT, prev, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    /* persistent buffered and ready sends, started twice, then freed */
+    MPI_Request ps[2];
+    MPI_Bsend_init(a, 7, MPI_INT, next, 82, MPI_COMM_WORLD, &ps[0]);
+    MPI_Rsend_init(a, 9, MPI_INT, next, 83, MPI_COMM_WORLD, &ps[1]);
+    for (int it = 0; it < 2; it++) {
+        MPI_Irecv(in1, 64, MPI_INT, prev, 82, MPI_COMM_WORLD, &rq[0]);
+        MPI_Irecv(in2, 64, MPI_INT, prev, 83, MPI_COMM_WORLD, &rq[1]);
+        MPI_Barrier(MPI_COMM_WORLD);   /* every tag-83 receive is posted: ready mode is legal */
+        colls++;
+        MPI_Startall(2, ps);
+        COUNT_SEND(7, 4);
+        COUNT_SEND(9, 4);
+        MPI_Waitall(2, ps, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    }
+    MPI_Request_free(&ps[0]);
+    MPI_Request_free(&ps[1]);
+    MPI_Buffer_detach(&bbuf, &bsize);
+    free(bbuf);
+}
+
+/* nonblocking collectives: instances in call order, like blocking ones */
+static void nb_collectives(void)
+{
+    int v[4] = {rank, 1, 2, 3}, w[4] = {0}, b[4] = {0};
+    MPI_Request rq[3];
+    MPI_Ibcast(b, 4, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Iallreduce(v, w, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+    MPI_Ibarrier(MPI_COMM_WORLD, &rq[2]);
+    MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
+    colls += 3;
+    /* on the halves of the world, completed by a Test loop */
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+    MPI_Iallreduce(v, w, 4, MPI_INT, MPI_MAX, half, &rq[0]);
+    int flag = 0;
+    while (!flag) MPI_Test(&rq[0], &flag, MPI_STATUS_IGNORE);
+    colls += size > 1 ? 2 : 1;   /* one instance per half */
+    MPI_Comm_free(&half);
+}
+
+/* an inter-communicator between the even and the odd world ranks: messages
+ * across it (specific and wildcard), a barrier on it, and the
+ * intra-communicator MPI_Intercomm_merge makes of it */
+static void intercomms(void)
+{
+    MPI_Comm local, inter, merged;
+    int color = rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, rank, &local);
+    /* leaders: world ranks 0 (even group) and 1 (odd group) */
+    MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 90, &inter);
+    int lr, rsize;
+    MPI_Comm_rank(inter, &lr);
+    MPI_Comm_remote_size(inter, &rsize);
+    int v[8] = {0}, in[8];
+    MPI_Status st;
+    /* local rank k of one group with local rank k of the other */
+    if (lr < rsize) {
+        if (color == 0) {
+            MPI_Send(v, 2 + lr % 4, MPI_INT, lr, 91, inter);
+            COUNT_SEND(2 + lr % 4, 4);
+            MPI_Recv(in, 8, MPI_INT, lr, 92, inter, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(in, 8, MPI_INT, lr, 91, inter, MPI_STATUS_IGNORE);
+            MPI_Send(v, 3, MPI_INT, lr, 92, inter);
+            COUNT_SEND(3, 4);
+        }
+    }
+    /* every odd rank to the even group's rank 0, taken there with wildcards */
+    if (color == 1) {
+        MPI_Request rq;
+        MPI_Isend(v, 1, MPI_INT, 0, 93, inter, &rq);
+        COUNT_SEND(1, 4);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+    } else if (lr == 0) {
+        for (int k = 0; k < rsize; k++) {
+            MPI_Request rq;
+            MPI_Irecv(in, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, inter, &rq);
+            MPI_Wait(&rq, &st);
+        }
+    }
+    MPI_Barrier(inter);
+    colls++;
+    MPI_Intercomm_merge(inter, color, &merged);   /* the odd group high */
+    int mr, ms;
+    MPI_Comm_rank(merged, &mr);
+    MPI_Comm_size(merged, &ms);
+    MPI_Sendrecv(v, 1, MPI_INT, (mr + 1) % ms, 94, in, 8, MPI_INT, (mr + ms - 1) % ms, 94, merged, &st);
+    COUNT_SEND(1, 4);
+    MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_INT, MPI_SUM, merged);
+    colls++;
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+}
+
+/* Cartesian communicators: a periodic ring, and a line whose ends shift to
+ * MPI_PROC_NULL */
+static void cartesian(void)
+{
+    MPI_Comm ring, line;
+    int dims[1] = {size}, periodic[1] = {1}, open_ends[1] = {0}, src, dst;
+    double x[4] = {0}, y[4];
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periodic, 0, &ring);
+    MPI_Cart_shift(ring, 0, 1, &src, &dst);
+    MPI_Sendrecv(x, 3, MPI_DOUBLE, dst, 95, y, 4, MPI_DOUBLE, src, 95, ring, MPI_STATUS_IGNORE);
+    COUNT_SEND(3, 8);
+    MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_DOUBLE, MPI_SUM, ring);
+    colls++;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, open_ends, 0, &line);
+    MPI_Cart_shift(line, 0, 1, &src, &dst);
+    MPI_Sendrecv(x, 2, MPI_DOUBLE, dst, 96, y, 4, MPI_DOUBLE, src, 96, line, MPI_STATUS_IGNORE);
+    if (dst != MPI_PROC_NULL) COUNT_SEND(2, 8);
+    MPI_Comm_free(&ring);
+    MPI_Comm_free(&line);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -261,16 +413,18 @@ int main(int argc, char **argv)
     }
     /* phases apart, so no wildcard receive takes a later phase's message */
     void (*phase[])(void) = {blocking_modes, nonblocking, wildcards, persistent, sendrecv_probe_null,
-                             subcomms, collectives};
+                             subcomms, collectives, more_send_modes, nb_collectives, intercomms, cartesian};
     for (size_t i = 0; i < sizeof phase / sizeof *phase; i++) {
         phase[i]();
         MPI_Barrier(MPI_COMM_WORLD);
         colls++;
     }
-    long long mine[2] = {sent_msgs, sent_bytes}, sum[2];
-    MPI_Reduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+    long long mine[3] = {sent_msgs, sent_bytes, cancelled_recvs}, sum[3];
+    MPI_Reduce(mine, sum, 3, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
     colls++;
-    if (rank == 0) printf("EXPECT messages=%lld bytes=%lld collectives=%lld\n", sum[0], sum[1], colls);
+    if (rank == 0)
+        printf("EXPECT messages=%lld bytes=%lld collectives=%lld cancelled_receives=%lld\n", sum[0], sum[1], colls,
+               sum[2]);
     MPI_Finalize();
     return 0;
 }

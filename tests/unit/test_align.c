@@ -1,7 +1,7 @@
 /*
  * test_align.c — clock alignment (analysis/align.c): interpolation between
  * the two samples, held outside them, one sample, unusable samples, repair
- * steps.  Built and run by tests/cases/report_units.sh.
+ * steps.  Built and run by tests/cases/report_clock.sh.
  */
 #include <stdio.h>
 #include <string.h>
@@ -44,19 +44,26 @@ int main(void)
     ASSERT_EQ(an_clock_base(&c, 2000000000), 2000002000);
     ASSERT_EQ(an_clock_base(&c, 500000000), 500001000);     /* before MPI_Init: held */
     ASSERT_EQ(an_clock_base(&c, 3000000000), 3000002000);   /* after MPI_Finalize: held */
-    /* repairs: cumulative from their time on, whatever order they come in */
+    /* repairs: from their time on, whatever order they come in; a later
+     * event already moved further keeps its move (no piling up) */
     ASSERT_EQ(an_clock_extra(&c, 1700000000), 0);
     an_clock_repair(&c, 1600000000, 50);
-    an_clock_repair(&c, 1200000000, 7);
-    an_clock_repair(&c, 1600000000, 3);
+    an_clock_repair(&c, 1200000000, 7);       /* 1.6 s already moved 50 */
+    ASSERT_EQ(an_clock_extra(&c, 1600000000), 50);
+    an_clock_repair(&c, 1600000000, 3);       /* the same event: 3 more */
     ASSERT_EQ(an_clock_extra(&c, 1100000000), 0);
     ASSERT_EQ(an_clock_extra(&c, 1200000000), 7);
     ASSERT_EQ(an_clock_extra(&c, 1599999999), 7);
-    ASSERT_EQ(an_clock_extra(&c, 1600000000), 60);
-    ASSERT_EQ(an_clock_extra(&c, 9000000000), 60);
-    ASSERT_EQ(an_clock_max_extra(&c), 60);
+    ASSERT_EQ(an_clock_extra(&c, 1600000000), 53);
+    ASSERT_EQ(an_clock_extra(&c, 9000000000), 53);
+    ASSERT_EQ(an_clock_max_extra(&c), 53);
     ASSERT_EQ(an_clock_repair(&c, 1300000000, 0), 0);        /* nothing to do */
     ASSERT_EQ(an_clock_extra(&c, 1300000000), 7);
+    an_clock_repair(&c, 1400000000, 60);      /* 7 + 60 = 67: carries past 1.6 s */
+    ASSERT_EQ(an_clock_extra(&c, 1399999999), 7);
+    ASSERT_EQ(an_clock_extra(&c, 1400000000), 67);
+    ASSERT_EQ(an_clock_extra(&c, 1600000000), 67);
+    ASSERT_EQ(an_clock_max_extra(&c), 67);
     an_clock_free(&c);
 
     /* died before MPI_Finalize: one sample, constant offset */
