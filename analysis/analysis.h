@@ -64,6 +64,12 @@ static inline int64_t an_sadd(int64_t a, int64_t b)
     if (__builtin_add_overflow(a, b, &r)) r = b > 0 ? INT64_MAX : INT64_MIN;
     return r;
 }
+static inline int64_t an_smul(int64_t a, uint64_t n)   /* a >= 0 */
+{
+    int64_t r;
+    if (n > INT64_MAX || __builtin_mul_overflow(a, (int64_t)n, &r)) r = INT64_MAX;
+    return r;
+}
 static inline int64_t an_d2i(double d)
 {
     if (d != d) return 0;
@@ -408,6 +414,8 @@ struct an_coll_prof {
 };
 const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n);
 uint64_t an_profile_events(const struct an_profile *p);
+/* calls: events + the repeats of repeated polls (docs/REPORT.md) */
+uint64_t an_profile_calls(const struct an_profile *p);
 /* Rank 0's-clock span of the run: first call start to last call end. */
 void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
 

@@ -53,6 +53,7 @@ struct an_profile {
     unsigned ncolls;
     uint64_t sz_count[AN_SIZE_BUCKETS], sz_bytes[AN_SIZE_BUCKETS];
     uint64_t events;
+    uint64_t calls;            /* events + their repeats (REPEAT) */
     int64_t first, last;
     uint16_t init_name, fin_name;
 };
@@ -81,10 +82,10 @@ struct an_profile *an_profile_new(struct an_run *run)
     return p;
 }
 
-static inline void stat_add(struct an_stat *s, int64_t dur, uint64_t bytes)
+static inline void stat_add(struct an_stat *s, uint64_t n, int64_t total, int64_t dur, uint64_t bytes)
 {
-    s->calls++;
-    s->total = an_sadd(s->total, dur);
+    s->calls += n;
+    s->total = an_sadd(s->total, total);
     if (dur > s->max) s->max = dur;
     s->bytes += bytes;
 }
@@ -141,6 +142,17 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
     int64_t dur = an_wsub(ev->end_ns, ev->start_ns);
     if (dur < 0) dur = 0;
+    /* a run of equal unsuccessful polls (REPEAT): 1 + repeat calls; only the
+     * first one's duration is known: each repeat is taken to last as long,
+     * but together no longer than the span from the first call's end to the
+     * last one's (docs/REPORT.md, "Repeated polls") */
+    uint64_t n = 1 + (uint64_t)ev->repeat;
+    int64_t total = dur;
+    if (ev->repeat) {
+        int64_t span = an_wsub(ev->repeat_end_ns, ev->end_ns), rep = an_smul(dur, ev->repeat);
+        if (span < 0) span = 0;
+        total = an_sadd(dur, rep < span ? rep : span);
+    }
     uint64_t bytes = 0;
     if (ev->type == ML_REC_COLL) bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
     for (unsigned i = 0; i < nops; i++) {
@@ -148,11 +160,13 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;
     }
     p->events++;
+    p->calls += n;
     r->seen = 1;
-    r->calls++;
+    r->calls += n;
     if (ev->thread + 1 > r->threads) r->threads = ev->thread + 1;
     if (ev->start_ns < r->first) r->first = ev->start_ns;
     if (ev->end_ns > r->last) r->last = ev->end_ns;
+    if (ev->repeat_end_ns > r->last) r->last = ev->repeat_end_ns;
     if (e->t0 < p->first) p->first = e->t0;
     if (e->t1 > p->last) p->last = e->t1;
     if (role == AN_INIT) {
@@ -162,16 +176,16 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         r->fin = an_sadd(r->fin, dur);
         if (ev->start_ns < r->fin_start) r->fin_start = ev->start_ns;
     } else {
-        r->mpi_all = an_sadd(r->mpi_all, dur);
+        r->mpi_all = an_sadd(r->mpi_all, total);
         /* calls outside the application window (MPI_Initialized before
          * MPI_Init, ...) are taken out at the end, when the window is known */
-        if (r->init_end == INT64_MIN) r->mpi_before = an_sadd(r->mpi_before, dur);
-        if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, dur);
+        if (r->init_end == INT64_MIN) r->mpi_before = an_sadd(r->mpi_before, total);
+        if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, total);
     }
     struct an_stat *s = routine_stat(r, name);
-    if (s) stat_add(s, dur, bytes);
+    if (s) stat_add(s, n, total, dur, bytes);
     s = site_stat(r, ev->site, name);
-    if (s) stat_add(s, dur, bytes);
+    if (s) stat_add(s, n, total, dur, bytes);
 }
 
 static unsigned size_bucket(uint64_t b)
@@ -380,6 +394,11 @@ const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned
 {
     *n = p->ncolls;
     return p->colls;
+}
+
+uint64_t an_profile_calls(const struct an_profile *p)
+{
+    return p->calls;
 }
 
 uint64_t an_profile_events(const struct an_profile *p)

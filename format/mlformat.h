@@ -244,6 +244,13 @@ enum ml_rec_type {
     ML_REC_LONGDUR = 18, /* no call: u64 duration of the preceding call in ticks */
     ML_REC_COMM = 19,    /* definition: struct ml_comm_def + members */
     ML_REC_TYPE = 20,    /* definition: struct ml_type_def */
+    ML_REC_REPEAT = 21,  /* no call: the preceding call, which completed nothing, was
+                            followed by dt more calls equal to it but for their times
+                            (same routine, site and payload, nothing recorded between
+                            them); the last of them ended dur ticks after the first
+                            call started.  routine and site are the call's.  Updated
+                            in place while the run goes on (dt and dur in one 8-byte
+                            store); the next record's dt counts from the first call. */
 };
 
 /* Routine ids have bit 15 set when the call came in through a Fortran entry. */

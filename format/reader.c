@@ -561,6 +561,8 @@ static int advance(struct mlr_file *f, struct cursor *c)
         e->coll_seq = 0;
         e->has_result = 0;
         e->result = 0;
+        e->repeat = 0;
+        uint64_t rep_end = 0;
         const struct chunk_ref *ch = &f->chunks[c->ci];
         uint64_t start = c->ticks + r->dt;
         c->ticks = start;
@@ -605,6 +607,13 @@ static int advance(struct mlr_file *f, struct cursor *c)
                 dur = (uint64_t)q->dt | (uint64_t)q->dur << 32;
             } else if (q->type == ML_REC_COMPLETE_MORE && r->type == ML_REC_COMPLETE) {
                 done_part(c, &nd, q, qlen);
+            } else if (q->type == ML_REC_REPEAT && q->routine == r->routine &&
+                       q->site == r->site) {
+                /* count and end change together in one 8-byte store while the
+                 * writer runs: read them with one load */
+                uint64_t w = __atomic_load_n((const uint64_t *)q + 1, __ATOMIC_RELAXED);
+                e->repeat = (uint32_t)w;
+                rep_end = w >> 32;
             } else {
                 break;
             }
@@ -614,6 +623,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         e->done = c->done;
         e->start_ns = mlr_ticks_to_ns(f, start);
         e->end_ns = mlr_ticks_to_ns(f, start + dur);
+        e->repeat_end_ns = e->repeat ? mlr_ticks_to_ns(f, start + rep_end) : e->end_ns;
         c->have = 1;
         return 1;
     }

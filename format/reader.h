@@ -8,8 +8,8 @@
  * it skipped as warnings; it never crashes on bad input.
  *
  * Events come out per rank in start-time order (threads merged), with their
- * follow-up records (result code, long duration, more completed requests)
- * attached.
+ * follow-up records (result code, long duration, more completed requests,
+ * repeats of an unsuccessful poll) attached.
  *
  * Memory: the reader gives a chunk's pages back once it has read it
  * (madvise), so what it keeps resident is a few chunks per file, not the
@@ -68,6 +68,9 @@ struct mlr_event {
     int32_t result;          /* MPI error code when has_result */
     uint32_t ndone;          /* COMPLETE: completed requests */
     const struct ml_done *done;
+    uint32_t repeat;         /* REPEAT follow-up: this call (which completed nothing) was
+                              * followed by `repeat` more equal to it; 0 if none */
+    int64_t repeat_end_ns;   /* when the last of them ended (end_ns when repeat is 0) */
 };
 
 int mlr_open(const char *path, struct mlr_file **out);

@@ -503,6 +503,7 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
 {
     struct ml_chunk *ch = NULL, *unmap = NULL;
     struct ml_chunk *old = th->chunk && (char *)th->chunk != scratch ? th->chunk : NULL;
+    th->idle_next = NULL;   /* a run of idle calls ends with its chunk (which may be unmapped) */
     pthread_mutex_lock(&lock);
     if (fd >= 0 && !ml_disabled) {
         if (npool > 0) {
@@ -718,6 +719,7 @@ void ml_join_end(void)
 
 void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words)
 {
+    th->idle_next = NULL;   /* a TIME record ends a run of idle calls (rt.h ml_rec_end_idle) */
     if (th->cur + words * 8 + 48 > th->end) {
         chunk_next(th, t0);
         return;

@@ -80,6 +80,13 @@ struct ml_thread {
     uint64_t sched_tick;
     int64_t sched_cpu_ns;
     long sched_nvcsw;
+    /* the run of identical calls that completed nothing (ml_rec_end_idle):
+     * a record starting at idle_next that equals idle_rec but for its times
+     * is one more of them, counted in the REPEAT record idle_rep */
+    char *idle_next;           /* NULL: no run (anything appended since ends it) */
+    struct ml_rec *idle_rec;   /* the run's first call, recorded in full */
+    struct ml_rec *idle_rep;   /* its REPEAT record, NULL until the second call */
+    uint64_t idle_t0;          /* start ticks of the first call */
 };
 
 struct ml_call {
@@ -310,12 +317,53 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
 void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now);
 void ml_poll_sample(struct ml_thread *th, uint64_t now);
 
+ML_INLINE int ml_idle_same(const struct ml_rec *a, const struct ml_rec *b)
+{
+    const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+    if (x[0] != y[0]) return 0;            /* type, length, routine, site */
+    for (unsigned i = 2; i < a->words; i++)  /* payload (words 1: times) */
+        if (x[i] != y[i]) return 0;
+    return 1;
+}
+
 /* Same for a call that completed nothing (an unsuccessful test or probe):
- * its end goes to t_idle, so t_end changes only with progress. */
+ * its end goes to t_idle, so t_end changes only with progress.
+ * A run of such calls, each the same as the one before but for its times and
+ * nothing recorded between them, is kept as the first call and one REPEAT
+ * record (mlformat.h) updated in place: the record just written at r is
+ * taken back, and the REPEAT's count and end change in one 8-byte store. */
 ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
 {
-    struct ml_live *l = c->th->live;
-    ml_rec_commit(c, r, ret);
+    struct ml_thread *th = c->th;
+    struct ml_live *l = th->live;
+    if ((char *)r == th->idle_next && ML_LIKELY(ret == MPI_SUCCESS) &&
+        c->t1 - th->idle_t0 < UINT32_MAX && ml_idle_same(th->idle_rec, r)) {
+        struct ml_rec *p = th->idle_rep;
+        uint64_t end = c->t1 - th->idle_t0;
+        th->last = th->idle_t0;            /* the next dt counts from the first call */
+        if (p) {
+            th->cur = (char *)r;
+            __atomic_store_n((uint64_t *)p + 1, (p->dt + 1) | end << 32, __ATOMIC_RELEASE);
+        } else {
+            uint64_t w0 = ML_REC_REPEAT | 2u << 8 | (uint64_t)c->routine << 16 |
+                          (uint64_t)c->site << 32;
+            uint64_t w1 = 1 | end << 32;
+            memcpy(r, &w0, 8);
+            memcpy((char *)r + 8, &w1, 8);
+            th->idle_rep = r;
+            th->cur = (char *)r + 16;
+            th->idle_next = th->cur;
+            __atomic_store_n(&th->chunk->committed,
+                             (uint32_t)(th->cur - (char *)(th->chunk + 1)), __ATOMIC_RELEASE);
+        }
+    } else {
+        ml_rec_commit(c, r, ret);
+        /* a follow-up (RESULT, LONGDUR) starts no run */
+        th->idle_next = (char *)r + r->words * 8 == th->cur ? th->cur : NULL;
+        th->idle_rec = r;
+        th->idle_rep = NULL;
+        th->idle_t0 = c->t0;
+    }
     /* a poll after more than ML_WORK_GAP_NS outside MPI: work between polls,
      * unless the thread spent that time waiting for a CPU (ml_poll_gap) */
     uint64_t prev = l->t_end > l->t_idle ? l->t_end : l->t_idle;

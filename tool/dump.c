@@ -7,7 +7,9 @@
  * keys: comm (definition index in the rank's file), peer (world rank, or
  * ANY_SOURCE / PROC_NULL), tag, bytes, type, root, rbytes, req (request
  * handle), done (completed requests: req/peer/tag/bytes), result (error code
- * when not MPI_SUCCESS), lang=fortran.  Times are seconds on the run's common
+ * when not MPI_SUCCESS), repeat=N until=T (a call that completed nothing,
+ * followed by N more equal to it, the last ending at T: format REPEAT),
+ * lang=fortran.  Times are seconds on the run's common
  * time line.  Lines starting with '#' describe each rank file.
  */
 #include <getopt.h>
@@ -176,6 +178,9 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             break;
         }
         if (e.has_result) fprintf(o, " result=%d", e.result);
+        if (e.repeat)        /* as many more equal unsuccessful calls, the last ending then */
+            fprintf(o, " repeat=%" PRIu32 " until=%.9f", e.repeat,
+                    (tool_aligned_ns(f, e.repeat_end_ns) - origin) / 1e9);
         if (e.fortran) fputs(" lang=fortran", o);
         fputc('\n', o);
     }

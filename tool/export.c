@@ -168,7 +168,8 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     fprintf(o, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", r->rank, ev->thread);
     put_us(o, an_wsub(e->t0, p->origin));
     fputs(",\"dur\":", o);
-    put_us(o, an_wsub(e->t1, e->t0));
+    /* a run of equal unsuccessful polls is one slice, to the last one's end */
+    put_us(o, an_wsub(an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0), e->t0));
     fputs(",\"name\":", o);
     json_str(o, mlr_routine_name(r->f, ev->routine));
     const char *cat = "mpi";
@@ -206,6 +207,7 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
         break;
     }
     if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);
+    if (ev->repeat) fprintf(o, ",\"calls\":%" PRIu64, 1 + (uint64_t)ev->repeat);
     fputs("}}", o);
     p->slices++;
 }

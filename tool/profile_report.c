@@ -272,7 +272,7 @@ static void text_header(FILE *o, const struct report *rp)
     fprintf(o, "  ranks      %d (%u rank file%s read)\n", run->size, run->n, run->n == 1 ? "" : "s");
     fprintf(o, "  run time   %s on rank 0's clock, first call to last; %s MPI calls\n",
             fmt_time(last > first ? an_wsub(last, first) : 0, b1, sizeof b1),
-            fmt_count(an_profile_events(rp->prof), b2, sizeof b2));
+            fmt_count(an_profile_calls(rp->prof), b2, sizeof b2));
     unsigned two = 0, one = 0;
     for (unsigned i = 0; i < run->n; i++) {
         if (run->ranks[i].clock.samples == 2) two++;
@@ -576,8 +576,9 @@ static void report_json(FILE *o, const struct report *rp)
     fprintf(o, ", \"mpi_version\": ");
     json_str(o, run->mpi_version);
     fprintf(o, ",\n          \"ranks\": %d, \"rank_files\": %u, \"ranks_read\": %u, \"events\": %" PRIu64
-               ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
-            run->size, run->nfiles, run->n, an_profile_events(rp->prof), first == INT64_MAX ? 0 : first,
+               ", \"calls\": %" PRIu64 ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
+            run->size, run->nfiles, run->n, an_profile_events(rp->prof),
+            an_profile_calls(rp->prof), first == INT64_MAX ? 0 : first,
             last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
     {   /* the live monitor's verdict (mpilens top --deadlock-timeout), or null */
         char when[64];

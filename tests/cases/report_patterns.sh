@@ -94,7 +94,7 @@ checks = [
 bad = [f'{n}: got {g}, want {w}' for n, g, w in checks if g != w]
 # per-routine sums agree with the totals
 calls = sum(r['calls'] for r in rep['routines'])
-if calls != rep['run']['events']: bad.append(f'routine calls {calls} != events {rep["run"]["events"]}')
+if calls != rep['run']['calls']: bad.append(f'routine calls {calls} != run calls {rep["run"]["calls"]}')
 scalls = sum(s['calls'] for s in rep['sites'])
 if scalls != calls: bad.append(f'call-site calls {scalls} != routine calls {calls}')
 sizes = sum(b['messages'] for b in rep['message_sizes'])

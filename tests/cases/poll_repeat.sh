@@ -1,0 +1,57 @@
+# poll_repeat: a rank polling in a tight loop (tests/programs/poll_repeat.c:
+# MPI_Iprobe, or MPI_Test on a posted receive, for 1.5 s) costs a few records,
+# not one per poll: runs of equal unsuccessful polls are one record plus a
+# REPEAT (docs/FORMAT.md).  On both MPIs: rank 0's file stays under 1.5 MiB
+# (header and tables take about 0.8 MiB, one 256 KiB chunk of records; one
+# record per poll made it hundreds of MB),
+# mpilens dump shows repeat=, and mpilens report counts as many calls of the
+# routine as the program made (it prints its own count).
+# timeout: 200
+need_mpilens
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    p=$(prog $impl poll_repeat) || continue
+    for mode in iprobe test; do
+        d=$TEST_TMP/$impl-$mode
+        mkdir -p "$d"
+        (cd "$d" && rt_mpi $impl "$d/run" 2 "$p" $mode) >"$d/out" 2>"$d/err" ||
+            { soft_fail "$impl $mode: failed: $(head -c 300 "$d/err")"; continue; }
+        line=$(grep '^POLLS' "$d/out") || { soft_fail "$impl $mode: no POLLS line"; continue; }
+        routine=$(sed 's/.*routine=\([^ ]*\).*/\1/' <<<"$line")
+        calls=$(sed 's/.*calls=\([0-9]*\).*/\1/' <<<"$line")
+        [ "$calls" -gt 1000 ] || soft_fail "$impl $mode: only $calls polls (the loop should spin 1.5 s)"
+        f=$(ls "$d"/run/*rank0* 2>/dev/null | head -1)
+        [ -n "$f" ] || f=$(ls -S "$d"/run/* | head -1)
+        size=$(stat -c %s "$f")
+        assert_le "$size" 1572864 "$impl $mode: size of $f after $calls polls"
+        "$MPILENS" dump "$d/run" >"$d/dump.txt" 2>"$d/dump.err" ||
+            { soft_fail "$impl $mode: dump failed: $(head -c 300 "$d/dump.err")"; continue; }
+        # the polls in the dump: one line per run, 1 + repeat calls each
+        n=$(awk -v r="$routine" '$1 == 0 && $5 == r { c = 1; for (i = 7; i <= NF; i++) if ($i ~ /^repeat=/) c += substr($i, 8); n += c } END { print n + 0 }' "$d/dump.txt")
+        [ "$n" = "$calls" ] || soft_fail "$impl $mode: dump shows $n $routine calls (with repeat=), the program made $calls"
+        grep -q " repeat=[0-9]* until=[0-9.]*" "$d/dump.txt" || soft_fail "$impl $mode: no repeat= in the dump"
+        bad=$(awk '/ repeat=/ { for (i = 7; i <= NF; i++) if ($i ~ /^until=/ && substr($i, 7) + 0 < $4 + 0) { print; exit } }' "$d/dump.txt")
+        [ -z "$bad" ] || soft_fail "$impl $mode: repeats ending before the first call: $bad"
+        "$MPILENS" report --json -q "$d/run" >"$d/rep.json" 2>"$d/rep.err" ||
+            { soft_fail "$impl $mode: report failed: $(head -c 300 "$d/rep.err")"; continue; }
+        r=$(python3 - "$d/rep.json" "$routine" "$calls" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+want = int(sys.argv[3])
+def walk(o, path=''):
+    if isinstance(o, dict):
+        if o.get('routine') == sys.argv[2] or o.get('name') == sys.argv[2]:
+            yield path, o
+        for k, v in o.items():
+            yield from walk(v, path + '/' + k)
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from walk(v, path + '/%d' % i)
+got = [(p, o.get('calls')) for p, o in walk(rep) if 'calls' in o]
+print(json.dumps(got))
+PY
+)
+        note "$impl $mode: $calls polls, rank 0 file $size bytes; report: ${r:0:300}"
+    done
+done
