@@ -503,6 +503,10 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
 {
     struct ml_chunk *ch = NULL, *unmap = NULL;
     struct ml_chunk *old = th->chunk && (char *)th->chunk != scratch ? th->chunk : NULL;
+    /* a run of polls never spans chunks: its records are in the old one,
+     * which may be unmapped and its addresses reused by a later chunk */
+    th->idle_next = NULL;
+    th->idle_rec = th->idle_rep = NULL;
     th->idle_next = NULL;   /* a run of idle calls ends with its chunk (which may be unmapped) */
     pthread_mutex_lock(&lock);
     if (fd >= 0 && !ml_disabled) {
