@@ -484,6 +484,9 @@ def emit_c(w, name, rid, proto):
                 w('    ml_rec_coll_req(&c, %s, %s, %s, %s, %s, %s, %s, cs_, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
             else:
                 w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
+        elif local and name in ('MPI_Wtime', 'MPI_Wtick'):
+            # runs of them are one record and a REPEAT (rt.h ml_rec_call_timer)
+            w('    ml_rec_call_timer(&c, %s);' % res)
         elif local:
             w('    ml_rec_call_local(&c, %s);' % res)
         elif name == 'MPI_Request_get_status' and isint:

@@ -1,6 +1,6 @@
 # poll_repeat: a rank polling in a tight loop (tests/programs/poll_repeat.c:
-# MPI_Iprobe, or MPI_Test on a posted receive, for 1.5 s) costs a few records,
-# not one per poll: runs of equal unsuccessful polls are one record plus a
+# MPI_Iprobe, or MPI_Test on a posted receive, or a busy wait on MPI_Wtime, for 1.5 s) costs a few records,
+# not one per call: runs of equal unsuccessful polls (and of MPI_Wtime) are one record plus a
 # REPEAT (docs/FORMAT.md).  On both MPIs: rank 0's file stays under 1.5 MiB
 # (header and tables take about 0.8 MiB, one 256 KiB chunk of records; one
 # record per poll made it hundreds of MB),
@@ -12,7 +12,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl poll_repeat) || continue
-    for mode in iprobe test; do
+    for mode in iprobe test wtime; do
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
         (cd "$d" && rt_mpi $impl "$d/run" 2 "$p" $mode) >"$d/out" 2>"$d/err" ||
