@@ -217,6 +217,23 @@ dump_events() {
     "$MPILENS" dump "$dir" "$@" | grep -av '^#'
     return "${PIPESTATUS[0]}"
 }
+# run_events DIR: `mpilens dump DIR` into $TEST_TMP/dump.txt, its event lines
+# into $TEST_TMP/events.txt, and a note with their count per routine
+run_events() {
+    "$MPILENS" dump "$1" >"$TEST_TMP/dump.txt" 2>"$TEST_TMP/dump.err" ||
+        soft_fail "mpilens dump failed: $(head -c 300 "$TEST_TMP/dump.err")"
+    grep -av '^#' "$TEST_TMP/dump.txt" >"$TEST_TMP/events.txt"
+    note "$(wc -l <"$TEST_TMP/events.txt") events: $(awk '{ c[$5]++ } END { for (f in c) printf "%s %d, ", f, c[f] }' "$TEST_TMP/events.txt")"
+}
+# once_per_rank FILE N ROUTINE...: each of ranks 0..N-1 made each ROUTINE once
+once_per_rank() {
+    local file=$1 n=$2 r f; shift 2
+    for ((r = 0; r < n; r++)); do
+        for f in "$@"; do
+            assert_eq 1 "$(count_calls "$file" $r $f)" "rank $r: $f events"
+        done
+    done
+}
 # count_calls FILE RANK ROUTINE: events of ROUTINE by RANK in a saved dump
 count_calls() {
     awk -v r="$2" -v f="$3" '$1 == r && $5 == f { n++ } END { print n + 0 }' "$1"

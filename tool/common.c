@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "tool.h"
+#include "json_out.h"
 
 const char *tool_peer_name(const struct mlr_file *f, int32_t peer)
 {
@@ -74,4 +75,25 @@ char *tool_deadlock_verdict(const char *dir, char *when, size_t when_len)
     }
     memmove(buf, body, bl + 1);
     return buf;
+}
+
+void tool_deadlock_json(FILE *o, const char *dir, int skip)
+{
+    char when[64];
+    char *v = skip ? NULL : tool_deadlock_verdict(dir, when, sizeof when);
+    fprintf(o, "  \"deadlock\": ");
+    if (!v) {
+        fprintf(o, "null,\n");
+        return;
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/deadlock.txt", dir);
+    fprintf(o, "{\"file\": ");
+    json_str(o, path);
+    fprintf(o, ", \"written\": ");
+    json_str(o, when);
+    fprintf(o, ", \"text\": ");
+    json_str(o, v);
+    fprintf(o, "},\n");
+    free(v);
 }

@@ -1013,23 +1013,7 @@ int diag_json(const char *dir, FILE *o, int whole)
         fprintf(o, ",\n  \"mpi_impl\": ");
         json_str(o, g.rs[0].h->mpi_impl);
         fprintf(o, ", \"ranks\": %d, \"rank_files\": %u,\n", g.size, g.n);
-        char when[64];
-        char *v = g.single ? NULL : tool_deadlock_verdict(dir, when, sizeof when);
-        fprintf(o, "  \"deadlock\": ");
-        if (v) {
-            char path[4200];
-            snprintf(path, sizeof path, "%s/deadlock.txt", dir);
-            fprintf(o, "{\"file\": ");
-            json_str(o, path);
-            fprintf(o, ", \"written\": ");
-            json_str(o, when);
-            fprintf(o, ", \"text\": ");
-            json_str(o, v);
-            fprintf(o, "},\n");
-            free(v);
-        } else {
-            fprintf(o, "null,\n");
-        }
+        tool_deadlock_json(o, dir, g.single != NULL);
     }
     if (!loaded) {
         fprintf(o, "  \"failure_summary\": null,\n  \"failures\": [],\n  \"other_ranks\": [],\n");

@@ -580,25 +580,7 @@ static void report_json(FILE *o, const struct report *rp)
             run->size, run->nfiles, run->n, an_profile_events(rp->prof),
             an_profile_calls(rp->prof), first == INT64_MAX ? 0 : first,
             last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
-    {   /* the live monitor's verdict (mpilens top --deadlock-timeout), or null */
-        char when[64];
-        char *v = tool_deadlock_verdict(rp->dir, when, sizeof when);
-        fprintf(o, "  \"deadlock\": ");
-        if (v) {
-            fprintf(o, "{\"file\": ");
-            char path[4200];
-            snprintf(path, sizeof path, "%s/deadlock.txt", rp->dir);
-            json_str(o, path);
-            fprintf(o, ", \"written\": ");
-            json_str(o, when);
-            fprintf(o, ", \"text\": ");
-            json_str(o, v);
-            fprintf(o, "},\n");
-            free(v);
-        } else {
-            fprintf(o, "null,\n");
-        }
-    }
+    tool_deadlock_json(o, rp->dir, 0);   /* the live monitor's verdict, or null */
     diag_json(rp->dir, o, 0);   /* "failure_summary", "failures", "other_ranks" */
     fprintf(o, "  \"input_problems\": [");
     int k = 0;

@@ -64,5 +64,8 @@ int64_t tool_aligned_ns(const struct mlr_file *f, int64_t local_ns);
  * first line (whose time stamp goes to when, "" if none), sanitised and
  * malloc'd; NULL when there is none. */
 char *tool_deadlock_verdict(const char *dir, char *when, size_t when_len);
+/* The JSON member `  "deadlock": {"file", "written", "text"},` of that
+ * verdict, or `null` when there is none (or when skip is set). */
+void tool_deadlock_json(FILE *o, const char *dir, int skip);
 
 #endif
