@@ -17,7 +17,7 @@ PYTHON ?= python3
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
 RT_CFLAGS := $(CFLAGS) $(WARN) -Wno-deprecated-declarations -fPIC -fvisibility=default -fno-plt -fno-semantic-interposition -std=gnu11 -D_GNU_SOURCE
-TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool -Ianalysis
+TOOL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iformat -Itool -Ilive -Ianalysis
 
 # ---- Open MPI ----------------------------------------------------------
 OMPI_CC := $(shell command -v mpicc.openmpi 2>/dev/null)
@@ -37,8 +37,8 @@ MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
 RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a
 endif
 
-TOOL_SRC := $(wildcard tool/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
-TOOL_HDR := $(wildcard tool/*.h) $(wildcard format/*.h) $(wildcard analysis/*.h)
+TOOL_SRC := $(wildcard tool/*.c) $(wildcard live/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
+TOOL_HDR := $(wildcard tool/*.h) $(wildcard live/*.h) $(wildcard format/*.h) $(wildcard analysis/*.h)
 
 # OTF2 export (only the tool links libotf2; without it --format=otf2 says so)
 OTF2_LIBS := $(shell pkg-config --libs otf2 2>/dev/null)

@@ -14,12 +14,12 @@
 # timeout: 240
 need_mpilens
 CC=${CC:-cc}
-"$CC" -std=gnu11 -D_GNU_SOURCE -O1 -Wall -I"$ROOT/tool" -o "$TEST_TMP/test_sha256" \
-    "$ROOT/tests/unit/test_sha256.c" "$ROOT/tool/sha256.c" || fail "build test_sha256"
+"$CC" -std=gnu11 -D_GNU_SOURCE -O1 -Wall -I"$ROOT/live" -o "$TEST_TMP/test_sha256" \
+    "$ROOT/tests/unit/test_sha256.c" "$ROOT/live/sha256.c" || fail "build test_sha256"
 "$TEST_TMP/test_sha256" >"$TEST_TMP/sha256.out" || fail "test_sha256: a vector does not match: $(tail -3 "$TEST_TMP/sha256.out")"
 
 src=()
-for f in "$ROOT"/tool/*.c "$ROOT"/format/*.c "$ROOT"/analysis/*.c; do
+for f in "$ROOT"/tool/*.c "$ROOT"/live/*.c "$ROOT"/format/*.c "$ROOT"/analysis/*.c; do
     [ "$f" = "$ROOT/tool/mpilens.c" ] || src+=("$f")
 done
 san=-fsanitize=address,undefined
@@ -27,7 +27,7 @@ echo 'int main(void){return 0;}' >"$TEST_TMP/san.c"
 "$CC" $san -o "$TEST_TMP/san" "$TEST_TMP/san.c" 2>/dev/null && "$TEST_TMP/san" || san=
 [ -n "$san" ] || note "no sanitizers with $CC: test_stream built without them"
 "$CC" -std=gnu11 -D_GNU_SOURCE -DML_NO_OTF2 -O1 -g -Wall -Wno-format-truncation $san -I"$ROOT/format" \
-    -I"$ROOT/tool" -I"$ROOT/analysis" -o "$TEST_TMP/test_stream" "$ROOT/tests/unit/test_stream.c" "${src[@]}" \
+    -I"$ROOT/tool" -I"$ROOT/live" -I"$ROOT/analysis" -o "$TEST_TMP/test_stream" "$ROOT/tests/unit/test_stream.c" "${src[@]}" \
     -ldw -lelf -lm 2>"$TEST_TMP/build_stream.err" || fail "build test_stream: $(grep -m3 error "$TEST_TMP/build_stream.err")"
 mkdir -p "$TEST_TMP/u"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

@@ -1,5 +1,5 @@
 /*
- * test_sha256.c — SHA-256 (tool/sha256.c) against the FIPS 180-2 examples
+ * test_sha256.c — SHA-256 (live/sha256.c) against the FIPS 180-2 examples
  * (and the empty message), HMAC-SHA-256 against RFC 4231 test cases 1-7,
  * plus split updates at every boundary.  Built and run by
  * tests/cases/stream_units.sh.

@@ -1,5 +1,5 @@
 /*
- * test_stream.c — the node state stream (tool/stream.c, tool/remote.c):
+ * test_stream.c — the node state stream (live/stream.c, live/remote.c):
  * the byte encoding, the secret (parse, load, file modes), addresses, the
  * handshake's proofs and session keys, per-message tags (a changed, replayed,
  * reordered or foreign message fails), a port already in use, and the front
