@@ -300,6 +300,7 @@ struct an_match_stats {
     uint64_t cancels;                 /* MPI_Cancel calls */
     uint64_t cancelled_recvs;         /* receives completed as cancelled (no message) */
     uint64_t cancelled_sends;         /* sends completed as cancelled (no message) */
+    uint64_t unfinished;              /* calls in progress when their rank stopped or died */
     uint64_t held_max;                /* most receives held behind wildcards at once */
     uint64_t inflight_max;            /* most messages in flight at once */
     uint64_t repaired;                /* messages whose receive had to move later */
@@ -358,6 +359,8 @@ struct an_stat {              /* calls of one routine (at one call site) */
     uint64_t calls;
     int64_t total, max;       /* ns */
     uint64_t bytes;
+    uint64_t unfinished;      /* of the calls: in progress when the rank stopped or died
+                               * (counted with their time so far) */
 };
 
 struct an_rank_prof {
@@ -366,6 +369,7 @@ struct an_rank_prof {
     int64_t mpi;              /* time in MPI calls in that window, all threads */
     int64_t init, finalize;   /* time in MPI_Init and MPI_Finalize */
     uint64_t calls;
+    uint64_t unfinished;      /* calls in progress when the rank stopped or died */
     unsigned threads;
     int finalized;
 };

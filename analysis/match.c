@@ -33,6 +33,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define ANY (-1)                 /* wildcard source or tag inside the matcher */
 #define HELD_MAX (1u << 16)      /* receives held behind wildcards, per rank */
@@ -1172,6 +1173,57 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     }
 }
 
+/* A blocking collective by name (MPI_Barrier, MPI_Allreduce_c, ...): an
+ * unfinished call names its communicator, not its record type. */
+static int coll_blocking(const char *n)
+{
+    static const char *const t[] = {
+        "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+        "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+        "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",
+        "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw",
+    };
+    if (strncasecmp(n, "MPI_", 4) != 0) return 0;
+    n += 4;
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        size_t l = strlen(t[i]);
+        if (!strncasecmp(n, t[i], l) && (!n[l] || !strcasecmp(n + l, "_c"))) return 1;
+    }
+    return 0;
+}
+
+/* A call in progress when its rank stopped or died (ev.unfinished): a
+ * receive never matched, a send never taken, a collective instance this
+ * member reached (the others may not have). */
+static void do_unfinished(struct an_match *m, const struct an_event *e, int role)
+{
+    const struct an_rank *r = e->r;
+    const struct mlr_event *ev = &e->ev;
+    struct an_end end;
+    struct recv_info ri;
+    end_of(&end, e);
+    struct ml_p2p p = ev->p2p[0];
+    p.bytes = 0;
+    switch (role) {
+    case AN_RECV:
+    case AN_MPROBE:
+        if (p.comm != ML_COMM_NONE) do_recv(m, e, &end, &p, 0, 1, &ri);
+        return;
+    case AN_SENDRECV:
+        /* the slot: dest and send tag; source and receive tag in aux */
+        p.peer = (int32_t)(uint32_t)ev->request;
+        p.tag = (int32_t)(uint32_t)(ev->request >> 32);
+        if (p.comm != ML_COMM_NONE) do_recv(m, e, &end, &p, 0, 1, &ri);
+        return;
+    case AN_SEND:
+        if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) do_send(m, e, &end, &p, AN_OP_SEND, 0);
+        return;
+    }
+    if (ev->coll.comm != ML_COMM_NONE && end.name < m->run->nnames && coll_blocking(m->run->names[end.name]))
+        do_coll(m, e, &end);
+    (void)r;
+}
+
 void an_match_event(struct an_match *m, const struct an_event *e)
 {
     const struct an_rank *r = e->r;
@@ -1181,6 +1233,12 @@ void an_match_event(struct an_match *m, const struct an_event *e)
     struct recv_info ri;
     m->st.events++;
     m->nops = 0;
+    if (ev->unfinished) {
+        m->st.unfinished++;
+        do_unfinished(m, e, role);
+        if (m->sink.event) m->sink.event(m->sink.ctx, e, m->ops, m->nops);
+        return;
+    }
     switch (ev->type) {
     case ML_REC_P2P:
         end_of(&end, e);

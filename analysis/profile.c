@@ -36,7 +36,7 @@ struct rprof {
     int64_t init_end, fin_start; /* local; INT64_MIN/MAX when absent */
     int64_t mpi_all, mpi_before, mpi_after; /* mpi time: all, before init end, after fin start */
     int64_t init, fin;
-    uint64_t calls;
+    uint64_t calls, unfinished;
     unsigned threads;
     int seen;
 };
@@ -182,10 +182,17 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         if (r->init_end == INT64_MIN) r->mpi_before = an_sadd(r->mpi_before, total);
         if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, total);
     }
+    if (ev->unfinished) r->unfinished++;
     struct an_stat *s = routine_stat(r, name);
-    if (s) stat_add(s, n, total, dur, bytes);
+    if (s) {
+        stat_add(s, n, total, dur, bytes);
+        s->unfinished += ev->unfinished;
+    }
     s = site_stat(r, ev->site, name);
-    if (s) stat_add(s, n, total, dur, bytes);
+    if (s) {
+        stat_add(s, n, total, dur, bytes);
+        s->unfinished += ev->unfinished;
+    }
 }
 
 static unsigned size_bucket(uint64_t b)
@@ -250,6 +257,7 @@ static void stat_merge(struct an_stat *d, const struct an_stat *s)
     d->total = an_sadd(d->total, s->total);
     if (s->max > d->max) d->max = s->max;
     d->bytes += s->bytes;
+    d->unfinished += s->unfinished;
 }
 
 int an_profile_finish(struct an_profile *p, an_site_namer where)
@@ -268,6 +276,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         struct an_rank_prof *o = &p->ranks[i];
         o->rank = run->ranks[i].rank;
         o->calls = r->calls;
+        o->unfinished = r->unfinished;
         o->threads = r->threads;
         o->init = r->init;
         o->finalize = r->fin;

@@ -107,6 +107,7 @@ struct an_stream *an_stream_new(struct an_run *run)
     for (unsigned i = 0; i < run->n; i++) {
         s->ev[i].r = &run->ranks[i];
         s->it[i] = mlr_iter_new(run->ranks[i].f);
+        if (s->it[i]) mlr_iter_unfinished(s->it[i]);   /* calls in progress at the end, last */
         if (load(s, i)) {
             s->heap[s->nheap] = (struct heap_ent){s->ev[i].t0, i};
             sift_up(s, s->nheap++);

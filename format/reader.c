@@ -484,6 +484,9 @@ struct cursor {
     uint32_t pos;
     uint64_t ticks;              /* start of the previous record */
     int have;                    /* ev is a pending event */
+    unsigned thread;             /* live-slot index */
+    int tail;                    /* the thread's live slot is in a call: give it last */
+    struct ml_live live;
     struct mlr_event ev;
     struct ml_done *done;
     uint32_t done_cap;
@@ -544,7 +547,35 @@ static int advance(struct mlr_file *f, struct cursor *c)
     uint32_t len;
     const struct ml_rec *r;
     c->have = 0;
-    while ((r = peek(f, c, &len))) {
+    while ((r = peek(f, c, &len)) || c->tail) {
+        if (!r) {
+            /* the call the thread was in when the file was read */
+            struct mlr_event *e = &c->ev;
+            const struct ml_live *l = &c->live;
+            c->tail = 0;
+            if (c->first < f->nchunks && c->ticks == l->t_start) return 0;  /* recorded; stamp not yet */
+            memset(e, 0, sizeof *e);
+            e->thread = c->thread;
+            e->tid = l->tid;
+            e->routine = l->routine & (uint16_t)~ML_ROUTINE_FORTRAN;
+            e->site = l->site;
+            e->type = ML_REC_CALL;
+            e->p2p[0].comm = (uint16_t)(l->comm > 0xffff ? ML_COMM_NONE : l->comm);
+            e->p2p[0].dtype = ML_TYPE_NONE;
+            e->p2p[0].peer = l->peer;
+            e->p2p[0].tag = l->tag;
+            e->coll.comm = e->p2p[0].comm;
+            e->coll.dtype = ML_TYPE_NONE;
+            e->coll.root = l->peer;
+            e->request = l->aux;
+            e->start_ns = mlr_ticks_to_ns(f, l->t_start);
+            e->end_ns = mlr_last_ns(f);
+            if (e->end_ns < e->start_ns) e->end_ns = e->start_ns;
+            e->repeat_end_ns = e->end_ns;
+            e->unfinished = 1;
+            c->have = 1;
+            return 1;
+        }
         c->pos += len;
         if (r->type == ML_REC_TIME) {
             c->ticks = (uint64_t)r->dt | (uint64_t)r->dur << 32;
@@ -562,6 +593,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         e->has_result = 0;
         e->result = 0;
         e->repeat = 0;
+        e->unfinished = 0;
         uint64_t rep_end = 0;
         const struct chunk_ref *ch = &f->chunks[c->ci];
         uint64_t start = c->ticks + r->dt;
@@ -647,12 +679,61 @@ struct mlr_iter *mlr_iter_new(struct mlr_file *f)
         if (i == 0 || f->chunks[i].thread != f->chunks[i - 1].thread) {
             struct cursor *c = &it->c[it->n++];
             c->first = c->ci = i;
+            c->thread = f->chunks[i].thread;
             c->ticks = f->chunks[i].base;
         }
         it->c[it->n - 1].last = i;
     }
     for (unsigned k = 0; k < it->n; k++) advance(f, &it->c[k]);
     return it;
+}
+
+int64_t mlr_last_ns(const struct mlr_file *f)
+{
+    uint64_t t = f->h.anchor1_ticks;
+    const volatile struct ml_failure *fl =
+        (const volatile void *)(f->base + offsetof(struct ml_header, failure));
+    if (f->len >= sizeof(struct ml_header) && fl->kind != ML_FAIL_NONE && fl->ticks > t) t = fl->ticks;
+    unsigned n = mlr_nthreads(f);
+    for (unsigned i = 0; i < n; i++) {
+        struct ml_live l;
+        if (mlr_live(f, i, &l) != 0 || !l.used) continue;
+        if (l.t_start > t) t = l.t_start;
+        if (l.t_end > t) t = l.t_end;
+        if (l.t_idle > t) t = l.t_idle;
+    }
+    return mlr_ticks_to_ns(f, t);
+}
+
+void mlr_iter_unfinished(struct mlr_iter *it)
+{
+    struct mlr_file *f = it->f;
+    unsigned n = mlr_nthreads(f);
+    const char *join = f->nroutines ? f->routines[f->nroutines - 1] : NULL;
+    for (unsigned i = 0; i < n; i++) {
+        struct ml_live l;
+        if (mlr_live(f, i, &l) != 0 || !l.used) continue;
+        if (!(l.t_start > l.t_end && l.t_start > l.t_idle)) continue;   /* not in a call */
+        uint16_t rt = l.routine & (uint16_t)~ML_ROUTINE_FORTRAN;
+        if (rt >= f->nroutines || (join && rt == f->nroutines - 1 && !strcmp(join, ML_JOIN_NAME)))
+            continue;                      /* unknown, or pthread_join (not MPI) */
+        struct cursor *c = NULL;
+        for (unsigned k = 0; k < it->n; k++)
+            if (it->c[k].thread == i) c = &it->c[k];
+        if (!c) {                          /* no record yet: a cursor of its own */
+            struct cursor *p = realloc(it->c, (it->n + 1) * sizeof *p);
+            if (!p) continue;
+            it->c = p;
+            c = &it->c[it->n++];
+            memset(c, 0, sizeof *c);
+            c->first = c->ci = f->nchunks;
+            c->last = 0;
+            c->thread = i;
+        }
+        c->live = l;
+        c->tail = 1;
+        if (!c->have) advance(f, c);
+    }
 }
 
 int mlr_next(struct mlr_iter *it, struct mlr_event *ev)

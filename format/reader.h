@@ -71,6 +71,12 @@ struct mlr_event {
     uint32_t repeat;         /* REPEAT follow-up: this call (which completed nothing) was
                               * followed by `repeat` more equal to it; 0 if none */
     int64_t repeat_end_ns;   /* when the last of them ended (end_ns when repeat is 0) */
+    int unfinished;          /* the call was still in progress when the file was read
+                              * (the rank stopped or died in it): from the thread's live
+                              * slot, type ML_REC_CALL; end_ns is the last time known of
+                              * the rank (mlr_last_ns); p2p[0] and coll hold what it waits
+                              * for (comm, peer or root, tag; bytes 0), request the slot's
+                              * aux (mlformat.h struct ml_live); only with mlr_iter_unfinished */
 };
 
 int mlr_open(const char *path, struct mlr_file **out);
@@ -108,6 +114,12 @@ int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks);
 struct mlr_iter;
 struct mlr_iter *mlr_iter_new(struct mlr_file *f);
 int mlr_next(struct mlr_iter *it, struct mlr_event *ev);
+/* Also give, after each thread's last record, the call its live slot says
+ * it is in (ev->unfinished); call before the first mlr_next. */
+void mlr_iter_unfinished(struct mlr_iter *it);
+/* The last time (local ns) the file tells of: the failure record's time,
+ * the clock anchor refreshed as the run went, the live slots' stamps. */
+int64_t mlr_last_ns(const struct mlr_file *f);
 void mlr_iter_free(struct mlr_iter *it);
 uint64_t mlr_event_count(struct mlr_file *f);  /* counts by iterating */
 

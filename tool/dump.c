@@ -118,12 +118,20 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
     memset(reqs, 0, sizeof reqs);
     struct mlr_iter *it = mlr_iter_new(f);
     if (!it) return -1;
+    mlr_iter_unfinished(it);
     struct mlr_event e;
     char site[600];
     while (mlr_next(it, &e)) {
         int64_t s = tool_aligned_ns(f, e.start_ns) - origin, t = tool_aligned_ns(f, e.end_ns) - origin;
         fprintf(o, "%d %u %.9f %.9f %s %s", rank, e.thread, s / 1e9, t / 1e9,
                 mlr_routine_name(f, e.routine), sym_site(f, e.site, site, sizeof site));
+        if (e.unfinished) {
+            /* in progress when the rank stopped or died: what it waited for */
+            fputs(" unfinished", o);
+            if (e.p2p[0].comm != ML_COMM_NONE) fprintf(o, " comm=%u", e.p2p[0].comm);
+            put_peer(o, f, "peer", e.p2p[0].comm, e.p2p[0].peer);
+            if (e.p2p[0].tag != ML_PEER_NONE) fprintf(o, " tag=%d", e.p2p[0].tag);
+        }
         switch (e.type) {
         case ML_REC_P2P:
         case ML_REC_P2P_REQ:

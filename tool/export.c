@@ -208,6 +208,12 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     }
     if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);
     if (ev->repeat) fprintf(o, ",\"calls\":%" PRIu64, 1 + (uint64_t)ev->repeat);
+    if (ev->unfinished) {   /* in progress when the rank stopped or died: what it waited for */
+        pf_comm(p, r, "comm", ev->p2p[0].comm);
+        pf_peer(p, r, "peer", ev->p2p[0].comm, ev->p2p[0].peer);
+        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        fputs(",\"unfinished\":true", o);
+    }
     fputs("}}", o);
     p->slices++;
 }

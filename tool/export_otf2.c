@@ -68,6 +68,8 @@ struct ox {
     char **strs;                  /* string definitions, id = index */
     unsigned nstrs, capstrs;
     uint64_t events, sends, recvs, colls;
+    uint64_t unfinished;          /* calls in progress when their rank stopped or died */
+    OTF2_AttributeList *attrs;    /* for their Enter: attribute 0 "mpilens:unfinished" */
 };
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
@@ -190,7 +192,16 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
     OTF2_RegionRef region = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
     OTF2_EvtWriter *w = l->w;
     uint64_t n = 0;
-    OTF2_EvtWriter_Enter(w, NULL, t0, region);
+    /* a call in progress when its rank stopped or died: Enter with the
+     * attribute mpilens:unfinished = 1, Leave at the rank's last known time */
+    OTF2_AttributeList *al = NULL;
+    if (ev->unfinished && (x->attrs || (x->attrs = OTF2_AttributeList_New()))) {
+        al = x->attrs;
+        OTF2_AttributeList_RemoveAllAttributes(al);
+        OTF2_AttributeList_AddUint8(al, 0, 1);
+        x->unfinished++;
+    }
+    OTF2_EvtWriter_Enter(w, al, t0, region);
     n++;
     int op = -1;
     if (ev->type == ML_REC_COLL) {
@@ -327,6 +338,12 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, mpi_file, 0, 0));
     }
     free(roles);
+    if (x->unfinished) {
+        uint32_t an = str_id(x, "mpilens:unfinished"),
+                 ad = str_id(x, "1: the call was in progress when its rank stopped or died; it leaves at the "
+                                "rank's last known time");
+        W(OTF2_GlobalDefWriter_WriteAttribute(g, 0, an, ad, OTF2_TYPE_UINT8));
+    }
     /* system tree: the machine, one node per host */
     uint32_t s_machine = str_id(x, "machine"), s_node = str_id(x, "node");
     W(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
@@ -466,8 +483,9 @@ int export_otf2(struct an_run *run, const char *out, int progress)
     if (x.failed) rc = -1;
     if (rc == 0)
         fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
-                        " receives, %" PRIu64 " collective calls\n",
-                dir, name, x.events, x.sends, x.recvs, x.colls);
+                        " receives, %" PRIu64 " collective calls%s\n",
+                dir, name, x.events, x.sends, x.recvs, x.colls, x.unfinished ? " (some unfinished)" : "");
+    if (x.attrs) OTF2_AttributeList_Delete(x.attrs);
     for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
     free(x.locs);
     free(x.nlocs);

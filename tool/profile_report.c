@@ -270,9 +270,12 @@ static void text_header(FILE *o, const struct report *rp)
     fprintf(o, "  program    %s\n", fit(cmd[0] ? cmd : run->exe, WIDTH - 13, fb, sizeof fb));
     fprintf(o, "  MPI        %.80s\n", run->mpi_version[0] ? run->mpi_version : run->mpi_impl);
     fprintf(o, "  ranks      %d (%u rank file%s read)\n", run->size, run->n, run->n == 1 ? "" : "s");
-    fprintf(o, "  run time   %s on rank 0's clock, first call to last; %s MPI calls\n",
+    fprintf(o, "  run time   %s on rank 0's clock, first call to last; %s MPI calls",
             fmt_time(last > first ? an_wsub(last, first) : 0, b1, sizeof b1),
             fmt_count(an_profile_calls(rp->prof), b2, sizeof b2));
+    if (rp->res.stats.unfinished)
+        fprintf(o, ", %" PRIu64 " unfinished (in progress when the rank stopped or died)", rp->res.stats.unfinished);
+    fputc('\n', o);
     unsigned two = 0, one = 0;
     for (unsigned i = 0; i < run->n; i++) {
         if (run->ranks[i].clock.samples == 2) two++;
@@ -370,6 +373,22 @@ static void imbalance_of(const struct report *rp, struct imbalance *im)
     im->pct = im->max > 0 ? 100.0 * ((double)im->max - im->mean) / (double)im->max : 0;
 }
 
+/* A call count, marked '*' when some of the calls are unfinished (in
+ * progress when their rank stopped or died: time so far). */
+static const char *calls_cell(uint64_t calls, uint64_t unfinished, char *b, size_t n)
+{
+    char c[32];
+    snprintf(b, n, "%s%s", fmt_count(calls, c, sizeof c), unfinished ? "*" : "");
+    return b;
+}
+
+static void unfinished_note(FILE *o, uint64_t unfinished)
+{
+    if (unfinished)
+        fprintf(o, "  * %" PRIu64 " unfinished call%s: in progress when the rank stopped or died, "
+                   "counted with the time so far\n", unfinished, unfinished == 1 ? "" : "s");
+}
+
 static void text_ranks(FILE *o, const struct report *rp)
 {
     unsigned n;
@@ -390,11 +409,12 @@ static void text_ranks(FILE *o, const struct report *rp)
         const struct an_rank_prof *x = order[i];
         fprintf(o, "  %6d %12s %12s %6.1f%% %10s %12s %12s %4u%s\n", x->rank, fmt_time(x->app, a, sizeof a),
                 fmt_time(x->mpi, b, sizeof b), x->app ? 100.0 * x->mpi / x->app : 0.0,
-                fmt_count(x->calls, c, sizeof c), fmt_time(x->init, d, sizeof d), fmt_time(x->finalize, e, sizeof e),
+                calls_cell(x->calls, x->unfinished, c, sizeof c), fmt_time(x->init, d, sizeof d), fmt_time(x->finalize, e, sizeof e),
                 x->threads, x->finalized ? "" : "  no MPI_Finalize");
     }
     if (shown < n) fprintf(o, "  ... %u more ranks (shown: the 16 with the highest MPI share; --all shows all)\n", n - shown);
     free(order);
+    unfinished_note(o, rp->res.stats.unfinished);
     struct imbalance im;
     imbalance_of(rp, &im);
     fprintf(o, "  MPI time across ranks: mean %s, max %s (rank %d), min %s (rank %d); imbalance %.1f%%\n",
@@ -419,12 +439,13 @@ static void text_routines(FILE *o, const struct report *rp)
         double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
         double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
         fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
-                fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+                calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
                 mpi ? 100.0 * x->all.total / mpi : 0.0, imb);
     }
     if (shown < n) fprintf(o, "  ... %u more routines (--all or --json)\n", n - shown);
+    unfinished_note(o, rp->res.stats.unfinished);
 }
 
 static void text_sites(FILE *o, const struct report *rp)
@@ -439,11 +460,13 @@ static void text_sites(FILE *o, const struct report *rp)
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
         fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
-                rname(&rp->run, x->name), fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+                rname(&rp->run, x->name), calls_cell(x->all.calls, x->all.unfinished, a, sizeof a),
+                fmt_time(x->all.total, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
     }
     if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
+    unfinished_note(o, rp->res.stats.unfinished);
 }
 
 static void bucket_range(unsigned k, char *b, size_t n)
@@ -553,8 +576,8 @@ static void report_text(FILE *o, const struct report *rp)
 static void j_stat(FILE *o, const struct an_stat *s)
 {
     fprintf(o, "\"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64
-               ", \"bytes\": %" PRIu64,
-            s->calls, s->total, s->calls ? s->total / (int64_t)s->calls : 0, s->max, s->bytes);
+               ", \"bytes\": %" PRIu64 ", \"unfinished\": %" PRIu64,
+            s->calls, s->total, s->calls ? s->total / (int64_t)s->calls : 0, s->max, s->bytes, s->unfinished);
 }
 
 static void report_json(FILE *o, const struct report *rp)
@@ -576,9 +599,10 @@ static void report_json(FILE *o, const struct report *rp)
     fprintf(o, ", \"mpi_version\": ");
     json_str(o, run->mpi_version);
     fprintf(o, ",\n          \"ranks\": %d, \"rank_files\": %u, \"ranks_read\": %u, \"events\": %" PRIu64
-               ", \"calls\": %" PRIu64 ", \"first_ns\": %" PRId64 ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
+               ", \"calls\": %" PRIu64 ", \"unfinished_calls\": %" PRIu64 ", \"first_ns\": %" PRId64
+               ", \"last_ns\": %" PRId64 ", \"span_ns\": %" PRId64 "},\n",
             run->size, run->nfiles, run->n, an_profile_events(rp->prof),
-            an_profile_calls(rp->prof), first == INT64_MAX ? 0 : first,
+            an_profile_calls(rp->prof), st->unfinished, first == INT64_MAX ? 0 : first,
             last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
     tool_deadlock_json(o, rp->dir, 0);   /* the live monitor's verdict, or null */
     diag_json(rp->dir, o, 0);   /* "failure_summary", "failures", "other_ranks" */
@@ -627,9 +651,9 @@ static void report_json(FILE *o, const struct report *rp)
     for (unsigned i = 0; i < n; i++)
         fprintf(o, "%s\n    {\"rank\": %d, \"app_ns\": %" PRId64 ", \"mpi_ns\": %" PRId64 ", \"mpi_share\": %.6f, "
                    "\"init_ns\": %" PRId64 ", \"finalize_ns\": %" PRId64 ", \"calls\": %" PRIu64
-                   ", \"threads\": %u, \"finalized\": %s}",
+                   ", \"unfinished\": %" PRIu64 ", \"threads\": %u, \"finalized\": %s}",
                 i ? "," : "", r[i].rank, r[i].app, r[i].mpi, r[i].app ? (double)r[i].mpi / r[i].app : 0.0,
-                r[i].init, r[i].finalize, r[i].calls, r[i].threads, r[i].finalized ? "true" : "false");
+                r[i].init, r[i].finalize, r[i].calls, r[i].unfinished, r[i].threads, r[i].finalized ? "true" : "false");
     fprintf(o, "],\n");
     struct imbalance im;
     imbalance_of(rp, &im);
