@@ -361,6 +361,8 @@ struct an_stat {              /* calls of one routine (at one call site) */
     uint64_t bytes;
     uint64_t unfinished;      /* of the calls: in progress when the rank stopped or died
                                * (counted with their time so far) */
+    uint64_t estimated;       /* of the calls: repeats of a collapsed poll, whose time
+                               * is an estimate (docs/REPORT.md, "Repeated polls") */
 };
 
 struct an_rank_prof {
@@ -370,6 +372,7 @@ struct an_rank_prof {
     int64_t init, finalize;   /* time in MPI_Init and MPI_Finalize */
     uint64_t calls;
     uint64_t unfinished;      /* calls in progress when the rank stopped or died */
+    uint64_t estimated;       /* calls whose time is an estimate (repeated polls) */
     unsigned threads;
     int finalized;
 };

@@ -36,7 +36,7 @@ struct rprof {
     int64_t init_end, fin_start; /* local; INT64_MIN/MAX when absent */
     int64_t mpi_all, mpi_before, mpi_after; /* mpi time: all, before init end, after fin start */
     int64_t init, fin;
-    uint64_t calls, unfinished;
+    uint64_t calls, unfinished, estimated;
     unsigned threads;
     int seen;
 };
@@ -183,15 +183,18 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, total);
     }
     if (ev->unfinished) r->unfinished++;
+    r->estimated += ev->repeat;
     struct an_stat *s = routine_stat(r, name);
     if (s) {
         stat_add(s, n, total, dur, bytes);
         s->unfinished += ev->unfinished;
+        s->estimated += ev->repeat;
     }
     s = site_stat(r, ev->site, name);
     if (s) {
         stat_add(s, n, total, dur, bytes);
         s->unfinished += ev->unfinished;
+        s->estimated += ev->repeat;
     }
 }
 
@@ -258,6 +261,7 @@ static void stat_merge(struct an_stat *d, const struct an_stat *s)
     if (s->max > d->max) d->max = s->max;
     d->bytes += s->bytes;
     d->unfinished += s->unfinished;
+    d->estimated += s->estimated;
 }
 
 int an_profile_finish(struct an_profile *p, an_site_namer where)
@@ -277,6 +281,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         o->rank = run->ranks[i].rank;
         o->calls = r->calls;
         o->unfinished = r->unfinished;
+        o->estimated = r->estimated;
         o->threads = r->threads;
         o->init = r->init;
         o->finalize = r->fin;

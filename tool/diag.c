@@ -631,7 +631,19 @@ static void print_summary(FILE *out, const struct diag *g)
             fin += rs[i].h->state == ML_STATE_FINALIZED;
             run += rs[i].h->state == ML_STATE_RUNNING;
         }
-        if (fin == g->n) fprintf(out, "no failure: every rank called MPI_Finalize");
+        /* a non-zero exit status after MPI_Finalize (an uncaught Python
+         * exception under mpi4py, exit(1) after the end of MPI) */
+        unsigned bad = 0;
+        int brank = -1, bstatus = 0;
+        for (unsigned i = 0; i < g->n; i++)
+            if (rs[i].h->state == ML_STATE_FINALIZED && rs[i].h->exit_status != 0 && bad++ == 0) {
+                brank = rs[i].rank;
+                bstatus = rs[i].h->exit_status;
+            }
+        if (bad)
+            fprintf(out, "FAILED after MPI_Finalize: %u rank%s exited with a non-zero status (rank %d: %d)%s", bad,
+                    bad == 1 ? "" : "s", brank, bstatus, fin == g->n ? "" : "; others still running");
+        else if (fin == g->n) fprintf(out, "no failure: every rank called MPI_Finalize");
         else fprintf(out, "no failure recorded; %u rank%s still running", run, run == 1 ? "" : "s");
         return;
     }

@@ -382,6 +382,26 @@ static const char *calls_cell(uint64_t calls, uint64_t unfinished, char *b, size
     return b;
 }
 
+/* A time, marked '~' when it holds the estimated time of repeated polls
+ * (one record for a run of equal unsuccessful polls: docs/REPORT.md). */
+static const char *time_cell(int64_t t, uint64_t estimated, char *b, size_t n)
+{
+    char c[32];
+    snprintf(b, n, "%s%s", estimated ? "~" : "", fmt_time(t, c, sizeof c));
+    return b;
+}
+
+static void estimated_note(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    uint64_t est = 0;
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &n);
+    for (unsigned i = 0; i < n; i++) est += r[i].estimated;
+    if (est)
+        fprintf(o, "  ~ an estimate: it holds %" PRIu64 " repeated call%s (unsuccessful polls, MPI_Wtime) recorded "
+                   "once per run, each taken to last as long as the first\n", est, est == 1 ? "" : "s");
+}
+
 static void unfinished_note(FILE *o, uint64_t unfinished)
 {
     if (unfinished)
@@ -408,13 +428,14 @@ static void text_ranks(FILE *o, const struct report *rp)
     for (unsigned i = 0; i < shown; i++) {
         const struct an_rank_prof *x = order[i];
         fprintf(o, "  %6d %12s %12s %6.1f%% %10s %12s %12s %4u%s\n", x->rank, fmt_time(x->app, a, sizeof a),
-                fmt_time(x->mpi, b, sizeof b), x->app ? 100.0 * x->mpi / x->app : 0.0,
+                time_cell(x->mpi, x->estimated, b, sizeof b), x->app ? 100.0 * x->mpi / x->app : 0.0,
                 calls_cell(x->calls, x->unfinished, c, sizeof c), fmt_time(x->init, d, sizeof d), fmt_time(x->finalize, e, sizeof e),
                 x->threads, x->finalized ? "" : "  no MPI_Finalize");
     }
     if (shown < n) fprintf(o, "  ... %u more ranks (shown: the 16 with the highest MPI share; --all shows all)\n", n - shown);
     free(order);
     unfinished_note(o, rp->res.stats.unfinished);
+    estimated_note(o, rp);
     struct imbalance im;
     imbalance_of(rp, &im);
     fprintf(o, "  MPI time across ranks: mean %s, max %s (rank %d), min %s (rank %d); imbalance %.1f%%\n",
@@ -423,29 +444,61 @@ static void text_ranks(FILE *o, const struct report *rp)
     fprintf(o, "  (imbalance = (max - mean) / max: the share of the slowest rank's MPI time the others lack)\n");
 }
 
-static void text_routines(FILE *o, const struct report *rp)
+/* MPI_Init and MPI_Finalize: outside the application time, so outside the
+ * time shares (as in the rank table's MPI %), and shown apart. */
+static int init_fin(const struct an_run *run, uint16_t name)
+{
+    return name < run->nnames && (run->name_role[name] == AN_INIT || run->name_role[name] == AN_FINALIZE);
+}
+
+/* The MPI time the routines' time% are shares of: every routine but
+ * MPI_Init and MPI_Finalize. */
+static int64_t routines_mpi(const struct report *rp)
 {
     unsigned n;
     const struct an_routine_prof *r = an_profile_routines(rp->prof, &n);
     int64_t mpi = 0;
-    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, r[i].all.total);
+    for (unsigned i = 0; i < n; i++)
+        if (!init_fin(&rp->run, r[i].name)) mpi = an_sadd(mpi, r[i].all.total);
+    return mpi;
+}
+
+static void text_routines(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_routine_prof *r = an_profile_routines(rp->prof, &n);
+    int64_t mpi = routines_mpi(rp);
     char a[32], b[32], c[32], d[32], e[32];
     rule(o, "Routines (all ranks; imbalance of the per-rank time)");
     fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %6s\n", "routine", "calls", "total", "mean", "max", "bytes",
             "time%", "imbal");
-    unsigned shown = n > 30 && !rp->all ? 30 : n;
-    for (unsigned i = 0; i < shown; i++) {
+    unsigned shown = n > 30 && !rp->all ? 30 : n, k = 0, apart = 0;
+    for (unsigned pass = 0; pass < 2; pass++)
+    for (unsigned i = 0; i < n; i++) {
         const struct an_routine_prof *x = &r[i];
+        int outside = init_fin(&rp->run, x->name);
+        if (outside != (int)pass) continue;
+        if (!outside && k++ >= shown) continue;
+        if (outside && !apart++)
+            fprintf(o, "  outside the application time (not in time%%):\n");
         double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
         double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
+        if (outside) {
+            fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %6s %5.1f%%\n", rname(&rp->run, x->name),
+                    calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
+                    fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
+                    fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e), "-", imb);
+            continue;
+        }
         fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
-                calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+                calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
                 mpi ? 100.0 * x->all.total / mpi : 0.0, imb);
     }
-    if (shown < n) fprintf(o, "  ... %u more routines (--all or --json)\n", n - shown);
+    if (k > shown) fprintf(o, "  ... %u more routines (--all or --json)\n", k - shown);
     unfinished_note(o, rp->res.stats.unfinished);
+    estimated_note(o, rp);
 }
 
 static void text_sites(FILE *o, const struct report *rp)
@@ -461,12 +514,13 @@ static void text_sites(FILE *o, const struct report *rp)
         const struct an_site_prof *x = &s[i];
         fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
                 rname(&rp->run, x->name), calls_cell(x->all.calls, x->all.unfinished, a, sizeof a),
-                fmt_time(x->all.total, b, sizeof b),
+                time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
     }
     if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
     unfinished_note(o, rp->res.stats.unfinished);
+    estimated_note(o, rp);
 }
 
 static void bucket_range(unsigned k, char *b, size_t n)
@@ -576,8 +630,9 @@ static void report_text(FILE *o, const struct report *rp)
 static void j_stat(FILE *o, const struct an_stat *s)
 {
     fprintf(o, "\"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64
-               ", \"bytes\": %" PRIu64 ", \"unfinished\": %" PRIu64,
-            s->calls, s->total, s->calls ? s->total / (int64_t)s->calls : 0, s->max, s->bytes, s->unfinished);
+               ", \"bytes\": %" PRIu64 ", \"unfinished\": %" PRIu64 ", \"estimated_calls\": %" PRIu64,
+            s->calls, s->total, s->calls ? s->total / (int64_t)s->calls : 0, s->max, s->bytes, s->unfinished,
+            s->estimated);
 }
 
 static void report_json(FILE *o, const struct report *rp)
@@ -651,9 +706,9 @@ static void report_json(FILE *o, const struct report *rp)
     for (unsigned i = 0; i < n; i++)
         fprintf(o, "%s\n    {\"rank\": %d, \"app_ns\": %" PRId64 ", \"mpi_ns\": %" PRId64 ", \"mpi_share\": %.6f, "
                    "\"init_ns\": %" PRId64 ", \"finalize_ns\": %" PRId64 ", \"calls\": %" PRIu64
-                   ", \"unfinished\": %" PRIu64 ", \"threads\": %u, \"finalized\": %s}",
+                   ", \"unfinished\": %" PRIu64 ", \"estimated_calls\": %" PRIu64 ", \"threads\": %u, \"finalized\": %s}",
                 i ? "," : "", r[i].rank, r[i].app, r[i].mpi, r[i].app ? (double)r[i].mpi / r[i].app : 0.0,
-                r[i].init, r[i].finalize, r[i].calls, r[i].unfinished, r[i].threads, r[i].finalized ? "true" : "false");
+                r[i].init, r[i].finalize, r[i].calls, r[i].unfinished, r[i].estimated, r[i].threads, r[i].finalized ? "true" : "false");
     fprintf(o, "],\n");
     struct imbalance im;
     imbalance_of(rp, &im);
@@ -661,8 +716,7 @@ static void report_json(FILE *o, const struct report *rp)
                "\"mpi_min_ns\": %" PRId64 ", \"mpi_min_rank\": %d, \"percent\": %.3f},\n",
             im.mean, im.max, im.max_rank, im.min, im.min_rank, im.pct);
     const struct an_routine_prof *ro = an_profile_routines(rp->prof, &n);
-    int64_t mpi = 0;
-    for (unsigned i = 0; i < n; i++) mpi = an_sadd(mpi, ro[i].all.total);
+    int64_t mpi = routines_mpi(rp);
     fprintf(o, "  \"routines\": [");
     for (unsigned i = 0; i < n; i++) {
         double mean_rank = run->n ? (double)ro[i].all.total / run->n : 0;
@@ -672,7 +726,7 @@ static void report_json(FILE *o, const struct report *rp)
         j_stat(o, &ro[i].all);
         fprintf(o, ", \"time_share\": %.6f, \"ranks\": %u, \"rank_min_ns\": %" PRId64 ", \"rank_max_ns\": %" PRId64
                    ", \"rank_max\": %d, \"imbalance_percent\": %.3f}",
-                mpi ? (double)ro[i].all.total / mpi : 0.0, ro[i].nranks, ro[i].rank_min, ro[i].rank_max,
+                mpi && !init_fin(run, ro[i].name) ? (double)ro[i].all.total / mpi : 0.0, ro[i].nranks, ro[i].rank_min, ro[i].rank_max,
                 ro[i].rank_argmax,
                 ro[i].rank_max > 0 ? 100.0 * ((double)ro[i].rank_max - mean_rank) / (double)ro[i].rank_max : 0.0);
     }

@@ -5,7 +5,8 @@
 # (header and tables take about 0.8 MiB, one 256 KiB chunk of records; one
 # record per poll made it hundreds of MB),
 # mpilens dump shows repeat=, and mpilens report counts as many calls of the
-# routine as the program made (it prints its own count).
+# routine as the program made (it prints its own count), their time marked as
+# an estimate ('~', JSON estimated_calls = the repeats).
 # timeout: 200
 need_mpilens
 for impl in openmpi mpich; do
@@ -57,5 +58,12 @@ PY
 )
         note "$impl $mode: $calls polls, rank 0 file $size bytes; report: ${r:0:300}"
         [ "${r:0:3}" = "ok " ] || soft_fail "$impl $mode: report's $routine calls are not the program's $calls: ${r:0:300}"
+        # the time of the repeats is an estimate: marked '~' in the text, counted in JSON
+        est=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(x.get("estimated_calls", 0) for x in r["routines"] if x["routine"] == sys.argv[2]))' "$d/rep.json" "$routine")
+        reps=$(awk -v r="$routine" '$1 == 0 && $5 == r { for (i = 7; i <= NF; i++) if ($i ~ /^repeat=/) n += substr($i, 8) } END { print n + 0 }' "$d/dump.txt")
+        [ "$est" = "$reps" ] || soft_fail "$impl $mode: estimated_calls $est, the dump's repeats $reps"
+        "$MPILENS" report -q "$d/run" >"$d/rep.txt" 2>&1
+        grep -Eq "^  $routine +[0-9]+ +~[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time not marked as an estimate (~)"
+        grep -q '^  ~ an estimate: ' "$d/rep.txt" || soft_fail "$impl $mode: no note on the estimate"
     done
 done

@@ -6,7 +6,8 @@
 #   report    counted (calls marked '*', "3 unfinished"), with their time so
 #             far (seconds); findings: the receive never matched, the
 #             MPI_Allreduce rank 2 never reached
-#   --json    unfinished_calls, per routine/site/rank "unfinished", findings
+#   --json    unfinished_calls, per routine/site/rank "unfinished", findings;
+#             time_share as the rank table's MPI %: MPI_Init apart (0)
 #   exports   perfetto slices with "unfinished": true; OTF2: the ENTER of
 #             each carries the attribute mpilens:unfinished
 # timeout: 200
@@ -46,6 +47,7 @@ for impl in openmpi mpich; do
     grep -q 'MPI_Allreduce on MPI_COMM_WORLD: collective #[0-9]* was called by 2 of 3 ranks (rank 2 did not)' "$d/rep.txt" ||
         soft_fail "$impl: findings lack the incomplete MPI_Allreduce"
     grep -q 'none: every message matched' "$d/rep.txt" && soft_fail "$impl: findings say none"
+    grep -Eq '^  MPI_Init +3 .* - +[0-9.]+%$' "$d/rep.txt" || soft_fail "$impl: MPI_Init not apart (time% -)"
     # JSON
     "$MPILENS" report --json -q "$d/run" >"$d/rep.json" 2>"$d/rep.err" || { soft_fail "$impl: json report failed"; continue; }
     r=$(python3 - "$d/rep.json" <<'PY'
@@ -60,6 +62,15 @@ if ro.get('MPI_Recv', {}).get('total_ns', 0) < 1.5e9: bad.append('MPI_Recv time 
 rk = {x['rank']: x for x in rep['ranks']}
 if [rk[i]['unfinished'] for i in range(3)] != [1, 1, 1]: bad.append('ranks %r' % rep['ranks'])
 if sum(s.get('unfinished', 0) for s in rep['sites']) != 3: bad.append('sites')
+# time%: shares of the MPI time of the application window, as the rank table's MPI %
+# (MPI_Init apart, share 0); the ranks' MPI time is the routines' time but MPI_Init's
+init = ro.get('MPI_Init', {})
+if init.get('time_share') != 0: bad.append('MPI_Init time_share %r' % init.get('time_share'))
+share = sum(x['time_share'] for x in rep['routines'])
+if abs(share - 1) > 0.001: bad.append('time_share sums to %.4f' % share)
+rmpi = sum(x['mpi_ns'] for x in rep['ranks'])
+tmpi = sum(x['total_ns'] for x in rep['routines'] if x['routine'] not in ('MPI_Init', 'MPI_Finalize'))
+if abs(rmpi - tmpi) > 0.001 * tmpi: bad.append('ranks MPI time %d, routines %d' % (rmpi, tmpi))
 kinds = {(f['kind'], f['rank'], f['routine']) for f in rep['findings']}
 if ('pending_receive', 2, 'MPI_Recv') not in kinds: bad.append('no pending_receive: %r' % kinds)
 if ('collective_incomplete', 2, 'MPI_Allreduce') not in kinds: bad.append('no collective_incomplete: %r' % kinds)
