@@ -171,6 +171,16 @@ const char *an_run_problem(const struct an_run *run, const char *prev);
 int an_peer_world(const struct an_run *run, const struct an_rank *r, uint16_t comm, int32_t peer);
 /* Short name of a communicator: "MPI_COMM_WORLD", "comm 3 (2 ranks: 0,1)". */
 void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n);
+/* Bytes collective call c of rank r (routine name `routine`) moves through
+ * this member's buffers, by its role: the send buffer it gives and the
+ * receive buffer it fills (docs/REPORT.md, "Collective sizes"): a root of
+ * MPI_Bcast sends the buffer and receives nothing, the others receive it;
+ * every MPI_Allreduce member sends and receives the buffer; MPI_Gather's
+ * root receives recvcount x size of the communicator; a barrier moves
+ * nothing.  Counts the runtime did not record (the v-variants' arrays,
+ * neighbourhood collectives, inter-communicators) stay as recorded. */
+void an_coll_bytes(const struct an_run *run, const struct an_rank *r, const char *routine, const struct ml_coll *c,
+                   uint64_t *sent, uint64_t *recv);
 /* Earliest and latest aligned time of the run (from the headers' anchors). */
 void an_run_span(const struct an_run *run, int64_t *first, int64_t *last);
 
