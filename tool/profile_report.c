@@ -61,71 +61,10 @@ static const char *fit(const char *s, size_t w, char *b, size_t n)
     return b;
 }
 
-/* A C++ function name "_ZN9LAMMPS_NS4Comm7bordersEv" as "LAMMPS_NS::Comm::borders"
- * (nested names only; anything else is left as it is).  Returns the length
- * written to out, 0 if not such a name. */
-static size_t demangle_nested(const char *s, char *out, size_t n)
-{
-    if (strncmp(s, "_ZN", 3) != 0) return 0;
-    const char *p = s + 3;
-    size_t o = 0;
-    while (*p == 'K' || *p == 'V' || *p == 'r') p++;   /* cv-qualifiers of methods */
-    while (*p >= '1' && *p <= '9') {
-        char *end;
-        unsigned long len = strtoul(p, &end, 10);
-        if (len > strlen(end)) return 0;
-        if (o + len + 3 >= n) return 0;
-        if (o) {
-            out[o++] = ':';
-            out[o++] = ':';
-        }
-        memcpy(out + o, end, len);
-        o += len;
-        p = end + len;
-    }
-    if ((p[0] == 'C' || p[0] == 'D') && p[1] >= '0' && p[1] <= '9' && o) {
-        /* constructor / destructor: the class name again */
-        out[o] = 0;
-        const char *cls = out;
-        for (const char *c = out; (c = strstr(c, "::")); c += 2) cls = c + 2;
-        size_t cl = strlen(cls);
-        if (o + cl + 4 >= n) return 0;
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, "::%s%.*s", p[0] == 'D' ? "~" : "", (int)cl, cls);
-        memcpy(out + o, tmp, strlen(tmp));
-        o += strlen(tmp);
-        p += 2;
-    }
-    if (*p != 'E' || o == 0) return 0;
-    out[o] = 0;
-    return o;
-}
-
-/* A call site for a table column of w: file:line as it is (tail kept);
- * "function+0x1a(module)" demangled, then without the module, then without
- * the leading namespaces, until it fits. */
+/* A call site for a table column of w (symbols.h, sym_fit: one policy). */
 static const char *site_cell(const char *s, size_t w, char *b, size_t n)
 {
-    const char *plus = strrchr(s, '+');
-    if (strlen(s) <= w || !plus || !strchr(plus, '(')) return fit(s, w, b, n);
-    char fn[512], name[512], off[64];
-    size_t fl = (size_t)(plus - s) < sizeof fn ? (size_t)(plus - s) : sizeof fn - 1;
-    memcpy(fn, s, fl);
-    fn[fl] = 0;
-    snprintf(off, sizeof off, "%.*s", (int)strcspn(plus, "("), plus);
-    if (!demangle_nested(fn, name, sizeof name)) snprintf(name, sizeof name, "%s", fn);
-    char *q = name;
-    for (;;) {
-        snprintf(b, n, "%s%s", q, off);
-        if (strlen(b) <= w) return b;
-        char *sep = strstr(q, "::");
-        if (!sep) break;
-        q = sep + 2;
-    }
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s", b);
-    fit(tmp, w, b, n);   /* longer than w: fit writes its tail into b */
-    return b;
+    return sym_fit(s, w, b, n);
 }
 
 static const char *rname(const struct an_run *run, uint16_t name)
@@ -418,7 +357,8 @@ static void text_routines(FILE *o, const struct report *rp)
         const struct an_routine_prof *x = &r[i];
         double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
         double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
-        fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
+        /* a routine name is never cut: a longer one pushes the row */
+        fprintf(o, "  %-24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
                 fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
@@ -433,13 +373,20 @@ static void text_sites(FILE *o, const struct report *rp)
     const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
     char a[32], b[32], c[32], d[32], e[32], w[700];
     rule(o, "Call sites, by time (all ranks)");
-    fprintf(o, "  %-29s %-18s %8s %10s %9s %9s %9s\n", "call site", "routine", "calls", "total", "mean", "max",
-            "bytes");
     unsigned shown = n > 20 && !rp->all ? 20 : n;
+    /* routine names are never cut: a long one takes its room from the site */
+    int rw = 18;
+    for (unsigned i = 0; i < shown; i++)
+        if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
+    int sw = 29 - (rw - 18) < 20 ? 20 : 29 - (rw - 18);
+    for (unsigned i = 0; i < shown; i++)   /* room for each function's own name and offset */
+        if ((int)sym_fit_min(s[i].where) > sw) sw = (int)sym_fit_min(s[i].where) > 60 ? 60 : (int)sym_fit_min(s[i].where);
+    fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, "call site", rw, "routine", "calls", "total", "mean", "max",
+            "bytes");
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
-        fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
-                rname(&rp->run, x->name), fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
+        fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, site_cell(x->where, (size_t)sw, w, sizeof w),
+                rw, rname(&rp->run, x->name), fmt_count(x->all.calls, a, sizeof a), fmt_time(x->all.total, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
     }
@@ -491,7 +438,7 @@ static void text_colls(FILE *o, const struct report *rp)
     rule(o, "Collectives (instances: one call on every member; skew: first to last arrival)");
     fprintf(o, "  %-28s %10s %12s %12s %12s\n", "routine", "instances", "mean skew", "max skew", "bytes");
     for (unsigned i = 0; i < n; i++)
-        fprintf(o, "  %-28.28s %10s %12s %12s %12s\n", rname(&rp->run, c[i].name),
+        fprintf(o, "  %-28s %10s %12s %12s %12s\n", rname(&rp->run, c[i].name),
                 fmt_count(c[i].instances, a, sizeof a),
                 fmt_time(c[i].instances ? c[i].skew_total / (int64_t)c[i].instances : 0, b, sizeof b),
                 fmt_time(c[i].skew_max, d, sizeof d), fmt_bytes(c[i].bytes, e, sizeof e));
