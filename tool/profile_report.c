@@ -393,6 +393,101 @@ static void text_sites(FILE *o, const struct report *rp)
     if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
 }
 
+/* Per call site across ranks: what each rank spent there (mpiP's
+ * per-rank call-site statistics; --json has every rank's row). */
+static void text_site_ranks(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
+    if (!n) return;
+    char a[32], b[32], c[32], w[700];
+    rule(o, "Call sites per rank (time per rank: smallest, mean, largest; CV = stddev / mean)");
+    unsigned shown = n > 20 && !rp->all ? 20 : n;
+    int rw = 18, sw = 29;
+    for (unsigned i = 0; i < shown; i++) {
+        if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
+        int m = (int)sym_fit_min(s[i].where);
+        if (m > sw) sw = m > 60 ? 60 : m;
+    }
+    fprintf(o, "  %-*s %-*s %5s %9s %9s %9s %5s %6s %6s\n", sw, "call site", rw, "routine", "ranks", "min", "mean",
+            "max", "CV", "App%", "MPI%");
+    for (unsigned i = 0; i < shown; i++) {
+        const struct an_site_prof *x = &s[i];
+        fprintf(o, "  %-*s %-*s %5u %9s %9s %9s %5.2f %5.1f%% %5.1f%%\n", sw,
+                sym_fit(x->where, (size_t)sw, w, sizeof w), rw, rname(&rp->run, x->name), x->nranks,
+                fmt_time(x->rank_min, a, sizeof a), fmt_time((int64_t)(x->rank_mean + 0.5), b, sizeof b),
+                fmt_time(x->rank_max, c, sizeof c), x->rank_cv, x->app_pct, x->mpi_pct);
+    }
+    if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
+    fprintf(o, "  (App%% and MPI%%: the site's time in %% of all ranks' application and MPI time;\n"
+               "   --json has each rank's calls, shortest/mean/longest call, App%% and MPI%%)\n");
+}
+
+static int pair_by_bytes(const void *a, const void *b)
+{
+    const struct an_pair *x = *(const struct an_pair *const *)a, *y = *(const struct an_pair *const *)b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* Who sends to whom (point-to-point), then each rank's collective volume. */
+static void text_matrix(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_pair *m = an_profile_matrix(rp->prof, &n);
+    const struct an_run *run = &rp->run;
+    char a[32], b[32];
+    rule(o, "Communication matrix (matched point-to-point messages; sender rows, receiver columns)");
+    if (!n) fprintf(o, "  no point-to-point messages\n");
+    if (n && run->size <= 8) {   /* the whole grid: bytes */
+        fprintf(o, "  %-9s", "bytes");
+        for (int d = 0; d < run->size; d++) fprintf(o, " %8s%d", "to ", d);
+        fputc('\n', o);
+        unsigned k = 0;
+        for (int src = 0; src < run->size; src++) {
+            fprintf(o, "  from %-4d", src);
+            for (int d = 0; d < run->size; d++) {
+                while (k < n && (m[k].src < src || (m[k].src == src && m[k].dst < d))) k++;
+                int hit = k < n && m[k].src == src && m[k].dst == d;
+                fprintf(o, " %9s", hit ? fmt_bytes(m[k].bytes, a, sizeof a) : "-");
+            }
+            fputc('\n', o);
+        }
+    }
+    if (n) {
+        const struct an_pair **by = malloc(n * sizeof *by);
+        if (by) {
+            for (unsigned i = 0; i < n; i++) by[i] = &m[i];
+            qsort(by, n, sizeof *by, pair_by_bytes);
+            unsigned shown = n > 20 && !rp->all ? 20 : n;
+            fprintf(o, "  %-16s %10s %10s\n", "sender > receiver", "messages", "bytes");
+            for (unsigned i = 0; i < shown; i++) {
+                char pr[48];
+                snprintf(pr, sizeof pr, "%d > %d", by[i]->src, by[i]->dst);
+                fprintf(o, "  %-16s %10s %10s\n", pr, fmt_count(by[i]->messages, a, sizeof a),
+                        fmt_bytes(by[i]->bytes, b, sizeof b));
+            }
+            if (shown < n) fprintf(o, "  ... %u more pairs (--all or --json)\n", n - shown);
+            free(by);
+        }
+    }
+    unsigned nr;
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &nr);
+    uint64_t calls = 0;
+    for (unsigned i = 0; i < nr; i++) calls += r[i].coll_calls;
+    if (!calls) return;
+    fprintf(o, "  collectives apart (bytes through each rank's buffers, by its role):\n");
+    fprintf(o, "  %-6s %10s %10s %10s\n", "rank", "calls", "sent", "received");
+    unsigned shown = nr > 16 && !rp->all ? 16 : nr;
+    for (unsigned i = 0; i < shown; i++) {
+        char c[32];
+        fprintf(o, "  %-6d %10s %10s %10s\n", r[i].rank, fmt_count(r[i].coll_calls, a, sizeof a),
+                fmt_bytes(r[i].coll_sent, b, sizeof b), fmt_bytes(r[i].coll_recv, c, sizeof c));
+    }
+    if (shown < nr) fprintf(o, "  ... %u more ranks (--all or --json)\n", nr - shown);
+}
+
 static void bucket_range(unsigned k, char *b, size_t n)
 {
     char x[32], y[32];
@@ -490,7 +585,9 @@ static void report_text(FILE *o, const struct report *rp)
     text_ranks(o, rp);
     text_routines(o, rp);
     text_sites(o, rp);
+    text_site_ranks(o, rp);
     text_sizes(o, rp);
+    text_matrix(o, rp);
     text_colls(o, rp);
     text_findings(o, rp);
 }
@@ -609,9 +706,32 @@ static void report_json(FILE *o, const struct report *rp)
         json_str(o, rname(run, s[i].name));
         fprintf(o, ", ");
         j_stat(o, &s[i].all);
-        fprintf(o, ", \"ranks\": %u}", s[i].nranks);
+        fprintf(o, ", \"min_ns\": %" PRId64 ", \"ranks\": %u, \"rank_min_ns\": %" PRId64 ", \"rank_mean_ns\": %.0f"
+                   ", \"rank_max_ns\": %" PRId64 ", \"rank_cv\": %.6f, \"app_percent\": %.6f, \"mpi_percent\": %.6f"
+                   ",\n     \"per_rank\": [",
+                s[i].all.calls ? s[i].all.min : 0, s[i].nranks, s[i].rank_min, s[i].rank_mean, s[i].rank_max,
+                s[i].rank_cv, s[i].app_pct, s[i].mpi_pct);
+        for (unsigned q = 0; q < s[i].nranks; q++) {
+            const struct an_site_rank *x = &s[i].per_rank[q];
+            fprintf(o, "%s{\"rank\": %d, \"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"min_ns\": %" PRId64
+                       ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"app_percent\": %.6f, \"mpi_percent\": %.6f}",
+                    q ? ", " : "", x->rank, x->st.calls, x->st.total, x->st.calls ? x->st.min : 0,
+                    x->st.calls ? x->st.total / (int64_t)x->st.calls : 0, x->st.max, x->app_pct, x->mpi_pct);
+        }
+        fprintf(o, "]}");
     }
     fprintf(o, "],\n");
+    const struct an_pair *mx = an_profile_matrix(rp->prof, &n);
+    fprintf(o, "  \"matrix\": {\"pairs\": [");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s\n    {\"src\": %d, \"dst\": %d, \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+                i ? "," : "", mx[i].src, mx[i].dst, mx[i].messages, mx[i].bytes);
+    fprintf(o, "],\n    \"collectives\": [");
+    const struct an_rank_prof *cr = an_profile_ranks(rp->prof, &n);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s\n    {\"rank\": %d, \"calls\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"received\": %" PRIu64 "}",
+                i ? "," : "", cr[i].rank, cr[i].coll_calls, cr[i].coll_sent, cr[i].coll_recv);
+    fprintf(o, "]},\n");
     uint64_t cnt[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS];
     an_profile_sizes(rp->prof, cnt, by);
     fprintf(o, "  \"message_sizes\": [");
