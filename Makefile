@@ -38,6 +38,9 @@ RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpi
 endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard live/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
+# C++ names are demangled by libstdc++ (format/demangle.cc, the tool's only C++)
+TOOL_CXX_SRC := $(wildcard format/*.cc)
+CXX ?= g++
 TOOL_HDR := $(wildcard tool/*.h) $(wildcard live/*.h) $(wildcard format/*.h) $(wildcard analysis/*.h)
 
 # OTF2 export (only the tool links libotf2; without it --format=otf2 says so)
@@ -52,9 +55,13 @@ RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES)
 
-$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR)
+$(B)/obj/tool/demangle.o: format/demangle.cc
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm $(OTF2_LIBS)
+	$(CXX) $(CFLAGS) $(WARN) -c -o $@ $<
+
+$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR) $(B)/obj/tool/demangle.o
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) $(B)/obj/tool/demangle.o -ldw -lelf -lm -lstdc++ $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)

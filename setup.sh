@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PKGS=(build-essential python3 pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
-      libdw-dev libelf-dev libotf2-trace-dev otf2-tools valgrind clang
+      libdw-dev libelf-dev libotf2-trace-dev otf2-tools vite valgrind clang
       lammps lammps-examples hpcc python3-mpi4py strace)
 
 deps() {

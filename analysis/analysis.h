@@ -171,6 +171,16 @@ const char *an_run_problem(const struct an_run *run, const char *prev);
 int an_peer_world(const struct an_run *run, const struct an_rank *r, uint16_t comm, int32_t peer);
 /* Short name of a communicator: "MPI_COMM_WORLD", "comm 3 (2 ranks: 0,1)". */
 void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n);
+/* Bytes collective call c of rank r (routine name `routine`) moves through
+ * this member's buffers, by its role: the send buffer it gives and the
+ * receive buffer it fills (docs/REPORT.md, "Collective sizes"): a root of
+ * MPI_Bcast sends the buffer and receives nothing, the others receive it;
+ * every MPI_Allreduce member sends and receives the buffer; MPI_Gather's
+ * root receives recvcount x size of the communicator; a barrier moves
+ * nothing.  Counts the runtime did not record (the v-variants' arrays,
+ * neighbourhood collectives, inter-communicators) stay as recorded. */
+void an_coll_bytes(const struct an_run *run, const struct an_rank *r, const char *routine, const struct ml_coll *c,
+                   uint64_t *sent, uint64_t *recv);
 /* Earliest and latest aligned time of the run (from the headers' anchors). */
 void an_run_span(const struct an_run *run, int64_t *first, int64_t *last);
 
@@ -363,6 +373,7 @@ struct an_stat {              /* calls of one routine (at one call site) */
                                * (counted with their time so far) */
     uint64_t estimated;       /* of the calls: repeats of a collapsed poll, whose time
                                * is an estimate (docs/REPORT.md, "Repeated polls") */
+    int64_t min;              /* ns, the shortest call (valid when calls > 0) */
 };
 
 struct an_rank_prof {
@@ -375,6 +386,8 @@ struct an_rank_prof {
     uint64_t estimated;       /* calls whose time is an estimate (repeated polls) */
     unsigned threads;
     int finalized;
+    uint64_t coll_calls;      /* collective calls, and the bytes they moved through */
+    uint64_t coll_sent, coll_recv; /* this rank's buffers by its role (an_coll_bytes) */
 };
 
 struct an_routine_prof {
@@ -385,11 +398,26 @@ struct an_routine_prof {
     unsigned nranks;              /* ranks that called it */
 };
 
+struct an_site_rank {             /* one call site on one rank */
+    int rank;
+    struct an_stat st;
+    double app_pct, mpi_pct;      /* st.total in % of this rank's application / MPI time */
+};
+
 struct an_site_prof {
     char *where;                  /* file:line (or function+offset) */
     uint16_t name;
     struct an_stat all;
     unsigned nranks;
+    struct an_site_rank *per_rank;   /* nranks entries, by rank */
+    int64_t rank_min, rank_max;   /* per-rank time of the ranks that called it */
+    double rank_mean, rank_cv;    /* their mean, and standard deviation / mean */
+    double app_pct, mpi_pct;      /* all.total in % of all ranks' application / MPI time */
+};
+
+struct an_pair {                  /* point-to-point traffic from one rank to another */
+    int32_t src, dst;             /* world ranks */
+    uint64_t messages, bytes;     /* matched messages, bytes as sent */
 };
 
 #define AN_SIZE_BUCKETS 34        /* 0, [1,2), [2,4), ... [2^31,2^32), >=2^32 */
@@ -407,6 +435,9 @@ void an_profile_free(struct an_profile *p);
 const struct an_rank_prof *an_profile_ranks(const struct an_profile *p, unsigned *n);
 const struct an_routine_prof *an_profile_routines(const struct an_profile *p, unsigned *n); /* by time */
 const struct an_site_prof *an_profile_sites(const struct an_profile *p, unsigned *n);       /* by time */
+/* The communication matrix: matched point-to-point messages per sender and
+ * receiver (collectives apart: an_rank_prof.coll_*), by sender then receiver. */
+const struct an_pair *an_profile_matrix(const struct an_profile *p, unsigned *n);
 /* Matched point-to-point messages by size: count and bytes per bucket;
  * bucket 0 holds empty messages, bucket b >= 1 sizes in [2^(b-1), 2^b). */
 void an_profile_sizes(const struct an_profile *p, uint64_t count[AN_SIZE_BUCKETS],

@@ -10,6 +10,7 @@
  */
 #include "analysis.h"
 
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -210,6 +211,57 @@ int an_peer_world(const struct an_run *run, const struct an_rank *r, uint16_t co
         return peer < run->size ? peer : -1;
     int w = mlr_world_rank(r->f, comm, peer, 1);
     return w < run->size ? w : -1;
+}
+
+/* The collective's kind from its routine name: "MPI_Ibcast_c" -> "bcast"
+ * (lower case, without MPI_, the nonblocking I, _c and _init). */
+static void coll_kind(const char *name, char *b, size_t n)
+{
+    if (strncasecmp(name, "MPI_", 4) == 0) name += 4;
+    size_t l = 0;
+    for (; name[l] && l + 1 < n; l++) b[l] = (char)tolower((unsigned char)name[l]);
+    b[l] = 0;
+    if (l > 2 && strcmp(b + l - 2, "_c") == 0) b[l -= 2] = 0;
+    if (l > 5 && strcmp(b + l - 5, "_init") == 0) b[l -= 5] = 0;
+    static const char *const blocking[] = {"bcast", "barrier", "gather", "gatherv", "scatter", "scatterv",
+                                           "allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw",
+                                           "allreduce", "reduce", "reduce_scatter", "reduce_scatter_block",
+                                           "scan", "exscan"};
+    if (b[0] == 'i')
+        for (size_t i = 0; i < sizeof blocking / sizeof *blocking; i++)
+            if (strcmp(b + 1, blocking[i]) == 0) {
+                memmove(b, b + 1, l);
+                return;
+            }
+}
+
+void an_coll_bytes(const struct an_run *run, const struct an_rank *r, const char *routine, const struct ml_coll *c,
+                   uint64_t *sent, uint64_t *recv)
+{
+    *sent = c->bytes;
+    *recv = c->rbytes;
+    uint32_t id = c->comm < r->ncomms ? r->comm[c->comm] : UINT32_MAX;
+    if (id >= run->ncomms || run->comms[id].inter) return;   /* MPI_ROOT and the remote group: as recorded */
+    const struct an_comm *cm = &run->comms[id];
+    uint64_t n = cm->world ? (uint64_t)run->size : cm->size;
+    int me = cm->world ? r->rank : -1;
+    for (uint32_t i = 0; me < 0 && cm->members && i < cm->size; i++)
+        if (cm->members[i] == r->rank) me = (int)i;
+    int root = me >= 0 && c->root == me;
+    uint64_t s = c->bytes, q = c->rbytes;
+    char k[48];
+    coll_kind(routine, k, sizeof k);
+    if (strcmp(k, "barrier") == 0) *sent = *recv = 0;
+    else if (strcmp(k, "bcast") == 0) *sent = root ? s : 0, *recv = root ? 0 : s;
+    else if (strcmp(k, "reduce") == 0) *sent = s, *recv = root ? s : 0;
+    else if (strcmp(k, "allreduce") == 0 || strcmp(k, "scan") == 0 || strcmp(k, "exscan") == 0) *sent = *recv = s;
+    else if (strcmp(k, "gather") == 0) *sent = s, *recv = root ? q * n : 0;
+    else if (strcmp(k, "gatherv") == 0) *sent = s, *recv = root ? q : 0;
+    else if (strcmp(k, "scatter") == 0) *sent = root ? s * n : 0, *recv = q;
+    else if (strcmp(k, "scatterv") == 0) *sent = root ? s : 0, *recv = q;
+    else if (strcmp(k, "allgather") == 0) *sent = s, *recv = q * n;
+    else if (strcmp(k, "alltoall") == 0) *sent = s * n, *recv = q * n;
+    else if (strcmp(k, "reduce_scatter_block") == 0) *sent = s * n, *recv = s;   /* the count is recvcount */
 }
 
 void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n)

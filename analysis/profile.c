@@ -14,7 +14,17 @@
  *    MPI time: the calls in that window other than MPI_Init/MPI_Finalize,
  *    summed over the rank's threads.
  *
- * Memory: per rank, one counter set per routine and per call site used.
+ *  - per call site and rank: calls, shortest / mean / longest call, time,
+ *    and that time in % of the rank's application time (App%) and MPI
+ *    time (MPI%); across the ranks that called it: the smallest, mean and
+ *    largest per-rank time and their coefficient of variation (standard
+ *    deviation / mean);
+ *  - communication matrix: matched point-to-point messages and bytes (as
+ *    sent) per sender and receiver; collectives apart, per rank: calls and
+ *    the bytes its buffers sent and received by its role (an_coll_bytes).
+ *
+ * Memory: per rank, one counter set per routine and per call site used;
+ * one counter pair per sender-receiver pair that exchanged messages.
  */
 #include "analysis.h"
 
@@ -39,6 +49,12 @@ struct rprof {
     uint64_t calls, unfinished, estimated;
     unsigned threads;
     int seen;
+    uint64_t coll_calls, coll_sent, coll_recv;
+};
+
+struct pair_ent {                /* communication matrix cell; key 0 = empty */
+    uint64_t key;                /* (src << 32 | dst) + 1 */
+    uint64_t messages, bytes;
 };
 
 struct an_profile {
@@ -50,6 +66,9 @@ struct an_profile {
     struct an_site_prof *sites;
     unsigned nsites;
     struct an_coll_prof *colls;  /* per routine name, compacted at finish */
+    struct pair_ent *pairs;      /* hash table while reading */
+    unsigned npairs, cappairs;
+    struct an_pair *matrix;      /* compacted at finish */
     unsigned ncolls;
     uint64_t sz_count[AN_SIZE_BUCKETS], sz_bytes[AN_SIZE_BUCKETS];
     uint64_t events;
@@ -84,6 +103,7 @@ struct an_profile *an_profile_new(struct an_run *run)
 
 static inline void stat_add(struct an_stat *s, uint64_t n, int64_t total, int64_t dur, uint64_t bytes)
 {
+    if (!s->calls || dur < s->min) s->min = dur;
     s->calls += n;
     s->total = an_sadd(s->total, total);
     if (dur > s->max) s->max = dur;
@@ -154,7 +174,14 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         total = an_sadd(dur, rep < span ? rep : span);
     }
     uint64_t bytes = 0;
-    if (ev->type == ML_REC_COLL) bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
+    if (ev->type == ML_REC_COLL) {
+        bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
+        uint64_t cs, cr;
+        an_coll_bytes(p->run, rk, name < p->run->nnames ? p->run->names[name] : "", &ev->coll, &cs, &cr);
+        r->coll_calls++;
+        r->coll_sent += cs;
+        r->coll_recv += cr;
+    }
     for (unsigned i = 0; i < nops; i++) {
         uint8_t k = ops[i].kind;
         if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;
@@ -205,12 +232,40 @@ static unsigned size_bucket(uint64_t b)
     return k < AN_SIZE_BUCKETS ? k : AN_SIZE_BUCKETS - 1;
 }
 
+static void pair_add(struct an_profile *p, int32_t src, int32_t dst, uint64_t bytes)
+{
+    if ((p->npairs + 1) * 2 > p->cappairs) {
+        unsigned cap = p->cappairs ? p->cappairs * 2 : 256;
+        struct pair_ent *t = calloc(cap, sizeof *t);
+        if (!t) return;
+        for (unsigned i = 0; i < p->cappairs; i++) {
+            if (!p->pairs[i].key) continue;
+            unsigned k = (unsigned)((p->pairs[i].key * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+            while (t[k].key) k = (k + 1) & (cap - 1);
+            t[k] = p->pairs[i];
+        }
+        free(p->pairs);
+        p->pairs = t;
+        p->cappairs = cap;
+    }
+    uint64_t key = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + 1;
+    unsigned k = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 40) & (p->cappairs - 1);
+    while (p->pairs[k].key && p->pairs[k].key != key) k = (k + 1) & (p->cappairs - 1);
+    if (!p->pairs[k].key) {
+        p->pairs[k].key = key;
+        p->npairs++;
+    }
+    p->pairs[k].messages++;
+    p->pairs[k].bytes += bytes;
+}
+
 static void on_message(void *ctx, const struct an_msg *m)
 {
     struct an_profile *p = ctx;
     unsigned b = size_bucket(m->bytes);
     p->sz_count[b]++;
     p->sz_bytes[b] += m->bytes;
+    if (m->src >= 0 && m->dst >= 0) pair_add(p, m->src, m->dst, m->bytes);
 }
 
 static void on_coll(void *ctx, const struct an_coll *c)
@@ -254,8 +309,28 @@ static int coll_cmp(const void *a, const void *b)
     return x->instances > y->instances ? -1 : x->instances < y->instances;
 }
 
+/* Square root of v > 0 (Newton; the analysis library needs no libm). */
+static double root(double v)
+{
+    double x = v > 1 ? v : 1;
+    for (int i = 0; i < 200; i++) {
+        double y = 0.5 * (x + v / x);
+        if (y >= x) break;
+        x = y;
+    }
+    return x;
+}
+
+static int pair_cmp(const void *a, const void *b)
+{
+    const struct an_pair *x = a, *y = b;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
 static void stat_merge(struct an_stat *d, const struct an_stat *s)
 {
+    if (s->calls && (!d->calls || s->min < d->min)) d->min = s->min;
     d->calls += s->calls;
     d->total = an_sadd(d->total, s->total);
     if (s->max > d->max) d->max = s->max;
@@ -286,6 +361,9 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         o->init = r->init;
         o->finalize = r->fin;
         o->finalized = r->fin_start != INT64_MAX;
+        o->coll_calls = r->coll_calls;
+        o->coll_sent = r->coll_sent;
+        o->coll_recv = r->coll_recv;
         if (!r->seen) continue;
         int64_t a = r->init_end != INT64_MIN ? r->init_end : r->first;
         int64_t b = r->fin_start != INT64_MAX ? r->fin_start : r->last;
@@ -349,11 +427,65 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
                 if (!p->sites[j].where) return -1;
                 p->nsites++;
             }
-            stat_merge(&p->sites[j].all, &se->st);
-            p->sites[j].nranks++;
+            struct an_site_prof *sp = &p->sites[j];
+            stat_merge(&sp->all, &se->st);
+            /* this rank's share: one entry per rank (its sites of one name merged) */
+            if (!sp->nranks || sp->per_rank[sp->nranks - 1].rank != run->ranks[i].rank) {
+                struct an_site_rank *t = realloc(sp->per_rank, (sp->nranks + 1) * sizeof *t);
+                if (!t) return -1;
+                sp->per_rank = t;
+                memset(&t[sp->nranks], 0, sizeof *t);
+                t[sp->nranks].rank = run->ranks[i].rank;
+                sp->nranks++;
+            }
+            stat_merge(&sp->per_rank[sp->nranks - 1].st, &se->st);
         }
     }
+    /* across ranks: per-rank time, its spread, the shares of App and MPI time */
+    int64_t app_all = 0, mpi_all = 0;
+    for (unsigned i = 0; i < run->n; i++) {
+        app_all = an_sadd(app_all, p->ranks[i].app);
+        mpi_all = an_sadd(mpi_all, p->ranks[i].mpi);
+    }
+    for (unsigned j = 0; j < p->nsites; j++) {
+        struct an_site_prof *sp = &p->sites[j];
+        double sum = 0, sq = 0;
+        sp->rank_min = INT64_MAX;
+        sp->rank_max = 0;
+        for (unsigned q = 0; q < sp->nranks; q++) {
+            struct an_site_rank *x = &sp->per_rank[q];
+            int slot = x->rank >= 0 && x->rank < run->size ? run->slot[x->rank] : -1;
+            const struct an_rank_prof *o = slot >= 0 ? &p->ranks[slot] : NULL;
+            x->app_pct = o && o->app > 0 ? 100.0 * (double)x->st.total / (double)o->app : 0;
+            x->mpi_pct = o && o->mpi > 0 ? 100.0 * (double)x->st.total / (double)o->mpi : 0;
+            if (x->st.total < sp->rank_min) sp->rank_min = x->st.total;
+            if (x->st.total > sp->rank_max) sp->rank_max = x->st.total;
+            sum += (double)x->st.total;
+            sq += (double)x->st.total * (double)x->st.total;
+        }
+        if (!sp->nranks) sp->rank_min = 0;
+        sp->rank_mean = sp->nranks ? sum / sp->nranks : 0;
+        double var = sp->nranks ? sq / sp->nranks - sp->rank_mean * sp->rank_mean : 0;
+        sp->rank_cv = sp->rank_mean > 0 && var > 0 ? root(var) / sp->rank_mean : 0;
+        sp->app_pct = app_all > 0 ? 100.0 * (double)sp->all.total / (double)app_all : 0;
+        sp->mpi_pct = mpi_all > 0 ? 100.0 * (double)sp->all.total / (double)mpi_all : 0;
+    }
     if (p->nsites) qsort(p->sites, p->nsites, sizeof *p->sites, site_cmp);
+
+    /* the communication matrix, by sender then receiver */
+    p->matrix = calloc(p->npairs ? p->npairs : 1, sizeof *p->matrix);
+    if (!p->matrix) return -1;
+    k = 0;
+    for (unsigned i = 0; i < p->cappairs; i++) {
+        const struct pair_ent *e = &p->pairs[i];
+        if (!e->key) continue;
+        p->matrix[k].src = (int32_t)(uint32_t)((e->key - 1) >> 32);
+        p->matrix[k].dst = (int32_t)(uint32_t)(e->key - 1);
+        p->matrix[k].messages = e->messages;
+        p->matrix[k].bytes = e->bytes;
+        k++;
+    }
+    if (k) qsort(p->matrix, k, sizeof *p->matrix, pair_cmp);
 
     k = 0;
     for (unsigned n = 0; n < run->nnames; n++)
@@ -371,7 +503,12 @@ void an_profile_free(struct an_profile *p)
         free(p->rp[i].st);
         free(p->rp[i].sites);
     }
-    for (unsigned i = 0; i < p->nsites; i++) free(p->sites[i].where);
+    for (unsigned i = 0; i < p->nsites; i++) {
+        free(p->sites[i].where);
+        free(p->sites[i].per_rank);
+    }
+    free(p->pairs);
+    free(p->matrix);
     free(p->rp);
     free(p->ranks);
     free(p->routines);
@@ -396,6 +533,12 @@ const struct an_site_prof *an_profile_sites(const struct an_profile *p, unsigned
 {
     *n = p->nsites;
     return p->sites;
+}
+
+const struct an_pair *an_profile_matrix(const struct an_profile *p, unsigned *n)
+{
+    *n = p->matrix ? p->npairs : 0;
+    return p->matrix;
 }
 
 void an_profile_sizes(const struct an_profile *p, uint64_t count[AN_SIZE_BUCKETS], uint64_t bytes[AN_SIZE_BUCKETS])

@@ -314,6 +314,10 @@ static int load(struct mlr_file *f)
     for (unsigned i = 0; i < f->nchunks; i++) {
         const struct chunk_ref *c = &f->chunks[i];
         uint32_t pos = 0;
+        /* the call record just read, while only TIME records followed it:
+         * a wrapper records the call, then defines the communicator it
+         * returned (a definition on first use comes before its call) */
+        const struct ml_rec *call = NULL;
         while (pos < c->bytes) {
             const struct ml_rec *r = (const void *)(c->data + pos);
             __builtin_prefetch(c->data + pos + 1024);   /* a hint: never faults */
@@ -324,8 +328,23 @@ static int load(struct mlr_file *f)
                           f->path, c->thread, pos);
                 break;
             }
-            if (r->type == ML_REC_COMM) add_comm(f, r, len);
-            else if (r->type == ML_REC_TYPE) add_type(f, r, len);
+            if (r->type == ML_REC_COMM) {
+                add_comm(f, r, len);
+                const struct ml_comm_def *d = (const void *)(r + 1);
+                if (call && len >= sizeof *r + sizeof *d && d->index < f->ncomms) {
+                    struct mlr_comm *cm = &f->comms[d->index];
+                    cm->has_prev = 1;
+                    cm->prev_routine = call->routine & (uint16_t)~ML_ROUTINE_FORTRAN;
+                    cm->prev_site = call->site;
+                }
+                call = NULL;
+            } else if (r->type == ML_REC_TYPE) {
+                add_type(f, r, len);
+            } else if (r->type >= ML_REC_CALL && r->type <= ML_REC_COMPLETE) {
+                call = r;
+            } else if (r->type != ML_REC_TIME) {
+                call = NULL;
+            }
             pos += len;
         }
         chunk_release(f, c);

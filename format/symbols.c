@@ -110,6 +110,26 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
+/* A demangled name as one token, so that a site never holds a space (dump
+ * and the tables split on spaces): a space beside punctuation goes
+ * ("f(int, char) const" -> "f(int,char)const"), one between two words
+ * becomes '_' ("unsigned long" -> "unsigned_long"). */
+static void one_token(char *s)
+{
+    char *o = s;
+    for (char *p = s; *p; p++) {
+        if (*p != ' ') {
+            *o++ = *p;
+            continue;
+        }
+        char a = o > s ? o[-1] : 0, b = p[1];
+        int wa = a == '_' || (a >= '0' && a <= '9') || (a >= 'a' && a <= 'z') || (a >= 'A' && a <= 'Z');
+        int wb = b == '_' || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+        if (wa && wb) *o++ = '_';
+    }
+    *o = 0;
+}
+
 static char *describe(const struct module *m, uint64_t rel)
 {
     char buf[512];
@@ -127,7 +147,10 @@ static char *describe(const struct module *m, uint64_t rel)
         GElf_Sym sym;
         const char *name = dwfl_module_addrinfo(m->mod, q, &off, &sym, NULL, NULL, NULL);
         if (name) {
-            snprintf(buf, sizeof buf, "%s+0x%" PRIx64 "(%s)", name, (uint64_t)off + 1, base_name(m->path));
+            char *d = sym_demangle(name);
+            if (d) one_token(d);
+            snprintf(buf, sizeof buf, "%s+0x%" PRIx64 "(%s)", d ? d : name, (uint64_t)off + 1, base_name(m->path));
+            free(d);
             return strdup(buf);
         }
     }
@@ -209,4 +232,90 @@ void sym_cleanup(void)
         free(m->path);
         free(m);
     }
+}
+
+/* ---- fitting a site into a column ------------------------------------------ */
+
+/* "..", then the tail of s that fills w columns in all */
+static const char *cut_left(const char *s, size_t w, char *b, size_t n)
+{
+    size_t l = strlen(s);
+    if (l <= w) snprintf(b, n, "%s", s);
+    else if (w < 3) snprintf(b, n, "%.*s", (int)w, s + l - w);
+    else snprintf(b, n, "..%s", s + l - (w - 2));
+    return b;
+}
+
+struct fn_parts {               /* "scope::name(params)+0x1a(module)" */
+    char head[1024];           /* scope::name(params) */
+    char off[64], mod[512];    /* "+0x1a", "(module)" */
+    size_t hl, lastp;          /* length of head; its parameter list's '(' (hl if none) */
+    size_t sep[64], nsep;      /* the scopes' "::" */
+};
+
+/* 0 if s is not a function+offset(module) site */
+static int fn_split(const char *s, struct fn_parts *p)
+{
+    const char *plus = NULL;
+    for (const char *q = s; (q = strstr(q, "+0x")); q++) plus = q;
+    p->hl = plus ? (size_t)(plus - s) : 0;
+    if (!plus || p->hl == 0 || !memchr(s, '(', p->hl) || p->hl >= sizeof p->head) return 0;
+    memcpy(p->head, s, p->hl);
+    p->head[p->hl] = 0;
+    const char *mp = strchr(plus, '(');
+    snprintf(p->off, sizeof p->off, "%.*s", (int)(mp ? (size_t)(mp - plus) : strlen(plus)), plus);
+    snprintf(p->mod, sizeof p->mod, "%s", mp ? mp : "");
+    /* the scopes: "::" outside <>, () and {} before the last top-level '(' */
+    int depth = 0;
+    p->nsep = 0;
+    p->lastp = p->hl;
+    for (size_t i = 0; i < p->hl; i++) {
+        char c = p->head[i];
+        if (c == '<' || c == '(' || c == '{' || c == '[') {
+            if (c == '(' && depth == 0) p->lastp = i;
+            depth++;
+        } else if ((c == '>' || c == ')' || c == '}' || c == ']') && depth > 0) {
+            depth--;
+        } else if (c == ':' && p->head[i + 1] == ':' && depth == 0 && p->nsep < 64) {
+            p->sep[p->nsep++] = i;
+        }
+    }
+    while (p->nsep && p->sep[p->nsep - 1] > p->lastp) p->nsep--;   /* after the parameters: not a scope */
+    return 1;
+}
+
+size_t sym_fit_min(const char *s)
+{
+    struct fn_parts p;
+    if (!fn_split(s, &p)) {
+        const char *slash = strrchr(s, '/');
+        return slash ? strlen(slash + 1) + 2 : strlen(s);
+    }
+    size_t from = p.nsep ? p.sep[p.nsep - 1] + 2 : 0;
+    size_t name = (p.lastp < p.hl ? p.lastp : p.hl) - from + (p.lastp < p.hl ? 4 : 0);
+    return (from ? 2 : 0) + name + strlen(p.off);
+}
+
+const char *sym_fit(const char *s, size_t w, char *b, size_t n)
+{
+    size_t l = strlen(s);
+    if (l <= w) {
+        snprintf(b, n, "%s", s);
+        return b;
+    }
+    static struct fn_parts p;
+    if (!fn_split(s, &p)) return cut_left(s, w, b, n);
+    char t[1700];
+    size_t from = 0;   /* where the name starts after the dropped scopes */
+    for (size_t k = 0;; k++) {
+        snprintf(t, sizeof t, "%s%s%s%s", from ? ".." : "", p.head + from, p.off, p.mod);
+        if (strlen(t) <= w) return snprintf(b, n, "%s", t), b;
+        if (k >= p.nsep) break;
+        from = p.sep[k] + 2;
+    }
+    snprintf(t, sizeof t, "%s%s%s", from ? ".." : "", p.head + from, p.off);   /* without the module */
+    if (strlen(t) <= w) return snprintf(b, n, "%s", t), b;
+    if (p.lastp < p.hl && p.lastp >= from)   /* without the parameters */
+        snprintf(t, sizeof t, "%s%.*s(..)%s", from ? ".." : "", (int)(p.lastp - from), p.head + from, p.off);
+    return cut_left(t, w, b, n);
 }

@@ -1267,6 +1267,27 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         if (wd[1] < 8) wd[1] = 8;
         if (wd[2] < 8) wd[2] = 8;
     }
+    /* a routine name is never cut: WHAT is at least as wide as the longest
+     * one it starts with (capped, so WHERE keeps room) */
+    for (unsigned i = 0; cell && i < show; i++) {
+        int rl = (int)strcspn(cell[i][1], " ");
+        if (!strncmp(cell[i][1], "MPI_", 4) && rl > wd[1] && rl <= 40) wd[1] = rl;
+    }
+    /* WHERE: "[in|after MPI_Routine ]site", the site fitted by the common
+     * policy (symbols.h, sym_fit: namespaces go first, the function's own
+     * name and its line or offset stay) */
+    for (unsigned i = 0; cell && i < show; i++) {
+        char *t = cell[i][2], tmp[320];
+        if ((int)strlen(t) <= wd[2]) continue;
+        size_t pre = 0;
+        if (!strncmp(t, "in ", 3) || !strncmp(t, "after ", 6)) {
+            const char *sp = strchr(strchr(t, ' ') + 1, ' ');
+            if (sp) pre = (size_t)(sp + 1 - t);
+        }
+        size_t room = (int)pre + 8 <= wd[2] ? (size_t)wd[2] - pre : 8;
+        snprintf(tmp, sizeof tmp, "%s", t + pre);
+        sym_fit(tmp, room, t + pre, sizeof cell[i][2] - pre);
+    }
     static const char *head[4] = {"WHO", "WHAT", "WHERE", "WHEN"};
     for (int c = 0; c < 4; c++) put_cell(b, head[c], wd[c], c == 3);
     sb_put(b, "\n", 1);

@@ -4,13 +4,19 @@
  *
  *   <rank> <thread> <start_s> <end_s> <routine> <call site> [key=value ...]
  *
- * keys: comm (definition index in the rank's file), peer (world rank, or
- * ANY_SOURCE / PROC_NULL), tag, bytes, type, root, rbytes, req (request
- * handle), done (completed requests: req/peer/tag/bytes), result (error code
- * when not MPI_SUCCESS), repeat=N until=T (a call that completed nothing,
- * followed by N more equal to it, the last ending at T: format REPEAT),
- * lang=fortran.  Times are seconds on the run's common
- * time line.  Lines starting with '#' describe each rank file.
+ * keys (help() says the same to the user): comm (the communicator by name:
+ * MPI_COMM_WORLD, the call that created it with the definition index,
+ * MPI_Comm_split#2, or comm#3 for one defined where it was first used),
+ * peer (world rank, or ANY_SOURCE / PROC_NULL), tag, bytes (this call's
+ * send or receive size), type, root, rbytes (a collective's receive-buffer
+ * size as passed), req (request handle), done (completed requests:
+ * req/peer/tag/bytes each), recv_* (the receive half of a sendrecv),
+ * result (error code when not MPI_SUCCESS), repeat=N until=T (a call that
+ * completed nothing, followed by N more equal to it, the last ending at T:
+ * format REPEAT), lang=fortran.  Call sites as "file.c:42", or
+ * "function+0x1a(module)" with C++ names demangled.  Times are seconds on
+ * the run's common time line.  Lines starting with '#' describe each rank
+ * file and name its communicators.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -26,12 +32,53 @@ static void help(FILE *out)
     fprintf(out,
             "usage: mpilens dump DIR [--rank R] [--no-header]\n\n"
             "Prints every event recorded in run directory DIR (or in one rank file),\n"
-            "one line each: rank, thread, start and end time (s), routine, call site,\n"
-            "then comm=, peer= (world rank), tag=, bytes=, type=, root=, req=, done=,\n"
-            "result= (when not MPI_SUCCESS) and lang=fortran where they apply.\n\n"
+            "one line each:\n"
+            "  RANK THREAD START END ROUTINE SITE [KEY=VALUE ...]\n"
+            "START and END are seconds on the run's common clock; SITE is file.c:42, or\n"
+            "function+0x1a(module) (C++ names demangled) where there is no line information.\n"
+            "Keys, where they apply:\n"
+            "  comm=     the communicator: MPI_COMM_WORLD, the call that created it and\n"
+            "            its number (MPI_Comm_split#2), or comm#N (defined on first use);\n"
+            "            the '#' lines say who is in each\n"
+            "  peer=     the other side as a world rank, or ANY_SOURCE, PROC_NULL\n"
+            "  tag=      message tag          bytes=  bytes sent or received by this call\n"
+            "  type=     datatype             root=   root of a collective (world rank)\n"
+            "  rbytes=   a collective's receive count x receive type size, as passed\n"
+            "  req=      request handle started by the call\n"
+            "  done=     requests it completed: handle/peer/tag/bytes each, comma-separated\n"
+            "  recv_*=   the receive half of a sendrecv (recv_comm, recv_peer, ...)\n"
+            "  result=   the error code, when not MPI_SUCCESS\n"
+            "  repeat=N until=T  N more equal calls that completed nothing, the last ending at T\n"
+            "  lang=fortran      called through a Fortran binding\n\n"
             "  -r, --rank R     only rank R\n"
             "      --no-header  omit the '#' lines describing each rank file\n"
             "  -h, --help       this text\n");
+}
+
+/* A routine that returns a new communicator. */
+static int constructor(const char *name)
+{
+    static const char *const pre[] = {"MPI_Comm_split", "MPI_Comm_dup", "MPI_Comm_idup", "MPI_Comm_create",
+                                      "MPI_Cart_create", "MPI_Cart_sub", "MPI_Graph_create",
+                                      "MPI_Dist_graph_create", "MPI_Intercomm_", "MPI_Comm_spawn",
+                                      "MPI_Comm_accept", "MPI_Comm_connect", "MPI_Comm_join",
+                                      "MPI_Comm_get_parent"};
+    if (strstr(name, "keyval") || strstr(name, "errhandler")) return 0;
+    for (size_t i = 0; i < sizeof pre / sizeof *pre; i++)
+        if (!strncmp(name, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
+/* Communicator definition `index` of f by name: MPI_COMM_WORLD,
+ * MPI_Comm_split#2 (created by that call), comm#3 (defined on first use). */
+static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, size_t n)
+{
+    const struct mlr_comm *c = mlr_comm(f, index);
+    if (c && c->valid && (c->flags & 2)) snprintf(b, n, "MPI_COMM_WORLD");
+    else if (c && c->valid && c->has_prev && constructor(mlr_routine_name(f, c->prev_routine)))
+        snprintf(b, n, "%s#%u", mlr_routine_name(f, c->prev_routine), index);
+    else snprintf(b, n, "comm#%u", index);
+    return b;
 }
 
 /* Requests started by the rank: handle -> communicator, to name the peer of
@@ -78,8 +125,8 @@ static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, c
 {
     char k[32];
     if (p->comm != ML_COMM_NONE) {
-        snprintf(k, sizeof k, " %scomm=%u", pfx, p->comm);
-        fputs(k, o);
+        char cn[96];
+        fprintf(o, " %scomm=%s", pfx, comm_name(f, p->comm, cn, sizeof cn));
     }
     snprintf(k, sizeof k, "%speer", pfx);
     put_peer(o, f, k, p->comm, p->peer);
@@ -114,6 +161,25 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         fprintf(o, ", at MPI_Finalize ");
         if (b->valid) fprintf(o, "%+lld ns (rtt %lld ns)\n", (long long)b->offset_ns, (long long)b->rtt_ns);
         else fprintf(o, "not measured\n");
+    }
+    for (unsigned i = 0; header && i < mlr_ncomms(f); i++) {   /* who is in each communicator */
+        const struct mlr_comm *c = mlr_comm(f, (uint16_t)i);
+        if (!c || !c->valid || (c->flags & 2)) continue;
+        char cn[96], site[600];
+        fprintf(o, "# rank %d comm %s: ", rank, comm_name(f, (uint16_t)i, cn, sizeof cn));
+        if (c->has_prev && constructor(mlr_routine_name(f, c->prev_routine)))
+            fprintf(o, "created by %s at %s, ", mlr_routine_name(f, c->prev_routine),
+                    sym_site(f, c->prev_site, site, sizeof site));
+        else fprintf(o, "defined where first used, ");
+        fprintf(o, "%s%u rank%s:", (c->flags & 1) ? "inter-communicator, " : "", c->size, c->size == 1 ? "" : "s");
+        for (uint32_t k = 0; c->members && k < c->size && k < 64; k++) fprintf(o, "%s%d", k ? "," : " ", c->members[k]);
+        if (c->members && c->size > 64) fprintf(o, ",...");
+        if (c->flags & 1) {
+            fprintf(o, "; remote group %u:", c->remote_size);
+            for (uint32_t k = 0; c->members && k < c->remote_size && k < 64; k++)
+                fprintf(o, "%s%d", k ? "," : " ", c->members[c->size + k]);
+        }
+        fputc('\n', o);
     }
     memset(reqs, 0, sizeof reqs);
     struct mlr_iter *it = mlr_iter_new(f);
@@ -154,7 +220,10 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             }
             break;
         case ML_REC_COLL:
-            if (e.coll.comm != ML_COMM_NONE) fprintf(o, " comm=%u", e.coll.comm);
+            if (e.coll.comm != ML_COMM_NONE) {
+                char cn[96];
+                fprintf(o, " comm=%s", comm_name(f, e.coll.comm, cn, sizeof cn));
+            }
             put_peer(o, f, "root", e.coll.comm, e.coll.root);
             fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
             put_type(o, f, e.coll.dtype);

@@ -6,11 +6,17 @@
  * process track per rank, one thread track per thread of the rank, one
  * complete ("X") slice per MPI call with its call site, peer, tag, bytes and
  * communicator as arguments, and one flow arrow per matched message from the
- * call that sent it to the call that completed its receive.  Times are
- * microseconds on rank 0's clock (aligned and repaired as in the report),
- * from the run's first call.  Within a track slices come in time order and
- * do not overlap; every flow has its start and its end, each inside a slice
- * of its track.
+ * start of the call that sent it to the end of the call that completed its
+ * receive (as OTF2 viewers draw them: the receive completes after the send
+ * began, so no arrow points back in time).  Times are microseconds on rank
+ * 0's clock (aligned and repaired as in the report), from the run's first
+ * call.  Within a track slices come in time order and do not overlap; every
+ * flow has its start and its end, each on the edge of a slice of its track.
+ *
+ * --from/--to (seconds from the run's first call) and --ranks cut a large
+ * run down: a slice is written when its rank is chosen and it overlaps the
+ * window, an arrow when both its ends are written (times stay relative to
+ * the run's first call, so cuts of one run line up).
  *
  * OTF2: export_otf2.c.
  */
@@ -89,6 +95,23 @@ static void export_sites_free(struct site_names *sn, unsigned nranks)
 
 /* ---- Perfetto / Chrome JSON ------------------------------------------------------ */
 
+struct pf_cut {                     /* what --from/--to/--ranks keep */
+    int64_t from, to;               /* ns from the run's first call; to < 0: no end */
+    uint8_t *rank;                  /* per world rank: chosen (NULL: all) */
+    int size;
+};
+
+static int cut_rank(const struct pf_cut *c, int rank)
+{
+    return !c->rank || (rank >= 0 && rank < c->size && c->rank[rank]);
+}
+
+/* t0..t1 (ns from the run's first call) overlaps the window */
+static int cut_time(const struct pf_cut *c, int64_t t0, int64_t t1)
+{
+    return t1 >= c->from && (c->to < 0 || t0 <= c->to);
+}
+
 struct pf {
     FILE *o;
     struct an_run *run;
@@ -99,6 +122,7 @@ struct pf {
     uint8_t **seen;                 /* per rank: thread tracks named */
     unsigned *nseen;
     uint64_t slices, flows;
+    const struct pf_cut *cut;
 };
 
 /* Microseconds with nanosecond digits, exactly (no float rounding). */
@@ -164,12 +188,14 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
         p->origin = e->t0;
         p->have_origin = 1;
     }
+    /* a run of equal unsuccessful polls is one slice, to the last one's end */
+    int64_t t1 = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
+    if (!cut_rank(p->cut, r->rank) || !cut_time(p->cut, an_wsub(e->t0, p->origin), an_wsub(t1, p->origin))) return;
     pf_thread(p, e);
     fprintf(o, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", r->rank, ev->thread);
     put_us(o, an_wsub(e->t0, p->origin));
     fputs(",\"dur\":", o);
-    /* a run of equal unsuccessful polls is one slice, to the last one's end */
-    put_us(o, an_wsub(an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0), e->t0));
+    put_us(o, an_wsub(t1, e->t0));
     fputs(",\"name\":", o);
     json_str(o, mlr_routine_name(r->f, ev->routine));
     const char *cat = "mpi";
@@ -230,28 +256,33 @@ static void pf_message(void *ctx, const struct an_msg *m)
     struct pf *p = ctx;
     FILE *o = p->o;
     struct an_run *run = p->run;
-    /* an arrow from the middle of the sending call to the middle of the
-     * call that completed the receive: inside both slices, whatever their
-     * neighbours */
-    int64_t s0 = end_time(run, &m->send, m->send.t0), s1 = end_time(run, &m->send, m->send.t1);
-    int64_t r0 = end_time(run, &m->recv, m->recv.t0), r1 = end_time(run, &m->recv, m->recv.t1);
-    if (s1 < s0) s1 = s0;
+    /* from the start of the sending call to the end of the call that
+     * completed the receive: the edges of both slices, in time order
+     * (a receive cannot complete before its send began; the alignment
+     * repairs the clocks where they said so) */
+    int64_t s0 = an_wsub(end_time(run, &m->send, m->send.t0), p->origin);
+    int64_t r0 = an_wsub(end_time(run, &m->recv, m->recv.t0), p->origin);
+    int64_t r1 = an_wsub(end_time(run, &m->recv, m->recv.t1), p->origin);
     if (r1 < r0) r1 = r0;
+    if (!cut_rank(p->cut, m->send.rank) || !cut_rank(p->cut, m->recv.rank) || !cut_time(p->cut, s0, s0) ||
+        !cut_time(p->cut, r1, r1))
+        return;
     uint64_t id = ++p->flow;
     fprintf(o, ",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->send.rank, m->send.thread);
-    put_us(o, an_wsub(an_wadd(s0, an_wsub(s1, s0) / 2), p->origin));
+    put_us(o, s0);
     fprintf(o, ",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\",\"args\":{\"bytes\":%" PRIu32 ",\"tag\":%d}}",
             m->bytes, m->tag);
     fprintf(o, ",\n{\"ph\":\"f\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->recv.rank, m->recv.thread);
-    put_us(o, an_wsub(an_wadd(r0, an_wsub(r1, r0) / 2), p->origin));
+    put_us(o, r1);
     fputs(",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\"}", o);
     p->flows++;
 }
 
-static int export_perfetto(struct an_run *run, FILE *o, int progress)
+static int export_perfetto(struct an_run *run, FILE *o, int progress, const struct pf_cut *cut)
 {
     struct pf p;
     memset(&p, 0, sizeof p);
+    p.cut = cut;
     p.o = o;
     p.run = run;
     p.sites = export_sites_new(run->n);
@@ -269,12 +300,15 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress)
     json_str(o, run->mpi_version);
     fprintf(o, "},\n\"traceEvents\":[\n");
     /* process tracks: one per rank, in rank order */
+    int first = 1;
     for (unsigned i = 0; i < run->n; i++) {
         const struct an_rank *r = &run->ranks[i];
+        if (!cut_rank(cut, r->rank)) continue;
         const struct ml_header *h = mlr_header(r->f);
         char name[160];
         snprintf(name, sizeof name, "rank %d (%s, pid %d)", r->rank, mlr_host(r->f), h->pid);
-        fprintf(o, "%s{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", i ? ",\n" : "", r->rank);
+        fprintf(o, "%s{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_name\",\"args\":{\"name\":", first ? "" : ",\n", r->rank);
+        first = 0;
         json_str(o, name);
         fprintf(o, "}},\n{\"ph\":\"M\",\"pid\":%d,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}}",
                 r->rank, r->rank);
@@ -300,7 +334,8 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress)
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens export --format=perfetto|chrome|otf2 DIR [-o OUT]\n\n"
+            "usage: mpilens export --format=perfetto|chrome|otf2 DIR [-o OUT]\n"
+            "                      [--from S] [--to S] [--ranks LIST]\n\n"
             "Writes run directory DIR (or one rank file) for other tools:\n"
             "  perfetto, chrome  trace JSON for ui.perfetto.dev or chrome://tracing: a track per\n"
             "                    rank, a sub-track per thread, a slice per MPI call, an arrow per\n"
@@ -309,6 +344,11 @@ static void help(FILE *out)
             "                    (OUT default: <run>-otf2/traces)\n\n"
             "  -f, --format F    perfetto (default), chrome (the same JSON) or otf2\n"
             "  -o, --output OUT  where to write; an existing file is never overwritten\n"
+            "  --from S, --to S  perfetto/chrome: only calls overlapping this window, in seconds\n"
+            "                    from the run's first call (e.g. --from 2.5 --to 3), and the\n"
+            "                    arrows with both ends inside it\n"
+            "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the arrows\n"
+            "                    between them\n"
             "  -q, --quiet       no progress line\n"
             "  -h, --help        this text\n");
 }
@@ -324,15 +364,49 @@ static void default_out(const char *dir, const char *suffix, char *buf, size_t n
     snprintf(buf, n, "%s%s", b, suffix);
 }
 
+/* "2.5" seconds -> ns; -1 if not a number >= 0 */
+static int64_t parse_seconds(const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= 0) || v > 9.2e9) return -1;
+    return (int64_t)(v * 1e9 + 0.5);
+}
+
+/* "0-3,8" into chosen[0..size); 0, or -1 with the bad part in *bad */
+static int parse_ranks(const char *s, uint8_t *chosen, int size, const char **bad)
+{
+    const char *p = s;
+    while (*p) {
+        char *end;
+        *bad = p;
+        if (*p < '0' || *p > '9') return -1;
+        long a = strtol(p, &end, 10), b = a;
+        if (*end == '-') {
+            if (end[1] < '0' || end[1] > '9') return -1;
+            b = strtol(end + 1, &end, 10);
+        }
+        if (*end && *end != ',') return -1;
+        if (b < a || a > 1 << 24 || b > 1 << 24) return -1;
+        for (long r = a; r <= b && r < size; r++) chosen[r] = 1;
+        p = *end ? end + 1 : end;
+        if (*end && !*p) return -1;
+    }
+    return 0;
+}
+
 int cmd_export(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"format", required_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0},
+        {"from", required_argument, 0, 1},     {"to", required_argument, 0, 2},
+        {"ranks", required_argument, 0, 3},    {0, 0, 0, 0},
     };
-    const char *format = "perfetto", *outpath = NULL;
-    int progress = 1, c;
+    const char *format = "perfetto", *outpath = NULL, *ranks = NULL;
+    struct pf_cut cut = {0, -1, NULL, 0};
+    int progress = 1, c, cutting = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
         switch (c) {
@@ -340,6 +414,19 @@ int cmd_export(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'q': progress = 0; break;
         case 'h': help(stdout); return 0;
+        case 1:
+        case 2:
+            cutting = 1;
+            if ((*(c == 1 ? &cut.from : &cut.to) = parse_seconds(optarg)) < 0) {
+                fprintf(stderr, "mpilens export: --%s wants seconds from the run's first call (e.g. 2.5), not '%s'\n",
+                        c == 1 ? "from" : "to", optarg);
+                return 2;
+            }
+            break;
+        case 3:
+            cutting = 1;
+            ranks = optarg;
+            break;
         default: help(stderr); return 2;
         }
     }
@@ -351,6 +438,15 @@ int cmd_export(int argc, char **argv)
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens export: give one run directory, e.g. 'mpilens export --format=perfetto "
                         "mpilens-app-1234/ -o app.json'\n");
+        return 2;
+    }
+    if (otf2 && cutting) {
+        fprintf(stderr, "mpilens export: --from, --to and --ranks cut the perfetto/chrome JSON; an OTF2 reader "
+                        "(Vampir, ViTE) zooms and filters itself\n");
+        return 2;
+    }
+    if (cut.to >= 0 && cut.to < cut.from) {
+        fprintf(stderr, "mpilens export: --to must not be before --from\n");
         return 2;
     }
     const char *dir = argv[optind];
@@ -368,6 +464,25 @@ int cmd_export(int argc, char **argv)
     }
     for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
         fprintf(stderr, "mpilens export: warning: %s\n", p);
+    if (ranks) {
+        const char *bad = ranks;
+        int any = 0;
+        cut.size = run.size > 0 ? run.size : 1;
+        cut.rank = calloc((size_t)cut.size, 1);
+        if (!cut.rank || parse_ranks(ranks, cut.rank, cut.size, &bad) != 0) {
+            fprintf(stderr, "mpilens export: --ranks wants ranks and ranges like 0-3,8, not '%s'\n", bad);
+            free(cut.rank);
+            an_run_close(&run);
+            return 2;
+        }
+        for (unsigned i = 0; i < run.n; i++) any |= cut_rank(&cut, run.ranks[i].rank);
+        if (!any) {
+            fprintf(stderr, "mpilens export: --ranks %s names no rank of this run (ranks 0-%d)\n", ranks, run.size - 1);
+            free(cut.rank);
+            an_run_close(&run);
+            return 2;
+        }
+    }
     int rc;
     if (otf2) {
         rc = export_otf2(&run, outpath, progress);
@@ -376,13 +491,15 @@ int cmd_export(int argc, char **argv)
         if (!o) {
             fprintf(stderr, "mpilens export: cannot create %s: %s%s\n", outpath, strerror(errno),
                     errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+            free(cut.rank);
             an_run_close(&run);
             return 1;
         }
-        rc = export_perfetto(&run, o, progress);
+        rc = export_perfetto(&run, o, progress, &cut);
         if (o != stdout && fclose(o) != 0) rc = -1;
         if (rc == 0 && o != stdout) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
     }
+    free(cut.rank);
     an_run_close(&run);
     sym_cleanup();
     return rc == 0 ? 0 : 1;

@@ -20,7 +20,12 @@
  *                its completion or free was recorded), and nothing
  *                else is (none on MPI_PROC_NULL, none for inactive
  *                persistent requests waited on or freed);
- *                MpiCollectiveBegin/End for collectives
+ *                MpiCollectiveBegin/End for collectives, with the bytes
+ *                each member sends and receives by its role
+ *                (an_coll_bytes: a non-root of MPI_Bcast receives)
+ * Location ids: a rank's first thread is the rank (as Score-P writes them,
+ * and ViTE looks up a process's location by its rank), thread t of rank r
+ * is t << 32 | r.
  * Times: nanoseconds on rank 0's clock (aligned and repaired as in the
  * report) from the run's first call.  Peers are ranks in the communicator;
  * for an inter-communicator the group is both groups together, so a peer
@@ -85,9 +90,11 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 /* no post-flush callback: no BufferFlush records in the trace */
 static OTF2_FlushCallbacks flush_cb = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
 
+/* Location ids as Score-P writes them and ViTE expects: a rank's first
+ * thread is the rank itself, thread t of rank r is t << 32 | r. */
 static uint64_t loc_id(int rank, unsigned thread)
 {
-    return (uint64_t)rank << 16 | thread;
+    return (uint64_t)thread << 32 | (uint32_t)rank;
 }
 
 static uint32_t str_id(struct ox *x, const char *s)
@@ -270,8 +277,10 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < r->ncomms ? r->comm[c->comm] : UINT32_MAX;
         uint32_t root = c->root >= 0 ? (uint32_t)c->root : OTF2_UNDEFINED_UINT32;
+        uint64_t sent, recv;   /* by this member's role (analysis.h) */
+        an_coll_bytes(x->run, r, mlr_routine_name(r->f, ev->routine), c, &sent, &recv);
         OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t1, (OTF2_CollectiveOp)op,
-                                        comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : comm, root, c->bytes, c->rbytes);
+                                        comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : comm, root, sent, recv);
         n++;
         x->colls++;
     }

@@ -61,71 +61,10 @@ static const char *fit(const char *s, size_t w, char *b, size_t n)
     return b;
 }
 
-/* A C++ function name "_ZN9LAMMPS_NS4Comm7bordersEv" as "LAMMPS_NS::Comm::borders"
- * (nested names only; anything else is left as it is).  Returns the length
- * written to out, 0 if not such a name. */
-static size_t demangle_nested(const char *s, char *out, size_t n)
-{
-    if (strncmp(s, "_ZN", 3) != 0) return 0;
-    const char *p = s + 3;
-    size_t o = 0;
-    while (*p == 'K' || *p == 'V' || *p == 'r') p++;   /* cv-qualifiers of methods */
-    while (*p >= '1' && *p <= '9') {
-        char *end;
-        unsigned long len = strtoul(p, &end, 10);
-        if (len > strlen(end)) return 0;
-        if (o + len + 3 >= n) return 0;
-        if (o) {
-            out[o++] = ':';
-            out[o++] = ':';
-        }
-        memcpy(out + o, end, len);
-        o += len;
-        p = end + len;
-    }
-    if ((p[0] == 'C' || p[0] == 'D') && p[1] >= '0' && p[1] <= '9' && o) {
-        /* constructor / destructor: the class name again */
-        out[o] = 0;
-        const char *cls = out;
-        for (const char *c = out; (c = strstr(c, "::")); c += 2) cls = c + 2;
-        size_t cl = strlen(cls);
-        if (o + cl + 4 >= n) return 0;
-        char tmp[256];
-        snprintf(tmp, sizeof tmp, "::%s%.*s", p[0] == 'D' ? "~" : "", (int)cl, cls);
-        memcpy(out + o, tmp, strlen(tmp));
-        o += strlen(tmp);
-        p += 2;
-    }
-    if (*p != 'E' || o == 0) return 0;
-    out[o] = 0;
-    return o;
-}
-
-/* A call site for a table column of w: file:line as it is (tail kept);
- * "function+0x1a(module)" demangled, then without the module, then without
- * the leading namespaces, until it fits. */
+/* A call site for a table column of w (symbols.h, sym_fit: one policy). */
 static const char *site_cell(const char *s, size_t w, char *b, size_t n)
 {
-    const char *plus = strrchr(s, '+');
-    if (strlen(s) <= w || !plus || !strchr(plus, '(')) return fit(s, w, b, n);
-    char fn[512], name[512], off[64];
-    size_t fl = (size_t)(plus - s) < sizeof fn ? (size_t)(plus - s) : sizeof fn - 1;
-    memcpy(fn, s, fl);
-    fn[fl] = 0;
-    snprintf(off, sizeof off, "%.*s", (int)strcspn(plus, "("), plus);
-    if (!demangle_nested(fn, name, sizeof name)) snprintf(name, sizeof name, "%s", fn);
-    char *q = name;
-    for (;;) {
-        snprintf(b, n, "%s%s", q, off);
-        if (strlen(b) <= w) return b;
-        char *sep = strstr(q, "::");
-        if (!sep) break;
-        q = sep + 2;
-    }
-    char tmp[600];
-    snprintf(tmp, sizeof tmp, "%s", b);
-    fit(tmp, w, b, n);   /* longer than w: fit writes its tail into b */
-    return b;
+    return sym_fit(s, w, b, n);
 }
 
 static const char *rname(const struct an_run *run, uint16_t name)
@@ -484,13 +423,14 @@ static void text_routines(FILE *o, const struct report *rp)
         double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
         double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
         if (outside) {
-            fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %6s %5.1f%%\n", rname(&rp->run, x->name),
+            fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %5.1f%%\n", rname(&rp->run, x->name),
                     calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
                     fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                     fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e), "-", imb);
             continue;
         }
-        fprintf(o, "  %-24.24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
+        /* a routine name is never cut: a longer one pushes the row */
+        fprintf(o, "  %-24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
                 calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
@@ -507,13 +447,20 @@ static void text_sites(FILE *o, const struct report *rp)
     const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
     char a[32], b[32], c[32], d[32], e[32], w[700];
     rule(o, "Call sites, by time (all ranks)");
-    fprintf(o, "  %-29s %-18s %8s %10s %9s %9s %9s\n", "call site", "routine", "calls", "total", "mean", "max",
-            "bytes");
     unsigned shown = n > 20 && !rp->all ? 20 : n;
+    /* routine names are never cut: a long one takes its room from the site */
+    int rw = 18;
+    for (unsigned i = 0; i < shown; i++)
+        if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
+    int sw = 29 - (rw - 18) < 20 ? 20 : 29 - (rw - 18);
+    for (unsigned i = 0; i < shown; i++)   /* room for each function's own name and offset */
+        if ((int)sym_fit_min(s[i].where) > sw) sw = (int)sym_fit_min(s[i].where) > 60 ? 60 : (int)sym_fit_min(s[i].where);
+    fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, "call site", rw, "routine", "calls", "total", "mean", "max",
+            "bytes");
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
-        fprintf(o, "  %-29s %-18.18s %8s %10s %9s %9s %9s\n", site_cell(x->where, 29, w, sizeof w),
-                rname(&rp->run, x->name), calls_cell(x->all.calls, x->all.unfinished, a, sizeof a),
+        fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, site_cell(x->where, (size_t)sw, w, sizeof w),
+                rw, rname(&rp->run, x->name), calls_cell(x->all.calls, x->all.unfinished, a, sizeof a),
                 time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e));
@@ -521,6 +468,101 @@ static void text_sites(FILE *o, const struct report *rp)
     if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
     unfinished_note(o, rp->res.stats.unfinished);
     estimated_note(o, rp);
+}
+
+/* Per call site across ranks: what each rank spent there (mpiP's
+ * per-rank call-site statistics; --json has every rank's row). */
+static void text_site_ranks(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
+    if (!n) return;
+    char a[32], b[32], c[32], w[700];
+    rule(o, "Call sites per rank (time per rank: smallest, mean, largest; CV = stddev / mean)");
+    unsigned shown = n > 20 && !rp->all ? 20 : n;
+    int rw = 18, sw = 29;
+    for (unsigned i = 0; i < shown; i++) {
+        if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
+        int m = (int)sym_fit_min(s[i].where);
+        if (m > sw) sw = m > 60 ? 60 : m;
+    }
+    fprintf(o, "  %-*s %-*s %5s %9s %9s %9s %5s %6s %6s\n", sw, "call site", rw, "routine", "ranks", "min", "mean",
+            "max", "CV", "App%", "MPI%");
+    for (unsigned i = 0; i < shown; i++) {
+        const struct an_site_prof *x = &s[i];
+        fprintf(o, "  %-*s %-*s %5u %9s %9s %9s %5.2f %5.1f%% %5.1f%%\n", sw,
+                sym_fit(x->where, (size_t)sw, w, sizeof w), rw, rname(&rp->run, x->name), x->nranks,
+                fmt_time(x->rank_min, a, sizeof a), fmt_time((int64_t)(x->rank_mean + 0.5), b, sizeof b),
+                fmt_time(x->rank_max, c, sizeof c), x->rank_cv, x->app_pct, x->mpi_pct);
+    }
+    if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
+    fprintf(o, "  (App%% and MPI%%: the site's time in %% of all ranks' application and MPI time;\n"
+               "   --json has each rank's calls, shortest/mean/longest call, App%% and MPI%%)\n");
+}
+
+static int pair_by_bytes(const void *a, const void *b)
+{
+    const struct an_pair *x = *(const struct an_pair *const *)a, *y = *(const struct an_pair *const *)b;
+    if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
+    if (x->src != y->src) return x->src < y->src ? -1 : 1;
+    return (x->dst > y->dst) - (x->dst < y->dst);
+}
+
+/* Who sends to whom (point-to-point), then each rank's collective volume. */
+static void text_matrix(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_pair *m = an_profile_matrix(rp->prof, &n);
+    const struct an_run *run = &rp->run;
+    char a[32], b[32];
+    rule(o, "Communication matrix (matched point-to-point messages; sender rows, receiver columns)");
+    if (!n) fprintf(o, "  no point-to-point messages\n");
+    if (n && run->size <= 8) {   /* the whole grid: bytes */
+        fprintf(o, "  %-9s", "bytes");
+        for (int d = 0; d < run->size; d++) fprintf(o, " %8s%d", "to ", d);
+        fputc('\n', o);
+        unsigned k = 0;
+        for (int src = 0; src < run->size; src++) {
+            fprintf(o, "  from %-4d", src);
+            for (int d = 0; d < run->size; d++) {
+                while (k < n && (m[k].src < src || (m[k].src == src && m[k].dst < d))) k++;
+                int hit = k < n && m[k].src == src && m[k].dst == d;
+                fprintf(o, " %9s", hit ? fmt_bytes(m[k].bytes, a, sizeof a) : "-");
+            }
+            fputc('\n', o);
+        }
+    }
+    if (n) {
+        const struct an_pair **by = malloc(n * sizeof *by);
+        if (by) {
+            for (unsigned i = 0; i < n; i++) by[i] = &m[i];
+            qsort(by, n, sizeof *by, pair_by_bytes);
+            unsigned shown = n > 20 && !rp->all ? 20 : n;
+            fprintf(o, "  %-16s %10s %10s\n", "sender > receiver", "messages", "bytes");
+            for (unsigned i = 0; i < shown; i++) {
+                char pr[48];
+                snprintf(pr, sizeof pr, "%d > %d", by[i]->src, by[i]->dst);
+                fprintf(o, "  %-16s %10s %10s\n", pr, fmt_count(by[i]->messages, a, sizeof a),
+                        fmt_bytes(by[i]->bytes, b, sizeof b));
+            }
+            if (shown < n) fprintf(o, "  ... %u more pairs (--all or --json)\n", n - shown);
+            free(by);
+        }
+    }
+    unsigned nr;
+    const struct an_rank_prof *r = an_profile_ranks(rp->prof, &nr);
+    uint64_t calls = 0;
+    for (unsigned i = 0; i < nr; i++) calls += r[i].coll_calls;
+    if (!calls) return;
+    fprintf(o, "  collectives apart (bytes through each rank's buffers, by its role):\n");
+    fprintf(o, "  %-6s %10s %10s %10s\n", "rank", "calls", "sent", "received");
+    unsigned shown = nr > 16 && !rp->all ? 16 : nr;
+    for (unsigned i = 0; i < shown; i++) {
+        char c[32];
+        fprintf(o, "  %-6d %10s %10s %10s\n", r[i].rank, fmt_count(r[i].coll_calls, a, sizeof a),
+                fmt_bytes(r[i].coll_sent, b, sizeof b), fmt_bytes(r[i].coll_recv, c, sizeof c));
+    }
+    if (shown < nr) fprintf(o, "  ... %u more ranks (--all or --json)\n", nr - shown);
 }
 
 static void bucket_range(unsigned k, char *b, size_t n)
@@ -568,7 +610,7 @@ static void text_colls(FILE *o, const struct report *rp)
     rule(o, "Collectives (instances: one call on every member; skew: first to last arrival)");
     fprintf(o, "  %-28s %10s %12s %12s %12s\n", "routine", "instances", "mean skew", "max skew", "bytes");
     for (unsigned i = 0; i < n; i++)
-        fprintf(o, "  %-28.28s %10s %12s %12s %12s\n", rname(&rp->run, c[i].name),
+        fprintf(o, "  %-28s %10s %12s %12s %12s\n", rname(&rp->run, c[i].name),
                 fmt_count(c[i].instances, a, sizeof a),
                 fmt_time(c[i].instances ? c[i].skew_total / (int64_t)c[i].instances : 0, b, sizeof b),
                 fmt_time(c[i].skew_max, d, sizeof d), fmt_bytes(c[i].bytes, e, sizeof e));
@@ -620,7 +662,9 @@ static void report_text(FILE *o, const struct report *rp)
     text_ranks(o, rp);
     text_routines(o, rp);
     text_sites(o, rp);
+    text_site_ranks(o, rp);
     text_sizes(o, rp);
+    text_matrix(o, rp);
     text_colls(o, rp);
     text_findings(o, rp);
 }
@@ -740,9 +784,32 @@ static void report_json(FILE *o, const struct report *rp)
         json_str(o, rname(run, s[i].name));
         fprintf(o, ", ");
         j_stat(o, &s[i].all);
-        fprintf(o, ", \"ranks\": %u}", s[i].nranks);
+        fprintf(o, ", \"min_ns\": %" PRId64 ", \"ranks\": %u, \"rank_min_ns\": %" PRId64 ", \"rank_mean_ns\": %.0f"
+                   ", \"rank_max_ns\": %" PRId64 ", \"rank_cv\": %.6f, \"app_percent\": %.6f, \"mpi_percent\": %.6f"
+                   ",\n     \"per_rank\": [",
+                s[i].all.calls ? s[i].all.min : 0, s[i].nranks, s[i].rank_min, s[i].rank_mean, s[i].rank_max,
+                s[i].rank_cv, s[i].app_pct, s[i].mpi_pct);
+        for (unsigned q = 0; q < s[i].nranks; q++) {
+            const struct an_site_rank *x = &s[i].per_rank[q];
+            fprintf(o, "%s{\"rank\": %d, \"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"min_ns\": %" PRId64
+                       ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"app_percent\": %.6f, \"mpi_percent\": %.6f}",
+                    q ? ", " : "", x->rank, x->st.calls, x->st.total, x->st.calls ? x->st.min : 0,
+                    x->st.calls ? x->st.total / (int64_t)x->st.calls : 0, x->st.max, x->app_pct, x->mpi_pct);
+        }
+        fprintf(o, "]}");
     }
     fprintf(o, "],\n");
+    const struct an_pair *mx = an_profile_matrix(rp->prof, &n);
+    fprintf(o, "  \"matrix\": {\"pairs\": [");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s\n    {\"src\": %d, \"dst\": %d, \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}",
+                i ? "," : "", mx[i].src, mx[i].dst, mx[i].messages, mx[i].bytes);
+    fprintf(o, "],\n    \"collectives\": [");
+    const struct an_rank_prof *cr = an_profile_ranks(rp->prof, &n);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s\n    {\"rank\": %d, \"calls\": %" PRIu64 ", \"sent\": %" PRIu64 ", \"received\": %" PRIu64 "}",
+                i ? "," : "", cr[i].rank, cr[i].coll_calls, cr[i].coll_sent, cr[i].coll_recv);
+    fprintf(o, "]},\n");
     uint64_t cnt[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS];
     an_profile_sizes(rp->prof, cnt, by);
     fprintf(o, "  \"message_sizes\": [");

@@ -3,7 +3,10 @@
 # checked on tests/programs/dumpcheck.c (4 ranks, both MPIs): call sites,
 # comm=, peer= as a world rank (also for a wildcard receive and on a
 # reordered communicator), tag=, bytes=, type=, req=, result= for a failed
-# call, end >= start, times ordered per thread, --rank R.
+# call, end >= start, times ordered per thread, --rank R; communicators by
+# name (comm=MPI_COMM_WORLD, comm=MPI_Comm_split#N for the reversed one, and
+# its '#' line: created by MPI_Comm_split at dumpcheck.c:<line>, its
+# members); every key dump prints is explained in `mpilens dump --help`.
 need_mpilens
 src=$ROOT/tests/programs/dumpcheck.c
 for impl in openmpi mpich; do
@@ -38,6 +41,7 @@ for impl in openmpi mpich; do
     site_ok "rank 0 MPI_Send" "$e " send42
     has "rank 0 MPI_Send" "$e" peer=1 tag=42 bytes=64 type=MPI_INT
     world=$(sed -n 's/.* comm=\([^ ]*\).*/\1/p' <<<"$e")
+    assert_eq MPI_COMM_WORLD "$world" "$impl: rank 0 MPI_Send's comm="
     e=$(ev 1 MPI_Recv | head -1)
     site_ok "rank 1 MPI_Recv(ANY_SOURCE)" "$e " recvany
     has "rank 1 MPI_Recv(ANY_SOURCE)" "$e" peer=0 tag=42 bytes=64 type=MPI_INT
@@ -46,6 +50,16 @@ for impl in openmpi mpich; do
     has "rank 1 MPI_Send on the reversed comm" "$e" peer=3 tag=43 bytes=8 type=MPI_DOUBLE
     rc=$(sed -n 's/.* comm=\([^ ]*\).*/\1/p' <<<"$e")
     [ -n "$rc" ] && [ "$rc" != "$world" ] || soft_fail "$impl: the reversed comm has comm=$rc, world has comm=$world"
+    [[ $rc =~ ^MPI_Comm_split#[0-9]+$ ]] || soft_fail "$impl: the reversed comm is comm=$rc, not MPI_Comm_split#N"
+    l=$(line_of "$src" "/* at:split */")
+    grep -qE "^# rank 1 comm $rc: created by MPI_Comm_split at (.*/)?dumpcheck\.c:$l, 4 ranks: 3,2,1,0\$" "$d/dump.txt" ||
+        soft_fail "$impl: no '# rank 1 comm $rc: created by MPI_Comm_split at dumpcheck.c:$l, 4 ranks: 3,2,1,0' line: $(grep -m2 '^# rank 1 comm' "$d/dump.txt")"
+    # every key printed is explained by --help
+    "$MPILENS" dump --help >"$d/help.txt"
+    for k in $(grep -o ' [a-z_]*=' "$d/ev.txt" | sort -u | tr -d ' '); do
+        case $k in recv_*) k='recv_*=' ;; esac
+        grep -qF -- "$k" "$d/help.txt" || soft_fail "$impl: dump prints $k, its --help does not explain it"
+    done
     e=$(ev 3 MPI_Recv | head -1)
     site_ok "rank 3 MPI_Recv on the reversed comm" "$e " recvrev
     has "rank 3 MPI_Recv on the reversed comm" "$e" peer=1 tag=43 bytes=8

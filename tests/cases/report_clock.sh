@@ -58,7 +58,7 @@ for e in tr['traceEvents']:
     if e['ph'] in 's f': fl[e['id']][e['ph']] = e
 def slice_of(e):
     for t, d in sl[(e['pid'], e['tid'])]:
-        if t <= float(e['ts']) <= t + d: return t, d
+        if t - 1e-6 <= float(e['ts']) <= t + d + 1e-6: return t, d   # an arrow ends on a slice's edge
 late = 0
 for f in fl.values():
     (s0, sd), (r0, rd) = slice_of(f['s']), slice_of(f['f'])

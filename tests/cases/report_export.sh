@@ -3,8 +3,22 @@
 # and MPICH):
 #  - perfetto: valid JSON; one process track per rank; within every thread
 #    track the slices are in time order and do not overlap; every flow has
-#    exactly one start and one end, each inside a slice of its own track;
-#    one flow per matched message; every receive ends after its send began;
+#    exactly one start and one end, the start at the start of a slice of its
+#    track (the send), the end at the end of one (the receive's completion),
+#    never before its start (no arrow points back); one flow per matched
+#    message;
+#  - perfetto --from/--to/--ranks: only the chosen ranks' tracks, only
+#    slices overlapping the window, exactly the arrows of the whole export
+#    with both ends inside the window and on chosen ranks; bad values are a
+#    one-line error;
+#  - otf2 locations: a rank's first thread has location id = the rank (ViTE
+#    and Score-P's convention; ViTE 1.2 crashed on rank<<16), other threads
+#    t<<32|rank; ViTE itself (headless, QT_QPA_PLATFORM=offscreen) loads the
+#    archive and exports it to SVG without crashing;
+#  - otf2 collective sizes by role (p2p_patterns on MPI_COMM_WORLD, 4 ranks):
+#    MPI_Bcast of 8 ints: root Sent 32 Received 0, others Sent 0 Received
+#    32; MPI_Allreduce Sent 32 Received 32; MPI_Gather root Received 128,
+#    others Sent 32 Received 0; MPI_Barrier 0/0;
 #  - otf2: otf2-print reads the archive and shows as many ENTER/LEAVE as the
 #    report has calls, MPI_SEND+MPI_ISEND as sends (+ cancelled sends),
 #    MPI_RECV+MPI_IRECV as receives, MPI_COLLECTIVE_END as collective calls;
@@ -19,7 +33,7 @@
 #    a cancelled persistent receive, a send MPICH may cancel);
 #    otf2-print missing is a failure (setup.sh installs otf2-tools);
 #  - threads (tests/progs/threads.c): one Perfetto track and one OTF2 location
-#    per thread, every message an arrow;
+#    per thread (ids t<<32|rank), every message an arrow;
 #  - an existing output is never overwritten.
 # timeout: 300
 set -u
@@ -31,8 +45,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 ran=0
 
-check_perfetto() {  # json report.json impl
-    python3 - "$1" "$2" "$3" <<'PY'
+check_perfetto() {  # json report.json impl [flows]
+    python3 - "$@" <<'PY'
 import json, sys
 from collections import defaultdict
 tr = json.load(open(sys.argv[1]))
@@ -50,24 +64,27 @@ for e in ev:
     if ph in ('s', 'f'):
         if ph in flows[e['id']]: bad.append(f'flow {e["id"]} has two "{ph}" events')
         flows[e['id']][ph] = e
-if len(procs) != rep['run']['ranks_read']: bad.append(f'{len(procs)} process tracks for {rep["run"]["ranks_read"]} ranks')
+if len(procs) != rep['run']['ranks_read'] and len(sys.argv) < 5: bad.append(f'{len(procs)} process tracks for {rep["run"]["ranks_read"]} ranks')
 nslices = sum(len(v) for v in slices.values())
-if nslices != rep['run']['events']: bad.append(f'{nslices} slices, report has {rep["run"]["events"]} calls')
+if nslices != rep['run']['events'] and len(sys.argv) < 5: bad.append(f'{nslices} slices, report has {rep["run"]["events"]} calls')
 for track, sl in slices.items():
     for (t0, d0, n0), (t1, d1, n1) in zip(sl, sl[1:]):
         if t1 < t0: bad.append(f'track {track}: {n1} at {t1} before {n0} at {t0}'); break
         if t0 + d0 > t1 + 1e-9: bad.append(f'track {track}: {n0} ({t0}+{d0}) overlaps {n1} at {t1}'); break
-def inside(e):
+def at(e, edge):   # the slice of e's track that starts (0) or ends (1) at e's time
+    ts = float(e['ts'])
     for t0, d, n in slices.get((e['pid'], e['tid']), []):
-        if t0 - 1e-6 <= float(e['ts']) <= t0 + d + 1e-6: return (t0, d)
+        if abs((t0 + d if edge else t0) - ts) <= 1e-6: return (t0, d)
     return None
+back = 0
 for fid, f in flows.items():
     if set(f) != {'s', 'f'}: bad.append(f'flow {fid} lacks an end: {sorted(f)}'); continue
-    s, r = inside(f['s']), inside(f['f'])
-    if not s: bad.append(f'flow {fid} starts outside any slice of its track')
-    if not r: bad.append(f'flow {fid} ends outside any slice of its track')
-    if s and r and r[0] + r[1] < s[0] - 1e-6: bad.append(f'flow {fid}: the receive ends before the send began')
-if len(flows) != rep['messages']['matched']: bad.append(f'{len(flows)} flows, report matched {rep["messages"]["matched"]}')
+    if not at(f['s'], 0): bad.append(f'flow {fid} does not start where a slice of its track starts')
+    if not at(f['f'], 1): bad.append(f'flow {fid} does not end where a slice of its track ends')
+    if float(f['f']['ts']) < float(f['s']['ts']) - 1e-6: back += 1
+if back: bad.append(f'{back} of {len(flows)} arrows point back in time')
+want = rep['messages']['matched'] if len(sys.argv) < 5 else int(sys.argv[4])
+if len(flows) != want: bad.append(f'{len(flows)} flows, want {want}')
 for b in bad[:10]: print(f'FAIL {impl} perfetto: {b}')
 sys.exit(1 if bad else 0)
 PY
@@ -91,7 +108,7 @@ for l in open(sys.argv[1]):
     c[f[0]] += 1
     q = re.search(r'Request: (\d+)', l)
     if not q or len(f) < 2 or not f[1].isdigit(): continue
-    key = (int(f[1]) >> 16, int(q.group(1)))
+    key = (int(f[1]) & 0xffffffff, int(q.group(1)))
     if f[0] in ('MPI_ISEND', 'MPI_IRECV_REQUEST'):
         if key in opened: bad.append(f'rank {key[0]} request {key[1]}: opened twice without a close')
         opened[key] = f[0]
@@ -125,6 +142,102 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# --from/--to/--ranks: the cut holds exactly what the whole export has on
+# those ranks in that window (times in integer ns, as written)
+check_cut() {  # whole.json dir impl
+    local win
+    win=$(python3 - "$1" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))['traceEvents']
+t = sorted(round(float(e['ts']) * 1000) for e in ev if e['ph'] == 's' and e['pid'] in (1, 2))
+print('%.9f %.9f' % (t[len(t) // 4] / 1e9, t[len(t) * 3 // 4] / 1e9))   # the middle half of ranks 1-2's sends
+PY
+) || { echo "FAIL $3 cut: no window"; return 1; }
+    set -- "$1" "$2" "$3" $win
+    "$MPILENS" export -q --format=perfetto "$2" -o "$tmp/cut-$3.json" --from "$4" --to "$5" --ranks 1-2 2>"$tmp/err" || {
+        echo "FAIL $3 cut: export --from --to --ranks: $(cat "$tmp/err")"; return 1; }
+    python3 - "$1" "$tmp/cut-$3.json" "$4" "$5" "$3" <<'PY'
+import json, sys
+whole = json.load(open(sys.argv[1]))['traceEvents']
+cut = json.load(open(sys.argv[2]))['traceEvents']
+lo, hi = round(float(sys.argv[3]) * 1e9), round(float(sys.argv[4]) * 1e9)
+ranks = {1, 2}
+ns = lambda v: round(float(v) * 1000)
+def slices(ev, keep):
+    return sorted((e['pid'], e['tid'], ns(e['ts']), ns(e['dur']), e['name']) for e in ev if e['ph'] == 'X' and keep(e))
+def flows(ev, keep):
+    s = {e['id']: e for e in ev if e['ph'] == 's'}
+    f = {e['id']: e for e in ev if e['ph'] == 'f'}
+    return sorted((s[i]['pid'], ns(s[i]['ts']), f[i]['pid'], ns(f[i]['ts'])) for i in s if i in f and keep(s[i], f[i]))
+inwin = lambda t: lo <= t <= hi
+want_s = slices(whole, lambda e: e['pid'] in ranks and ns(e['ts']) + ns(e['dur']) >= lo and ns(e['ts']) <= hi)
+want_f = flows(whole, lambda a, b: a['pid'] in ranks and b['pid'] in ranks and inwin(ns(a['ts'])) and inwin(ns(b['ts'])))
+got_s, got_f = slices(cut, lambda e: True), flows(cut, lambda a, b: True)
+procs = {e['pid'] for e in cut if e['ph'] == 'M' and e['name'] == 'process_name'}
+bad = []
+if procs != ranks: bad.append(f'process tracks {sorted(procs)}, want [1, 2]')
+if got_s != want_s: bad.append(f'{len(got_s)} slices, the whole export has {len(want_s)} there')
+if got_f != want_f: bad.append(f'{len(got_f)} arrows, the whole export has {len(want_f)} there')
+if not want_s or not want_f: bad.append(f'window {lo}..{hi} ns holds {len(want_s)} slices, {len(want_f)} arrows: nothing to test')
+for b in bad: print(f'FAIL {sys.argv[5]} cut:', b)
+sys.exit(1 if bad else 0)
+PY
+    [ $? -eq 0 ] || return 1
+    # bad values: one line, prefixed, exit 2
+    local a
+    for a in "--from x" "--to -1" "--ranks 1-" "--ranks 99" "--from 2 --to 1"; do
+        # shellcheck disable=SC2086
+        "$MPILENS" export -q --format=perfetto "$2" -o "$tmp/bad.json" $a 2>"$tmp/err"
+        local rc=$?
+        if [ $rc -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || ! grep -q '^mpilens export: ' "$tmp/err" || [ -e "$tmp/bad.json" ]; then
+            echo "FAIL $3 cut: '$a' gave exit $rc: $(cat "$tmp/err")"; return 1
+        fi
+    done
+}
+
+# OTF2 location ids (thread 0 = the rank) and collective sizes by role,
+# then ViTE itself
+check_otf2_viewers() {  # archive.otf2 impl
+    otf2-print -G "$1" >"$tmp/defs.txt" 2>/dev/null || { echo "FAIL $2 otf2: otf2-print -G failed"; return 1; }
+    otf2-print "$1" >"$tmp/evts.txt" 2>/dev/null || { echo "FAIL $2 otf2: otf2-print failed"; return 1; }
+    python3 - "$tmp/defs.txt" "$tmp/evts.txt" "$2" <<'PY' || return 1
+import re, sys
+from collections import Counter
+bad = []
+locs = 0
+for l in open(sys.argv[1]):
+    m = re.match(r'LOCATION\s+(\d+)\s+Name: "rank (\d+) thread (\d+)"', l)
+    if not m: continue
+    locs += 1
+    lid, rank, th = map(int, m.groups())
+    if lid != (th << 32 | rank): bad.append(f'rank {rank} thread {th} has location id {lid}, want {th << 32 | rank}')
+if locs < 4: bad.append(f'{locs} locations')
+seen = Counter()
+for l in open(sys.argv[2]):
+    m = re.match(r'MPI_COLLECTIVE_END\s+(\d+)\s+\d+\s+Operation: (\w+), Communicator: "MPI_COMM_WORLD".*Root: (\w+).*Sent: (\d+), Received: (\d+)', l)
+    if not m: continue
+    loc, op, root, sent, recv = m.groups()
+    rank, sent, recv = int(loc) & 0xffffffff, int(sent), int(recv)
+    isroot = root != 'NONE' and int(root) == rank
+    want = {'BARRIER': (0, 0), 'ALLREDUCE': (32, 32) if sent == 32 else None,
+            'BCAST': ((32, 0) if isroot else (0, 32)) if 32 in (sent, recv) else None,
+            'GATHER': (32, 128) if isroot else (32, 0)}.get(op)
+    if want is None: continue
+    seen[op] += 1
+    if (sent, recv) != want: bad.append(f'rank {rank} {op} (root {root}): Sent {sent} Received {recv}, want Sent {want[0]} Received {want[1]}')
+for op in ('BARRIER', 'ALLREDUCE', 'BCAST', 'GATHER'):
+    if seen[op] < 4: bad.append(f'{seen[op]} {op} on MPI_COMM_WORLD, want at least 4')
+for b in bad[:8]: print(f'FAIL {sys.argv[3]} otf2:', b)
+sys.exit(1 if bad else 0)
+PY
+    command -v vite >/dev/null || { echo "FAIL $2 otf2: vite missing (setup.sh deps installs it)"; return 1; }
+    QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR=$tmp timeout 100 vite -f "$1" -e "$tmp/vite-$2.svg" >"$tmp/vite.log" 2>&1
+    local rc=$?
+    if [ $rc -ne 0 ] || ! grep -q '<svg' "$tmp/vite-$2.svg" 2>/dev/null; then
+        echo "FAIL $2 otf2: ViTE exited $rc loading the archive: $(tail -2 "$tmp/vite.log")"; return 1
+    fi
+}
+
 run_impl() {  # impl mpicc mpirun-command...
     local impl=$1 cc=$2; shift 2
     local rt=$root/build/lib/mpilens/libmpilens-$impl.so
@@ -138,6 +251,7 @@ run_impl() {  # impl mpicc mpirun-command...
     "$MPILENS" export -q --format=perfetto "$dir" -o "$tmp/$impl.json" 2>"$tmp/err" || {
         echo "FAIL $impl: perfetto export: $(cat "$tmp/err")"; fail=1; return; }
     check_perfetto "$tmp/$impl.json" "$tmp/rep-$impl.json" "$impl" || fail=1
+    check_cut "$tmp/$impl.json" "$dir" "$impl" || fail=1
     if "$MPILENS" export -q --format=perfetto "$dir" -o "$tmp/$impl.json" 2>/dev/null; then
         echo "FAIL $impl: export overwrote an existing file"; fail=1
     fi
@@ -146,6 +260,7 @@ run_impl() {  # impl mpicc mpirun-command...
             echo "FAIL $impl: otf2 export: $(cat "$tmp/err")"; fail=1; return; }
         # 4 ranks: each cancels one receive; persistent sends freed inactive
         check_otf2 "$tmp/otf2-$impl/trace.otf2" "$tmp/rep-$impl.json" "$impl" MPI_REQUEST_CANCELLED=4 || fail=1
+        check_otf2_viewers "$tmp/otf2-$impl/trace.otf2" "$impl" || fail=1
     else
         echo "FAIL $impl otf2: otf2-print missing (setup.sh deps installs otf2-tools)"; fail=1; return
     fi

@@ -29,7 +29,7 @@ int main(int argc, char **argv)
     double d = 1.5;
     char c[2] = {'a', 'b'};
     MPI_Comm rev;
-    MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &rev);
+    MPI_Comm_split(MPI_COMM_WORLD, 0, np - me, &rev); /* at:split */
     MPI_Request rq;
 
     if (me == 0) MPI_Send(buf, 16, MPI_INT, 1, 42, MPI_COMM_WORLD); /* at:send42 */
