@@ -112,7 +112,11 @@ LOCAL = re.compile(
     r'Is_thread_main|Get_version|Get_library_version|Get_processor_name|Error_string|'
     r'Error_class|Get_address|Address|Aint_add|Aint_diff|Topo_test|Cartdim_get|Cart_get|'
     r'Cart_rank|Cart_coords|Cart_shift|Graphdims_get|Graph_get|Graph_neighbors_count|'
-    r'Graph_neighbors|Dist_graph_neighbors_count|Dist_graph_neighbors)(_c)?$')
+    r'Graph_neighbors|Dist_graph_neighbors_count|Dist_graph_neighbors|[A-Za-z]+_c2f|[A-Za-z]+_f2c)(_c)?$')
+# Routines returning int whose value is not an error code: the handle
+# conversions (MPI_Comm_c2f gives a Fortran handle).  Their result is never
+# recorded nor taken for a failure.  MPI_Status_c2f/f2c return an error code.
+NOT_ERRCODE = re.compile(r'^MPI_(?!Status_)[A-Za-z]+_(c2f|f2c)$')
 TYPE_WORDS = {'int', 'char', 'void', 'double', 'float', 'long', 'short', 'unsigned',
               'signed', 'const', 'struct', 'size_t', 'int64_t', 'uint64_t'}
 
@@ -439,7 +443,7 @@ def emit_c(w, name, rid, proto):
         else:
             w('    %s ret = %s;' % (ret, call))
         w('    ml_leave(&c);')
-        res = 'ret' if isint else 'MPI_SUCCESS'
+        res = 'ret' if isint and not NOT_ERRCODE.match(name) else 'MPI_SUCCESS'
         if kind == 'p2p':
             peer = dest if dest is not None else (source if source is not None else target)
             cnt = 'a%d' % count if count is not None else '0'

@@ -63,7 +63,7 @@ PY
         reps=$(awk -v r="$routine" '$1 == 0 && $5 == r { for (i = 7; i <= NF; i++) if ($i ~ /^repeat=/) n += substr($i, 8) } END { print n + 0 }' "$d/dump.txt")
         [ "$est" = "$reps" ] || soft_fail "$impl $mode: estimated_calls $est, the dump's repeats $reps"
         "$MPILENS" report -q "$d/run" >"$d/rep.txt" 2>&1
-        grep -Eq "^  $routine +[0-9]+ +~[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time not marked as an estimate (~)"
+        grep -Eq "^  $routine +[0-9.]+[kMG]?\*? +~[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time not marked as an estimate (~)"
         grep -q '^  ~ an estimate: ' "$d/rep.txt" || soft_fail "$impl $mode: no note on the estimate"
     done
 done
