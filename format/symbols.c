@@ -259,10 +259,11 @@ static int fn_split(const char *s, struct fn_parts *p)
     const char *plus = NULL;
     for (const char *q = s; (q = strstr(q, "+0x")); q++) plus = q;
     p->hl = plus ? (size_t)(plus - s) : 0;
-    if (!plus || p->hl == 0 || !memchr(s, '(', p->hl) || p->hl >= sizeof p->head) return 0;
+    const char *mp = plus ? strchr(plus, '(') : NULL;
+    /* "module+0x1a" (no function known) is not one */
+    if (!plus || p->hl == 0 || (!memchr(s, '(', p->hl) && !mp) || p->hl >= sizeof p->head) return 0;
     memcpy(p->head, s, p->hl);
     p->head[p->hl] = 0;
-    const char *mp = strchr(plus, '(');
     snprintf(p->off, sizeof p->off, "%.*s", (int)(mp ? (size_t)(mp - plus) : strlen(plus)), plus);
     snprintf(p->mod, sizeof p->mod, "%s", mp ? mp : "");
     /* the scopes: "::" outside <>, () and {} before the last top-level '(' */

@@ -1269,25 +1269,47 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     }
     /* a routine name is never cut: WHAT is at least as wide as the longest
      * one it starts with (capped, so WHERE keeps room) */
+    int min1 = 8;
     for (unsigned i = 0; cell && i < show; i++) {
         int rl = (int)strcspn(cell[i][1], " ");
-        if (!strncmp(cell[i][1], "MPI_", 4) && rl > wd[1] && rl <= 40) wd[1] = rl;
+        if (cell[i][1][rl]) rl += 3;   /* more after it: room for " .." */
+        if (!strncmp(cell[i][1], "MPI_", 4) && rl > min1 && rl <= 43) min1 = rl;
     }
-    /* WHERE: "[in|after MPI_Routine ]site", the site fitted by the common
-     * policy (symbols.h, sym_fit: namespaces go first, the function's own
-     * name and its line or offset stay) */
-    for (unsigned i = 0; cell && i < show; i++) {
-        char *t = cell[i][2], tmp[320];
-        if ((int)strlen(t) <= wd[2]) continue;
-        size_t pre = 0;
+    if (wd[1] < min1) wd[1] = min1;
+    /* WHERE: "[in|after MPI_Routine ]site": the routine whole, the site
+     * fitted by the common policy (symbols.h, sym_fit: namespaces go first,
+     * the function's own name and its line or offset stay), with room
+     * taken from WHAT down to its routine names where it lacks */
+    size_t pre[256] = {0};
+    int need2 = 0;
+    for (unsigned i = 0; cell && i < show && i < 256; i++) {
+        const char *t = cell[i][2];
         if (!strncmp(t, "in ", 3) || !strncmp(t, "after ", 6)) {
             const char *sp = strchr(strchr(t, ' ') + 1, ' ');
-            if (sp) pre = (size_t)(sp + 1 - t);
+            if (sp) pre[i] = (size_t)(sp + 1 - t);
         }
-        size_t room = (int)pre + 8 <= wd[2] ? (size_t)wd[2] - pre : 8;
-        snprintf(tmp, sizeof tmp, "%s", t + pre);
-        sym_fit(tmp, room, t + pre, sizeof cell[i][2] - pre);
+        int need = (int)(pre[i] + sym_fit_min(t + pre[i]));
+        if ((int)strlen(t) < need) need = (int)strlen(t);
+        if (need > need2) need2 = need;
     }
+    if (need2 > wd[2]) {
+        int take = need2 - wd[2] < wd[1] - min1 ? need2 - wd[2] : wd[1] - min1;
+        if (take > 0) {
+            wd[1] -= take;
+            wd[2] += take;
+        }
+    }
+    for (unsigned i = 0; cell && i < show && i < 256; i++) {
+        char *t = cell[i][2], tmp[320];
+        if ((int)strlen(t) <= wd[2]) continue;
+        size_t room = (int)pre[i] + 8 <= wd[2] ? (size_t)wd[2] - pre[i] : 8;
+        snprintf(tmp, sizeof tmp, "%s", t + pre[i]);
+        sym_fit(tmp, room, t + pre[i], sizeof cell[i][2] - pre[i]);
+    }
+    int w2 = 5;   /* "WHERE"; no wider than what is left in it */
+    for (unsigned i = 0; cell && i < show; i++)
+        if ((int)strlen(cell[i][2]) > w2) w2 = (int)strlen(cell[i][2]);
+    if (w2 < wd[2]) wd[2] = w2;
     static const char *head[4] = {"WHO", "WHAT", "WHERE", "WHEN"};
     for (int c = 0; c < 4; c++) put_cell(b, head[c], wd[c], c == 3);
     sb_put(b, "\n", 1);
