@@ -1347,6 +1347,12 @@ static void draw_inplace(struct watch *w, int fd, const char *text, int lines)
             sb_printf(&b, "\0337\033[%d;1H", w->rows - w->h);
             for (int i = 0; i < d; i++) sb_put(&b, "\n", 1);
             sb_printf(&b, "\0338\033[%dA", d);
+        } else {
+            /* the rows given up join the scroll region: clear them first, or
+             * the program's next lines are written over the old table's
+             * (leftovers glued to them) and old rows scroll into the
+             * terminal's history */
+            for (int r = w->rows - w->h + 1; r <= w->rows - h; r++) sb_printf(&b, "\0337\033[%d;1H\033[2K\0338", r);
         }
         sb_printf(&b, "\0337\033[1;%dr\0338", w->rows - h);
     }
