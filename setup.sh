@@ -1,37 +1,58 @@
 #!/usr/bin/env bash
 # setup.sh — set up a fresh Debian 12 machine for mpilens and run it.
 #
-#   ./setup.sh example   install what is missing, build, run examples/ring.c
-#                        on 4 ranks under `mpilens run`, say where the trace is
-#   ./setup.sh test      install what is missing, build, run the whole test suite
-#   ./setup.sh deps      only install the Debian packages
+#   ./setup.sh example   install what building and the example need, build,
+#                        run examples/ring.c on 4 ranks under `mpilens run`,
+#                        print the report's first screen
+#   ./setup.sh test      install that and what the tests use (LAMMPS, HPCC,
+#                        mpi4py, ...), build, run the whole test suite
+#   ./setup.sh deps      only install the Debian packages (both lists)
 #
 # Installing needs root (apt-get); run as root or with sudo.
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# what building mpilens and running the example need
 PKGS=(build-essential python3 pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
-      libdw-dev libelf-dev libotf2-trace-dev otf2-tools vite valgrind clang
-      lammps lammps-examples hpcc python3-mpi4py strace)
+      libdw-dev libelf-dev libotf2-trace-dev)
+# what only the test suite uses (real programs, tools the cases call)
+TEST_PKGS=(otf2-tools vite valgrind clang lammps lammps-examples hpcc python3-mpi4py strace)
 
-deps() {
+say() { echo "setup: $*" >&2; }
+
+deps() {  # PACKAGES...
     local missing=()
-    for p in "${PKGS[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
     done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    echo "setup: installing ${missing[*]}" >&2
+    if [ ${#missing[@]} -eq 0 ]; then
+        say "Debian packages: all $# present"
+        return 0
+    fi
+    say "installing ${#missing[@]} Debian packages (a few minutes on a fresh machine): ${missing[*]}"
     if [ "$(id -u)" -ne 0 ]; then
         echo "setup: these Debian packages are missing and installing them needs root: rerun as root (or with sudo)" >&2
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive
+    say "apt-get update"
     apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    say "apt-get install (progress: one line per package)"
+    apt-get install -y -q --no-install-recommends "${missing[@]}" | grep --line-buffered '^Setting up' | sed -u 's/^/setup:   /' >&2 || true
+    for p in "${missing[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || { say "could not install $p"; exit 1; }
+    done
 }
 
 build() {
-    make -j2 >/dev/null
+    say "building mpilens (make -j2: the tool, and one runtime per MPI; log in build/setup-make.log)"
+    mkdir -p build
+    if ! make -j2 >build/setup-make.log 2>&1; then
+        tail -20 build/setup-make.log >&2
+        say "the build failed (whole log: build/setup-make.log)"
+        exit 1
+    fi
+    say "built build/bin/mpilens and build/lib/mpilens/"
 }
 
 mpi_env() {
@@ -43,20 +64,28 @@ mpi_env() {
 
 case "${1:-}" in
 deps)
-    deps ;;
+    deps "${PKGS[@]}" "${TEST_PKGS[@]}" ;;
 example)
-    deps
+    deps "${PKGS[@]}"
     build
     mpi_env
     mkdir -p build/example
+    say "compiling examples/ring.c with mpicc.openmpi -g"
     mpicc.openmpi -g -O1 -o build/example/ring examples/ring.c
     out=build/example/mpilens-ring-$$
+    say "running it on 4 ranks under mpilens run"
     build/bin/mpilens run -n 4 -o "$out" build/example/ring 5
-    echo "setup: the trace is in $out/ (one file per rank); look at it with:"
-    echo "  build/bin/mpilens dump $out"
-    build/bin/mpilens dump "$out" --rank 0 | head -n 12 ;;
+    echo
+    say "the report's first screen (build/bin/mpilens report $out):"
+    echo
+    build/bin/mpilens report "$out" | head -n 48
+    echo
+    say "the trace is in $out/ (one file per rank); more with:"
+    echo "  build/bin/mpilens report $out        # the whole report"
+    echo "  build/bin/mpilens dump $out --rank 0 # every call of rank 0"
+    echo "  build/bin/mpilens export --format=perfetto $out -o ring.json   # open in https://ui.perfetto.dev" ;;
 test)
-    deps
+    deps "${PKGS[@]}" "${TEST_PKGS[@]}"
     build
     mpi_env
     exec tests/run "${@:2}" ;;

@@ -811,6 +811,7 @@ int cmd_agent(int argc, char **argv)
     int detach = 0, stats = 0, c;
     long max_frames = 0;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'c': connect_to = optarg; break;
@@ -837,7 +838,7 @@ int cmd_agent(int argc, char **argv)
         case 'F': max_frames = atol(optarg); break;
         case 'h': help(stdout); return 0;
         default:
-            fprintf(stderr, "try 'mpilens agent --help'\n");
+            tool_bad_option("agent", argc, argv);
             return 2;
         }
     }

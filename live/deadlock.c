@@ -1034,6 +1034,8 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                      what, where, mis->rank, w2, s2);
                 if (n->seq) sput(b, " (both collective #%llu on the communicator)", (unsigned long long)n->seq);
                 sput(b, "\n");
+                /* said once: the other side's collective is the same story */
+                if (mis->kind == K_COLL && mis->nci) mis->ci[0]->reported = 1;
             }
         }
         free(in);

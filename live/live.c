@@ -391,6 +391,8 @@ struct watch {
     struct timespec dir_mtime;
     int dir_settled;         /* mtime older than the last scan by 1 s: trusted */
     int dir_pending;         /* a rank file could not be opened yet: scan again */
+    unsigned nbad;           /* rank files that stay unreadable (cut header, not a rank file) */
+    int *bad_rank;           /* the rank each one's name says, or -1 */
     int64_t dir_scan_ns;
 };
 
@@ -476,8 +478,27 @@ static int scan_dir(struct watch *w)
             continue;
         }
         struct lf *f;
-        if (lf_open(path, &f) != 0) {
-            w->dir_pending = 1;                     /* not written yet: next time */
+        int oe = lf_open(path, &f);
+        if (oe != 0) {
+            /* not written yet: next time; but a file the writer left
+             * alone for 2 s that still cannot be read will not become
+             * readable (cut, or not a rank file): said once, then skipped */
+            if (oe != -1 && real.tv_sec - st.st_mtim.tv_sec >= 2) {
+                seen_add(w, key);
+                if (dkey != key) seen_add(w, dkey);
+                int *br = realloc(w->bad_rank, (w->nbad + 1) * sizeof *br);
+                int rk = -1;
+                if (br) {
+                    w->bad_rank = br;
+                    br[w->nbad++] = sscanf(e->d_name, "rank-%d.mlt", &rk) == 1 ? rk : -1;
+                }
+                fprintf(stderr, "%s: %s %s: unreadable, skipped\n", w->o.name ? w->o.name : "mpilens", path,
+                        oe == -4   ? "is cut before the end of its header"
+                        : oe == -2 ? "is not an mpilens rank file (wrong magic)"
+                                   : "has a format version or header this mpilens does not read");
+                continue;
+            }
+            w->dir_pending = 1;
             continue;
         }
         seen_add(w, key);
@@ -829,6 +850,8 @@ static void snapshot(struct watch *w)
         if (have) {
             for (unsigned k = 0; k < w->nents; k++)
                 if (w->ents[k].rank >= 0 && w->ents[k].rank < world) have[w->ents[k].rank] = 1;
+            for (unsigned k = 0; k < w->nbad; k++)   /* shown in the header as unreadable */
+                if (w->bad_rank[k] >= 0 && w->bad_rank[k] < world) have[w->bad_rank[k]] = 1;
             int missing = 0;
             for (int rr = 0; rr < world; rr++) {
                 if (have[rr]) continue;
@@ -1188,6 +1211,10 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         o += snprintf(hdr + o, sizeof hdr - (size_t)o, "%s%u %s", sep, cnt[s], names[s]);
         sep = ", ";
     }
+    if (w->nbad && o < (int)sizeof hdr) {
+        o += snprintf(hdr + o, sizeof hdr - (size_t)o, "%s%u unreadable", sep, w->nbad);
+        sep = ", ";
+    }
     if (o < (int)sizeof hdr && w->nrk) {
         double np = (double)(w->now - w->last_prog_ns) / 1e9;
         char a[32];
@@ -1390,6 +1417,12 @@ static void draw_inplace(struct watch *w, int fd, const char *text, int lines)
             sb_printf(&b, "\0337\033[%d;1H", w->rows - w->h);
             for (int i = 0; i < d; i++) sb_put(&b, "\n", 1);
             sb_printf(&b, "\0338\033[%dA", d);
+        } else {
+            /* the rows given up join the scroll region: clear them first, or
+             * the program's next lines are written over the old table's
+             * (leftovers glued to them) and old rows scroll into the
+             * terminal's history */
+            for (int r = w->rows - w->h + 1; r <= w->rows - h; r++) sb_printf(&b, "\0337\033[%d;1H\033[2K\0338", r);
         }
         sb_printf(&b, "\0337\033[1;%dr\0338", w->rows - h);
     }
@@ -1578,7 +1611,7 @@ static int launcher_done(pid_t p)
 static int job_ended(struct watch *w)
 {
     if (w->o.launcher > 0) return launcher_done(w->o.launcher);
-    if (w->nrk == 0) return 0;
+    if (w->nrk == 0) return w->nbad > 0 && !w->dir_pending && !w->o.remote;   /* nothing readable */
     for (unsigned i = 0; i < w->nents; i++) {
         int s = w->ents[i].state;
         if (s != ES_FINALIZED && s != ES_EXITED && s != ES_DIED && s != ES_STALE) return 0;
@@ -1593,7 +1626,7 @@ static int write_verdict(struct watch *w, const char *text)
     snprintf(path, sizeof path, "%s/deadlock.txt", w->dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0) {
-        fprintf(w->out, "mpilens: cannot write %s: %s\n", path, strerror(errno));
+        fprintf(w->out, "%s: cannot write %s: %s\n", w->o.name ? w->o.name : "mpilens", path, strerror(errno));
         return -1;
     }
     time_t t = time(NULL);
@@ -1604,7 +1637,9 @@ static int write_verdict(struct watch *w, const char *text)
     char head[PATH_MAX + 128];
     int n = snprintf(head, sizeof head, "mpilens deadlock verdict for %s at %s\n", w->dir, ts);
     write_all(fd, head, (size_t)n);
-    write_all(fd, text, strlen(text));
+    size_t tl = strlen(text);
+    write_all(fd, text, tl);
+    if (!tl || text[tl - 1] != '\n') write_all(fd, "\n", 1);
     close(fd);
     return 0;
 }
@@ -1640,7 +1675,7 @@ int live_watch(const char *dir, const struct live_opts *opts)
     /* from streams, the directory only receives deadlock.txt: it may come later */
     int later = w.o.remote && dir && stat(dir, &st) != 0 && errno == ENOENT;
     if (dir && !later && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-        fprintf(stderr, "mpilens: %s is not a run directory (%s)\n", dir,
+        fprintf(stderr, "%s: %s is not a run directory (%s)\n", w.o.name ? w.o.name : "mpilens", dir,
                 stat(dir, &st) != 0 ? strerror(errno) : "not a directory");
         return 1;
     }
@@ -1653,6 +1688,20 @@ int live_watch(const char *dir, const struct live_opts *opts)
     int64_t reported_at = -1;  /* last_prog_ns when a verdict was printed (keep) */
     for (;;) {
         snapshot(&w);
+        if (dir && !w.o.remote && w.o.launcher <= 0 && w.nrk == 0 && (w.nbad || !w.dir_pending)) {
+            if (w.nbad && !w.dir_pending) {
+                fprintf(stderr, "%s: %s: no readable rank file (%u unreadable)\n", w.o.name ? w.o.name : "mpilens",
+                        dir, w.nbad);
+                rc = 1;
+                break;
+            }
+            if (!w.nbad && !w.o.wait) {
+                fprintf(stderr, "%s: %s holds no rank files (rank-N.mlt) and no job is recording there; "
+                                "--wait waits for one to start\n", w.o.name ? w.o.name : "mpilens", dir);
+                rc = 1;
+                break;
+            }
+        }
         int ended = job_ended(&w);
         if (w.o.once || (first && ended)) {
             show(&w, 1);
@@ -1748,6 +1797,7 @@ int live_watch(const char *dir, const struct live_opts *opts)
         free(w.rk[k].th);
     }
     free(w.seen);
+    free(w.bad_rank);
     free(w.rk);
     free(w.ents);
     free(w.note);
@@ -1847,6 +1897,7 @@ int live_bench(const char *dir, const struct live_opts *opts, int n)
         free(w.rk[k].th);
     }
     free(w.seen);
+    free(w.bad_rank);
     free(w.rk);
     free(w.ents);
     free(w.note);

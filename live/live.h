@@ -53,6 +53,9 @@ struct live_opts {
      * the directory (remote.c; NULL: the files).  The directory then only
      * receives deadlock.txt (and may be NULL). */
     struct rsrv *remote;
+    const char *name;        /* prefix of error messages ("mpilens top"; NULL: "mpilens") */
+    int wait;                /* no rank file and no launcher: wait for a job to start
+                              * writing there (otherwise say so and return 1) */
 };
 
 /* Exit status of live_watch / mpilens top when it found a deadlock. */

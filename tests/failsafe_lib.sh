@@ -4,7 +4,7 @@
 # then fs_done (exit 0 when every check passed, 1 with the reasons).
 # Test program: tests/programs/failsafe.c (fails as MODE says on rank RANK,
 # after 9 known MPI calls per rank), built here with -O0 -g for each MPI,
-# run by `mpilens run -q` (fs_launch), the plain runs it is compared with by
+# run by `mpilens run` (fs_launch), the plain runs it is compared with by
 # the MPI's launcher.
 # Environment: MPILENS (default build/bin/mpilens), FS_IMPLS (default
 # "openmpi mpich", those installed), FS_RANKS (default "1 0"), FS_KEEP=1
@@ -49,14 +49,15 @@ fs_line() {  # MARKER: its line number in failsafe.c
     grep -n -F -- "$1" "$FS_SRC" | head -1 | cut -d: -f1
 }
 
-# fs_launch IMPL DIR|- ARGS...: runs 2 ranks; under `mpilens run -q` into
+# fs_launch IMPL DIR|- ARGS...: runs 2 ranks; under `mpilens run` (not -q:
+# its notes on MPI errors the program went on after are checked) into
 # DIR, or, with DIR "-", plainly with the MPI's own launcher; prints nothing
 # itself; returns mpilens run's (or the launcher's) exit status.
 fs_launch() {
     local impl=$1 dir=$2; shift 2
     local p=$FS_TMP/failsafe-$impl
     if [ "$dir" != - ]; then
-        timeout -k 5 60 "$MPILENS" run -q --mpi="$impl" -n 2 -o "$dir" "$p" "$@"
+        timeout -k 5 60 "$MPILENS" run --mpi="$impl" -n 2 -o "$dir" "$p" "$@"
         return
     fi
     case $impl in

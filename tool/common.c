@@ -1,6 +1,7 @@
 /*
  * common.c — small things several verbs need.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +97,16 @@ void tool_deadlock_json(FILE *o, const char *dir, int skip)
     json_str(o, v);
     fprintf(o, "},\n");
     free(v);
+}
+
+/* getopt_long's complaint, in mpilens's words (opterr = 0 before the loop):
+ * one line prefixed "mpilens VERB:", with a hint. */
+void tool_bad_option(const char *verb, int argc, char **argv)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (optopt > ' ' && optopt < 127 && (arg[0] != '-' || arg[1] == '-' || !strchr(arg + 1, optopt)))
+        fprintf(stderr, "mpilens %s: unknown option '-%c'; try 'mpilens %s --help'\n", verb, optopt, verb);
+    else
+        fprintf(stderr, "mpilens %s: unknown option, or one missing its value: '%s'; try 'mpilens %s --help'\n",
+                verb, arg, verb);
 }

@@ -448,6 +448,7 @@ struct diag {
     struct mlr_dir d;
     char *single;                 /* dir is one rank file */
     char **skipped;               /* "FILE: why; skipped" */
+    int *skipped_rank;            /* the rank its name says (rank-N.mlt), or -1 */
     unsigned nskipped;
     struct rk *rs;
     unsigned n;
@@ -465,6 +466,7 @@ static void diag_free(struct diag *g)
     free(g->rs);
     for (unsigned i = 0; i < g->nskipped; i++) free(g->skipped[i]);
     free(g->skipped);
+    free(g->skipped_rank);
     free(g->order);
     if (g->single) free(g->single);
     else mlr_dir_free(&g->d);
@@ -500,6 +502,12 @@ static int diag_load(const char *dir, struct diag *g)
             char **p = realloc(g->skipped, (g->nskipped + 1) * sizeof *p);
             if (!p) continue;
             g->skipped = p;
+            int *sr = realloc(g->skipped_rank, (g->nskipped + 1) * sizeof *sr);
+            if (!sr) continue;
+            g->skipped_rank = sr;
+            const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
+            int rk = -1;
+            sr[g->nskipped] = sscanf(base, "rank-%d.mlt", &rk) == 1 ? rk : -1;
             size_t l = strlen(files[i]) + strlen(mlr_strerror(e)) + 16;
             if ((p[g->nskipped] = malloc(l))) snprintf(p[g->nskipped++], l, "%s: %s; skipped", files[i], mlr_strerror(e));
             continue;
@@ -643,6 +651,11 @@ static void print_summary(FILE *out, const struct diag *g)
         if (bad)
             fprintf(out, "FAILED after MPI_Finalize: %u rank%s exited with a non-zero status (rank %d: %d)%s", bad,
                     bad == 1 ? "" : "s", brank, bstatus, fin == g->n ? "" : "; others still running");
+        else if (g->nskipped)
+            fprintf(out, "no failure recorded in the %u readable rank file%s, but %u rank file%s unreadable: "
+                         "what %s did is unknown",
+                    g->n, g->n == 1 ? "" : "s", g->nskipped, g->nskipped == 1 ? " is" : "s are",
+                    g->nskipped == 1 ? "its rank" : "their ranks");
         else if (fin == g->n) fprintf(out, "no failure: every rank called MPI_Finalize");
         else fprintf(out, "no failure recorded; %u rank%s still running", run, run == 1 ? "" : "s");
         return;
@@ -806,12 +819,19 @@ int diag_print(const char *dir, FILE *out)
         char *have = calloc((size_t)g.size, 1);
         for (unsigned i = 0; have && i < n; i++)
             if (rs[i].rank >= 0 && rs[i].rank < g.size) have[rs[i].rank] = 1;
-        for (int k = 0; have && k < g.size; k++)
-            if (!have[k])
+        for (int k = 0; have && k < g.size; k++) {
+            if (have[k]) continue;
+            unsigned j = 0;
+            while (j < g.nskipped && g.skipped_rank[j] != k) j++;
+            if (j < g.nskipped)
+                fprintf(out, "\nrank %d: its rank file is UNREADABLE (%.*s): what it did is unknown\n", k,
+                        (int)(strlen(g.skipped[j]) - strlen("; skipped")), g.skipped[j]);
+            else
                 fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, or wrote elsewhere)\n", k);
+        }
         free(have);
     }
-    int rc = g.nfailed || g.nvanished ? 1 : 0;
+    int rc = g.nfailed || g.nvanished || g.nskipped ? 1 : 0;
     diag_free(&g);
     return rc;
 }

@@ -282,6 +282,7 @@ int cmd_dump(int argc, char **argv)
     long only = -1;
     int header = 1, c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'r': {
@@ -295,7 +296,7 @@ int cmd_dump(int argc, char **argv)
         }
         case 'H': header = 0; break;
         case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        default: tool_bad_option("dump", argc, argv); return 2;
         }
     }
     if (optind != argc - 1) {

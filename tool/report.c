@@ -45,6 +45,7 @@ int cmd_report(int argc, char **argv)
     const char *outpath = NULL;
     int c, failures_only = 0;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j': ro.json = 1; break;
@@ -53,7 +54,7 @@ int cmd_report(int argc, char **argv)
         case 'q': ro.progress = 0; break;
         case 'F': failures_only = 1; break;
         case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        default: tool_bad_option("report", argc, argv); return 2;
         }
     }
     if (optind != argc - 1) {

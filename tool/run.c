@@ -84,31 +84,68 @@ static void help(FILE *out)
             "                         node's state here over TCP, authenticated by a secret\n"
             "                         drawn for this job; listen on ADDR (default 127.0.0.1,\n"
             "                         give an address the nodes reach) and PORT (0: any)\n"
-            "  -q, --quiet            no table, no messages (the diagnosis of a failure is\n"
-            "                         still printed)\n"
+            "  -q, --quiet            no table, no messages, no warnings: only mpilens's own\n"
+            "                         errors and the diagnosis of a job that failed\n"
             "  -h, --help             this text\n\n"
             "Exit status: the program's (the launcher's; 128+N when it was killed by signal\n"
-            "N); %d when mpilens stopped a deadlocked job; 1 (130 after Ctrl+C) when the\n"
-            "launcher says 0 although ranks failed. Afterwards: mpilens report DIR,\n"
-            "mpilens dump DIR, mpilens top DIR (the last state).\n",
+            "N); %d when mpilens stopped a deadlocked job; 1 when the launcher says 0\n"
+            "although ranks failed; 130 after Ctrl+C, 143 after SIGTERM to mpilens run (a\n"
+            "time limit, timeout): the job is stopped and its trace kept. Afterwards:\n"
+            "mpilens report DIR, mpilens dump DIR, mpilens top DIR (the last state).\n",
             RUN_EXIT_DEADLOCK);
 }
 
 static pid_t child = -1;
 
-static volatile sig_atomic_t interrupted;
+/* SIGINT (Ctrl+C): the user stops the job; SIGTERM/SIGHUP: someone else does
+ * (a batch system's time limit, timeout(1)).  Either way the job is stopped,
+ * the trace kept, and mpilens run says so in one line (no failure
+ * diagnosis: nothing failed by itself). */
+static volatile sig_atomic_t interrupted, terminated;
+static struct timespec stopped_at;   /* wall clock of the first such signal */
 
-static void forward(int sig)
+/* SIGTERM, SIGHUP: to the launcher as well. */
+static void on_term(int sig)
 {
+    if (!terminated && !interrupted) clock_gettime(CLOCK_REALTIME, &stopped_at);
+    if (!terminated) terminated = sig;
     if (child > 0) kill(child, sig);
 }
 
 /* Ctrl+C reaches the launcher through the terminal (same process group);
- * mpilens stays to report. */
-static void on_int(int sig)
+ * a SIGINT sent to mpilens alone (kill, not the terminal) is passed on. */
+static void on_int(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
+    (void)uc;
+    if (!terminated && !interrupted) clock_gettime(CLOCK_REALTIME, &stopped_at);
     interrupted = 1;
+    if (child > 0 && si && si->si_code == SI_USER && si->si_pid != getpid()) kill(child, sig);
+}
+
+/* Has the program debug information (a .debug_info or .debug_line section)?
+ * 1 yes, 0 no, -1 cannot tell. */
+static int has_debug_info(const char *exe)
+{
+    int fd = open(exe, O_RDONLY | O_CLOEXEC), found = 0;
+    if (fd < 0) return -1;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+    size_t shstr;
+    if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstr) != 0) {
+        if (e) elf_end(e);
+        close(fd);
+        return -1;
+    }
+    for (Elf_Scn *scn = NULL; !found && (scn = elf_nextscn(e, scn));) {
+        GElf_Shdr sh;
+        const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(e, shstr, sh.sh_name) : NULL;
+        if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".debug_line") || !strcmp(name, ".gnu_debuglink") ||
+                     !strcmp(name, ".gnu_debugaltlink")))
+            found = 1;
+    }
+    elf_end(e);
+    close(fd);
+    return found;
 }
 
 /* PATH lookup; returns 0 and the full path in out if an executable file. */
@@ -323,6 +360,7 @@ struct fail_watch {
 static int fail_tick(void *arg)
 {
     struct fail_watch *fw = arg;
+    if (interrupted || terminated) return 0;   /* being stopped anyway */
     double t = now_s();
     if (t - fw->last < 1.0) return 0;
     fw->last = t;
@@ -378,6 +416,7 @@ int cmd_run(int argc, char **argv)
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "-np")) argv[i] = "--np";
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "+n:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'n': {
@@ -431,7 +470,7 @@ int cmd_run(int argc, char **argv)
         case 'L': listen_on = optarg; break;
         case 'h': help(stdout); return 0;
         default:
-            fprintf(stderr, "try 'mpilens run --help'\n");
+            tool_bad_option("run", argc, argv);
             return 2;
         }
     }
@@ -682,18 +721,23 @@ int cmd_run(int argc, char **argv)
     av[k] = NULL;
 
     struct sigaction sa = {0};
-    sa.sa_handler = forward;
+    sa.sa_handler = on_term;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_int;
+    sa.sa_sigaction = on_int;
+    sa.sa_flags = SA_RESTART | SA_SIGINFO;
     sigaction(SIGINT, &sa, NULL);
     signal(SIGQUIT, SIG_IGN);
 
     if (!quiet) fprintf(stderr, "mpilens: recording %s ranks of %s with %s%s into %s/\n",
                         dashdash ? "the" : nbuf, prog[0] ? prog : cmd[0], mpi,
                         linked ? " (its own runtime, linked in)" : "", dir);
+    /* without -g, call sites are addresses: say it once, here */
+    if (!quiet && prog[0] && !is_interpreter(prog) && has_debug_info(prog) == 0)
+        fprintf(stderr, "mpilens: %s has no debug information (built without -g): call sites will show as "
+                        "function+offset, not file:line\n", prog);
     if (!quiet && rs)
         fprintf(stderr, "mpilens: live view from node agents streaming to %s (authenticated, not encrypted)\n",
                 stream_addr);
@@ -717,6 +761,7 @@ int cmd_run(int argc, char **argv)
     if (quiet) lo.display = LIVE_SHOW_NONE;
     else if (lo.display == LIVE_SHOW_AUTO && !isatty(2)) lo.display = LIVE_SHOW_NONE;
     lo.out = stderr;
+    lo.name = "mpilens run";
     lo.launcher = child;
     lo.quiet_end = lo.display == LIVE_SHOW_NONE;
     lo.tick = fail_tick;
@@ -736,46 +781,74 @@ int cmd_run(int argc, char **argv)
     child = -1;
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
-    /* the launcher ended: ranks it left behind get the grace period */
+    /* the launcher ended: ranks it left behind get the grace period (none
+     * when the job was interrupted or terminated: they are stopped now) */
     int failed = 0, alive = 0;
+    int stopping = interrupted || terminated;
     if (diag_status(absdir, &failed, &alive) == 0 && alive > 0) {
         double t0 = now_s();
-        while (alive > 0 && now_s() - t0 < grace) {
+        while (!stopping && alive > 0 && now_s() - t0 < grace) {
             sleep_s(0.2);
             if (diag_status(absdir, &failed, &alive) != 0) break;
+            stopping = interrupted || terminated;
         }
         if (alive > 0) {
-            if (!quiet)
+            if (!quiet && !stopping)
                 fprintf(stderr, "mpilens: the launcher ended, %d rank%s still run%s after %.0f s\n", alive,
                         alive == 1 ? "" : "s", alive == 1 ? "s" : "", grace);
-            stop_leftovers(absdir, quiet);
+            stop_leftovers(absdir, quiet || stopping);
         }
     }
     pidwatch_stop(pw, 1.0);
     diag_status(absdir, &failed, &alive);
 
     int n = count_rank_files(dir);
-    if (n == 0) {
-        rmdir(dir);
-        ERR("no rank files were written (the program never called MPI, or the launcher dropped "
-            "LD_PRELOAD: see README, 'Recording without mpilens run'); exit status %d", rc);
-        return rc ? rc : 1;
+    if (stopping) {
+        /* asked for from outside: one line, the trace kept, 128 + signal */
+        int sig = interrupted ? SIGINT : terminated;
+        char when[32] = "";
+        struct tm tm;
+        time_t ts = stopped_at.tv_sec;
+        if (localtime_r(&ts, &tm)) strftime(when, sizeof when, "%H:%M:%S", &tm);
+        if (n == 0) rmdir(dir);
+        if (sig == SIGINT)
+            fprintf(stderr, "mpilens: interrupted (Ctrl+C) at %s: the job was stopped; ", when);
+        else
+            fprintf(stderr, "mpilens: terminated from outside (%s to mpilens run at %s): the job was stopped; ",
+                    sig == SIGHUP ? "SIGHUP" : "SIGTERM", when);
+        if (n > 0) fprintf(stderr, "%d rank file%s in %s/ (see: mpilens report %s)\n", n, n == 1 ? "" : "s", dir, dir);
+        else fprintf(stderr, "no rank file was written\n");
+        rs_free(rs);
+        lf_global_cleanup();
+        sym_cleanup();
+        free(av);
+        free(pre);
+        return 128 + sig;
     }
-    if (interrupted && !quiet) fprintf(stderr, "mpilens: interrupted (Ctrl+C): the launcher stopped the ranks\n");
-    /* a launcher that says 0 although ranks failed (MPICH's after Ctrl+C):
-     * the exit status must still tell */
-    if (rc == 0 && (failed > 0 || interrupted) && !(lrc == LIVE_EXIT_DEADLOCK && lo.stop)) {
-        rc = interrupted ? 128 + SIGINT : 1;
-        if (!quiet)
-            fprintf(stderr, "mpilens: the launcher exited with status 0 but %s: exit status %d\n",
-                    interrupted ? "the job was interrupted" : "ranks failed", rc);
+    if (n == 0) {
+        /* a program that never called MPI (a test that skips itself): its
+         * exit status stands */
+        rmdir(dir);
+        if (!quiet || rc != 0)
+            fprintf(stderr, "mpilens run: warning: no rank files were written (the program never called MPI, or the "
+                            "launcher dropped LD_PRELOAD: see README, 'Recording without mpilens run'); exit "
+                            "status %d\n", rc);
+        free(av);
+        free(pre);
+        return rc;
+    }
+    /* a launcher that says 0 although ranks failed: the exit status must
+     * still tell */
+    if (rc == 0 && failed > 0 && !(lrc == LIVE_EXIT_DEADLOCK && lo.stop)) {
+        rc = 1;
+        if (!quiet) fprintf(stderr, "mpilens: the launcher exited with status 0 but ranks failed: exit status 1\n");
     }
     if (lrc == LIVE_EXIT_DEADLOCK && lo.stop) {
         rc = RUN_EXIT_DEADLOCK;
     } else if (rc != 0 || failed > 0) {
         fputc('\n', stderr);
         diag_print(absdir, stderr);
-    } else {
+    } else if (!quiet) {
         diag_notes(absdir, stderr);   /* MPI errors the program went on after */
     }
     rs_free(rs);      /* closes the streams: the agents end */

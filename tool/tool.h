@@ -54,6 +54,8 @@ int cmd_agent(int argc, char **argv);
 
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);
+/* The one line for an option getopt_long refused (set opterr = 0 first). */
+void tool_bad_option(const char *verb, int argc, char **argv);
 
 /* MPI's special ranks differ between implementations: name them. */
 const char *tool_peer_name(const struct mlr_file *f, int32_t peer);

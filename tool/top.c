@@ -38,12 +38,15 @@ static void help(FILE *out)
             "(file:line of the call; 'after MPI_X file:line' when computing) and WHEN\n"
             "(started / completed how long ago). On a terminal the table is redrawn in\n"
             "place at the bottom; otherwise a snapshot is printed every interval. On a\n"
-            "run that ended (or crashed) the last state is shown once.\n\n"
+            "run that ended (or crashed) the last state is shown once. A rank file that\n"
+            "cannot be read (cut, not a rank file) is named, and counted as unreadable.\n\n"
             "When no rank makes progress for the deadlock timeout, the wait-for graph of\n"
             "the blocked calls is checked; a deadlock is reported (the cycle, the\n"
             "collective and its missing ranks, or the receive nobody will send to, with\n"
             "file:line) and written to DIR/deadlock.txt.\n\n"
             "  --once               print the current state once and exit\n"
+            "  --wait               DIR holds no rank file yet: wait for the job to start\n"
+            "                       (without it, mpilens top says so and exits with 1)\n"
             "  --interval S         seconds between refreshes (default 1)\n"
             "  --sort size|age      largest groups first (default), or longest waiting\n"
             "  --deadlock-timeout S seconds without progress before the check (default 10;\n"
@@ -63,7 +66,8 @@ static void help(FILE *out)
             "                       FILE does not exist; default: $MPILENS_SECRET\n"
             "  --port-file FILE     write the port listened on to FILE (with --listen PORT 0)\n"
             "  -h, --help           this text\n\n"
-            "Exit status: 0 the job ended, 3 deadlock found, 1 DIR unreadable, 2 usage.\n");
+            "Exit status: 0 the job ended, 3 deadlock found, 1 DIR unreadable or without\n"
+            "rank files (no --wait), 2 usage.\n");
 }
 
 static void on_signal(int sig)
@@ -101,14 +105,17 @@ int cmd_top(int argc, char **argv)
         {"listen", required_argument, 0, 'l'},
         {"secret-file", required_argument, 0, 'k'},
         {"port-file", required_argument, 0, 'P'},
+        {"wait", no_argument, 0, 'w'},
         {0, 0, 0, 0},
     };
     struct live_opts o;
     memset(&o, 0, sizeof o);
+    o.name = "mpilens top";
     int c, bench = 0;
     double v;
     const char *listen_on = NULL, *secret_file = NULL, *port_file = NULL;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case 'o': o.once = 1; break;
@@ -131,6 +138,7 @@ int cmd_top(int argc, char **argv)
             break;
         case 'S': o.stop = 1; break;
         case 'K': o.keep = 1; break;
+        case 'w': o.wait = 1; break;
         case 'L': {
             char *end;
             long p = strtol(optarg, &end, 10);
@@ -160,7 +168,7 @@ int cmd_top(int argc, char **argv)
         case 'P': port_file = optarg; break;
         case 'h': help(stdout); return 0;
         default:
-            fprintf(stderr, "try 'mpilens top --help'\n");
+            tool_bad_option("top", argc, argv);
             return 2;
         }
     }

@@ -4,7 +4,9 @@
 # naming the file on stderr, and only events that are in the uncut file; one
 # byte short still has every event (the events shown are always the first ones
 # of the uncut file, exactly).  A cut file next to a good one does not
-# hide the good one's events.
+# hide the good one's events.  A header cut next to an intact file:
+# report --failures and mpilens top say "unreadable" and end; top on an empty
+# directory says so and exits 1 (--wait waits).
 # timeout: 300
 need_mpilens
 p=$(prog openmpi manycalls) || exit 1
@@ -61,3 +63,42 @@ rc=$?
 want=$(grep -av '^#' "$src/full.txt" | awk '$1 == 1' | wc -l)
 got=$(grep -av '^#' "$d/out" | awk '$1 == 1' | wc -l)
 assert_eq "$want" "$got" "mixed directory: events of the intact rank 1"
+# A rank file cut inside its header next to an intact one (a finished run):
+# report --failures says it is unreadable and why (not "no rank file", not
+# "no failure: every rank called MPI_Finalize"); mpilens top shows the last
+# state once, names the file, and exits.  Alone, or an empty directory:
+# mpilens top says so and exits 1 (--wait waits for a job to start).
+for off in 8 100; do
+    d=$TEST_TMP/hdr-$off
+    mkdir -p "$d"
+    head -c "$off" "$f" >"$d/rank-00000.mlt"
+    cp "$src/run/rank-00001.mlt" "$d/"
+    timeout 60 "$MPILENS" report --failures "$d" >"$d/rep" 2>&1
+    rc=$?
+    [ $rc -lt 124 ] || soft_fail "header cut at $off: report --failures exit $rc"
+    grep -q "rank 0: its rank file is UNREADABLE (.*rank-00000.mlt: is cut before the end of its header)" "$d/rep" ||
+        soft_fail "header cut at $off: report --failures does not say rank 0's file is unreadable: $(head -c 400 "$d/rep")"
+    ! grep -q "every rank called MPI_Finalize\|rank 0: no rank file" "$d/rep" ||
+        soft_fail "header cut at $off: report --failures: $(grep -m1 'every rank called\|no rank file' "$d/rep")"
+    timeout 20 "$MPILENS" top "$d" >"$d/top" 2>"$d/top.err"
+    rc=$?
+    [ $rc = 0 ] || soft_fail "header cut at $off: mpilens top exit $rc (124: it never ended)"
+    grep -q "mpilens top: .*rank-00000.mlt is cut before the end of its header: unreadable" "$d/top.err" ||
+        soft_fail "header cut at $off: mpilens top does not name the unreadable file: $(head -c 300 "$d/top.err")"
+    grep -q "2 ranks\?: 1 finalized, 1 unreadable\|1 rank: 1 finalized, 1 unreadable" "$d/top" ||
+        soft_fail "header cut at $off: mpilens top's last state: $(head -2 "$d/top" | tr '\n' '|')"
+    rm "$d/rank-00001.mlt"
+    timeout 20 "$MPILENS" top "$d" >"$d/top1" 2>"$d/top1.err"
+    rc=$?
+    [ $rc = 1 ] && grep -q "^mpilens top: .*: no readable rank file (1 unreadable)" "$d/top1.err" ||
+        soft_fail "header cut at $off, alone: mpilens top exit $rc (want 1): $(tail -2 "$d/top1.err")"
+done
+e=$TEST_TMP/empty
+mkdir -p "$e"
+timeout 20 "$MPILENS" top "$e" >"$e.out" 2>"$e.err"
+rc=$?
+[ $rc = 1 ] && grep -q "^mpilens top: .*empty holds no rank files (rank-N.mlt) and no job is recording there; --wait" "$e.err" ||
+    soft_fail "empty directory: mpilens top exit $rc (want 1): $(cat "$e.err")"
+timeout 3 "$MPILENS" top --wait "$e" >"$e.out" 2>"$e.err"
+rc=$?
+[ $rc = 124 ] || soft_fail "empty directory: mpilens top --wait exit $rc (want it still waiting after 3 s)"

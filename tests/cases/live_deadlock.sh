@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # mpilens top --deadlock-timeout 2 --stop on deadlocked programs, both MPIs:
 # each verdict names the right ranks, routines and file:line, is written to
-# DIR/deadlock.txt, the job is stopped and top exits 3.
+# DIR/deadlock.txt (ending with a newline, each thing said once: a
+# collective mismatch is one line, not one per side), the job is stopped
+# and top exits 3.
 #   tests/cases/live_deadlock.sh [case ...]     (default: all)
 # timeout: 400
 set -u
@@ -37,6 +39,11 @@ run_case() {
     for re in "$@"; do
         grep -Eq -- "$re" "$v" || { bad "$impl $prog: verdict lacks /$re/"; ok=0; }
     done
+    # each thing said once (a mismatch is one story, not one per side), and
+    # the file ends with a newline
+    [ "$(grep -c 'never arrive' "$v")" -le 1 ] || { bad "$impl $prog: 'never arrives' said $(grep -c 'never arrive' "$v") times"; ok=0; }
+    [ "$(grep -c 'mismatched collectives' "$v")" -le 1 ] || { bad "$impl $prog: 'mismatched collectives' said $(grep -c 'mismatched collectives' "$v") times"; ok=0; }
+    [ "$(tail -c 1 "$v" | od -An -tx1 | tr -d ' ')" = 0a ] || { bad "$impl $prog: $v does not end with a newline"; ok=0; }
     if pgrep -f "$exe" >/dev/null; then bad "$impl $prog: ranks still running after --stop"; pkill -9 -f "$exe"; ok=0; fi
     grep -q "stopped the job" "$t/top.out" || { bad "$impl $prog: job not stopped"; ok=0; }
     if [ $ok = 0 ]; then sed 's/^/    /' "$v"; else echo "ok $impl $prog"; fi

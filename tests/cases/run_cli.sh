@@ -4,7 +4,10 @@
 # non-executable, non-MPI, static, linked against an MPI without a runtime
 # (a fake libmpi.so.20), unknown --mpi, existing -o, -o whose parent is
 # missing, a file, or not writable (also as root: /proc, chattr +i, a
-# read-only tmpfs in a mount namespace, where possible).
+# read-only tmpfs in a mount namespace, where possible); an unknown option
+# of every verb; a program that never calls MPI keeps its exit status; -q
+# prints nothing but mpilens's own errors; no -g said once; SIGTERM to
+# mpilens run (143) and Ctrl+C (130): one line, the trace kept, no ranks left.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 M=${MPILENS:-$root/build/bin/mpilens}
@@ -84,4 +87,94 @@ expect bad-n "wants a number" -n zero ./p-openmpi
 expect nothing "nothing after" --
 expect noprog "which program" -n 2
 "$M" run --help | grep -q 'usage: mpilens run' || bad "--help"
+# an unknown option: one line "mpilens VERB: ..." with a hint, exit 2, every verb
+for verb in run top dump report agent; do
+    "$M" $verb --bogus-flag x >out 2>err; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens $verb: unknown option.*--bogus-flag.*; try 'mpilens $verb --help'\$" err ||
+        bad "$verb --bogus-flag: exit $rc, want 2 and one line 'mpilens $verb: unknown option ...; try ...': $(cat err)"
+done
+echo "ok unknown options"
+# exit statuses, -q, debug information, Ctrl+C and SIGTERM, both MPIs
+cat > skip.c <<'EOC'
+#include <mpi.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <unistd.h>
+/* skip STATUS: exits before MPI_Init (a test that skips itself);
+ * softerr: an MPI error returned to the program, which goes on;
+ * wait: prints "ready" then waits in MPI_Barrier loops for 60 s */
+int main(int c, char **v)
+{
+    if (c > 2 && !strcmp(v[1], "skip")) return atoi(v[2]);
+    MPI_Init(&c, &v);
+    int r, x = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    if (c > 1 && !strcmp(v[1], "softerr")) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        if (r == 0 && MPI_Send(&x, 1, MPI_INT, 99, 0, MPI_COMM_WORLD) == MPI_SUCCESS) printf("no error?\n");
+    }
+    if (c > 1 && !strcmp(v[1], "wait")) {
+        if (r == 0) { printf("ready\n"); fflush(stdout); }
+        for (int i = 0; i < 600; i++) { usleep(100000); MPI_Barrier(MPI_COMM_WORLD); }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+EOC
+sed -i '1i #include <string.h>' skip.c
+wait_ready() {  # file: until it says ready (30 s at most)
+    for _ in $(seq 1 300); do grep -q ready "$1" 2>/dev/null && return 0; sleep 0.1; done
+    return 1
+}
+for impl in openmpi mpich; do
+    command -v mpicc.$impl >/dev/null || continue
+    mpicc.$impl -g -o skip-$impl skip.c && mpicc.$impl -o nodbg-$impl p.c || { bad "$impl: compile skip.c"; continue; }
+    # a program that never calls MPI keeps its status; -q says nothing
+    "$M" run -q -n 2 -o sk0-$impl ./skip-$impl skip 0 >out 2>err; rc=$?
+    [ $rc = 0 ] && [ ! -s err ] || bad "$impl skip 0 -q: exit $rc (want 0), stderr: $(cat err)"
+    "$M" run -n 2 -o sk1-$impl ./skip-$impl skip 0 >out 2>err; rc=$?
+    [ $rc = 0 ] && grep -q "warning: no rank files were written" err || bad "$impl skip 0: exit $rc (want 0) or no warning: $(cat err)"
+    "$M" run -q -n 2 -o sk2-$impl ./skip-$impl skip 77 >out 2>err; rc=$?
+    [ $rc = 77 ] || bad "$impl skip 77: exit $rc"
+    # -q: nothing but mpilens's own fatal errors (no "went on after an MPI error")
+    "$M" run -q -n 2 -o se-$impl ./skip-$impl softerr >out 2>err; rc=$?
+    [ $rc = 0 ] && [ ! -s err ] || bad "$impl softerr -q: exit $rc, stderr: $(cat err)"
+    "$M" run -n 2 -o se2-$impl ./skip-$impl softerr >out 2>err; rc=$?
+    [ $rc = 0 ] && grep -q "returned to the program by MPI_Send" err || bad "$impl softerr: exit $rc, no note: $(cat err)"
+    # without -g: said once; with -g: not said
+    "$M" run -n 2 -o nd-$impl ./nodbg-$impl >out 2>err; rc=$?
+    [ $rc = 0 ] && [ "$(grep -c 'has no debug information (built without -g)' err)" = 1 ] ||
+        bad "$impl no -g: exit $rc, want one 'no debug information' line: $(cat err)"
+    "$M" run -n 2 -o wd-$impl ./p-$impl >out 2>err
+    ! grep -q 'no debug information' err || bad "$impl with -g: said no debug information"
+    # SIGTERM to mpilens run (a time limit): one line, the trace kept, 143
+    "$M" run -n 2 -o term-$impl ./skip-$impl wait >term.out 2>term.err &
+    pid=$!
+    if wait_ready term.out; then
+        kill -TERM $pid; wait $pid; rc=$?
+        [ $rc = 143 ] || bad "$impl SIGTERM: exit $rc, want 143: $(tail -3 term.err)"
+        grep -q "^mpilens: terminated from outside (SIGTERM to mpilens run at [0-9:]*): the job was stopped; 2 rank files in term-$impl/" term.err ||
+            bad "$impl SIGTERM: no 'terminated from outside' line: $(tail -3 term.err)"
+        ! grep -q "FAILED\|failure diagnosis" term.err || bad "$impl SIGTERM: a failure diagnosis: $(grep -m2 FAILED term.err)"
+        [ "$(ls term-$impl | grep -c '^rank-.*\.mlt$')" = 2 ] || bad "$impl SIGTERM: rank files: $(ls term-$impl)"
+        pgrep -f "skip-$impl wait" >/dev/null && { bad "$impl SIGTERM: ranks left running"; pkill -9 -f "skip-$impl wait"; }
+    else
+        bad "$impl SIGTERM: the program never said ready: $(cat term.err)"; kill -9 $pid
+    fi
+    # Ctrl+C (SIGINT to the whole foreground process group): one line, 130
+    setsid "$M" run -n 2 -o int-$impl ./skip-$impl wait >int.out 2>int.err &
+    pid=$!
+    if wait_ready int.out; then
+        kill -INT -- -$pid; wait $pid; rc=$?
+        [ $rc = 130 ] || bad "$impl Ctrl+C: exit $rc, want 130: $(tail -3 int.err)"
+        grep -q "^mpilens: interrupted (Ctrl+C) at [0-9:]*: the job was stopped; 2 rank files in int-$impl/" int.err ||
+            bad "$impl Ctrl+C: no 'interrupted' line: $(tail -3 int.err)"
+        ! grep -q "FAILED\|failure diagnosis" int.err || bad "$impl Ctrl+C: a failure diagnosis: $(grep -m2 FAILED int.err)"
+        pgrep -f "skip-$impl wait" >/dev/null && { bad "$impl Ctrl+C: ranks left running"; pkill -9 -f "skip-$impl wait"; }
+    else
+        bad "$impl Ctrl+C: the program never said ready: $(cat int.err)"; kill -9 -- -$pid
+    fi
+    echo "ok $impl statuses, -q, -g, SIGTERM, Ctrl+C"
+done
 exit $fail

@@ -44,3 +44,31 @@ for impl in openmpi mpich; do
     assert_contains "$tail" "mpilens: exit status $want; 2 rank files in $d/" "$impl: summary line"
     note "$impl: exit $rc, $(echo "$txt" | grep -ac 'live_print line') program lines captured"
 done
+# The table shrinking (three groups, then one) while the program prints
+# (tests/programs/live_shrink, 4 ranks): replayed on a screen
+# (tests/vtscreen.py), every line of the program is on it (scrollback and
+# screen) byte for byte, nothing of an old table glued to it or left
+# behind: the only table header is the final table's.
+for impl in openmpi mpich; do
+    have_impl "$impl" || continue
+    p=$(prog "$impl" live_shrink) || continue
+    d=$TEST_TMP/shrink-$impl ts=$TEST_TMP/shrink-$impl.typescript
+    TERM=xterm timeout -k 5 120 script -qfec \
+        "stty rows 30 cols 120; exec '$MPILENS' run --mpi=$impl -n 4 -o '$d' --interval 0.1 '$p' 15" \
+        "$ts" >/dev/null 2>&1 </dev/null
+    rc=$?
+    assert_eq 0 "$rc" "$impl: live_shrink under mpilens run on a terminal: exit status"
+    screen=$(python3 "$ROOT/tests/vtscreen.py" "$ts" 30 120 2>"$ts.regions") ||
+        { soft_fail "$impl: vtscreen.py failed on $ts"; continue; }
+    # the table shrank: a scroll region with a larger bottom after a smaller one
+    awk '{ for (i = 2; i <= NF; i++) { split($i, a, ";"); if (a[2] > 0 && prev && a[2] > prev && a[2] < 30) s = 1; prev = a[2] } } END { exit !s }' "$ts.regions" ||
+        soft_fail "$impl: the table never shrank (scroll regions: $(head -c 300 "$ts.regions")): nothing tested"
+    bad=$(echo "$screen" | grep -a 'live_shrink line' | grep -avE '^live_shrink line [0-9]+$' | head -3)
+    [ -z "$bad" ] || soft_fail "$impl: program lines with something glued to them: $bad"
+    got=$(echo "$screen" | grep -aE '^live_shrink line [0-9]+$' | sed 's/.* //' | tr '\n' ' ')
+    assert_eq "$(seq 1 30 | tr '\n' ' ')" "$got" "$impl: the program's lines on the screen, in order"
+    n=$(echo "$screen" | grep -ac 'WHO  WHAT')
+    assert_eq 1 "$n" "$impl: table headers on the screen and in the scrollback (the final table's only)"
+    n=$(echo "$screen" | grep -ac '^mpilens top .*: 4 ranks')
+    assert_eq 1 "$n" "$impl: table title lines left on the screen and in the scrollback"
+done
