@@ -401,7 +401,8 @@ struct an_routine_prof {
 struct an_site_rank {             /* one call site on one rank */
     int rank;
     struct an_stat st;
-    double app_pct, mpi_pct;      /* st.total in % of this rank's application / MPI time */
+    double app_pct, mpi_pct;      /* st.total in % of this rank's application / MPI time
+                                     (-1 for MPI_Init and MPI_Finalize: outside it) */
 };
 
 struct an_site_prof {
@@ -412,7 +413,7 @@ struct an_site_prof {
     struct an_site_rank *per_rank;   /* nranks entries, by rank */
     int64_t rank_min, rank_max;   /* per-rank time of the ranks that called it */
     double rank_mean, rank_cv;    /* their mean, and standard deviation / mean */
-    double app_pct, mpi_pct;      /* all.total in % of all ranks' application / MPI time */
+    double app_pct, mpi_pct;      /* all.total in % of all ranks' application / MPI time (-1: as above) */
 };
 
 struct an_pair {                  /* point-to-point traffic from one rank to another */

@@ -469,6 +469,11 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         sp->rank_cv = sp->rank_mean > 0 && var > 0 ? root(var) / sp->rank_mean : 0;
         sp->app_pct = app_all > 0 ? 100.0 * (double)sp->all.total / (double)app_all : 0;
         sp->mpi_pct = mpi_all > 0 ? 100.0 * (double)sp->all.total / (double)mpi_all : 0;
+        int role = sp->name < run->nnames && run->name_role ? run->name_role[sp->name] : AN_OTHER;
+        if (role == AN_INIT || role == AN_FINALIZE) {   /* outside the application time: not defined */
+            sp->app_pct = sp->mpi_pct = -1;
+            for (unsigned q = 0; q < sp->nranks; q++) sp->per_rank[q].app_pct = sp->per_rank[q].mpi_pct = -1;
+        }
     }
     if (p->nsites) qsort(p->sites, p->nsites, sizeof *p->sites, site_cmp);
 

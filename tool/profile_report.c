@@ -61,12 +61,6 @@ static const char *fit(const char *s, size_t w, char *b, size_t n)
     return b;
 }
 
-/* A call site for a table column of w (symbols.h, sym_fit: one policy). */
-static const char *site_cell(const char *s, size_t w, char *b, size_t n)
-{
-    return sym_fit(s, w, b, n);
-}
-
 static const char *rname(const struct an_run *run, uint16_t name)
 {
     return name < run->nnames ? run->names[name] : "MPI_(unknown)";
@@ -441,6 +435,18 @@ static void text_routines(FILE *o, const struct report *rp)
     estimated_note(o, rp);
 }
 
+/* The site cell of a table row (the report fits 100 columns): the site
+ * fitted into sw columns (symbols.h, sym_fit); where even its shortest
+ * form (the function's own name and offset, file and line) does not fit, the
+ * site goes on a line of its own above the row, fitted to the page, and
+ * the row's cell stays empty. */
+static const char *site_row(FILE *o, const char *where, int sw, char *w, size_t n)
+{
+    if ((int)strlen(where) <= sw || (int)sym_fit_min(where) <= sw) return sym_fit(where, (size_t)sw, w, n);
+    fprintf(o, "  %s\n", sym_fit(where, WIDTH - 2, w, n));
+    return "";
+}
+
 static void text_sites(FILE *o, const struct report *rp)
 {
     unsigned n;
@@ -453,13 +459,11 @@ static void text_sites(FILE *o, const struct report *rp)
     for (unsigned i = 0; i < shown; i++)
         if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
     int sw = 29 - (rw - 18) < 20 ? 20 : 29 - (rw - 18);
-    for (unsigned i = 0; i < shown; i++)   /* room for each function's own name and offset */
-        if ((int)sym_fit_min(s[i].where) > sw) sw = (int)sym_fit_min(s[i].where) > 60 ? 60 : (int)sym_fit_min(s[i].where);
     fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, "call site", rw, "routine", "calls", "total", "mean", "max",
             "bytes");
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
-        fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, site_cell(x->where, (size_t)sw, w, sizeof w),
+        fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, site_row(o, x->where, sw, w, sizeof w),
                 rw, rname(&rp->run, x->name), calls_cell(x->all.calls, x->all.unfinished, a, sizeof a),
                 time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
@@ -470,6 +474,15 @@ static void text_sites(FILE *o, const struct report *rp)
     estimated_note(o, rp);
 }
 
+/* "12.3" or "-" (not defined: MPI_Init, MPI_Finalize lie outside the
+ * application time) */
+static const char *pct(double v, char *b, size_t n)
+{
+    if (v < 0) snprintf(b, n, "-");
+    else snprintf(b, n, "%.1f", v);
+    return b;
+}
+
 /* Per call site across ranks: what each rank spent there (mpiP's
  * per-rank call-site statistics; --json has every rank's row). */
 static void text_site_ranks(FILE *o, const struct report *rp)
@@ -477,27 +490,25 @@ static void text_site_ranks(FILE *o, const struct report *rp)
     unsigned n;
     const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
     if (!n) return;
-    char a[32], b[32], c[32], w[700];
+    char a[32], b[32], c[32], d[16], e[16], w[700];
     rule(o, "Call sites per rank (time per rank: smallest, mean, largest; CV = stddev / mean)");
     unsigned shown = n > 20 && !rp->all ? 20 : n;
-    int rw = 18, sw = 29;
-    for (unsigned i = 0; i < shown; i++) {
+    int rw = 18;
+    for (unsigned i = 0; i < shown; i++)
         if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
-        int m = (int)sym_fit_min(s[i].where);
-        if (m > sw) sw = m > 60 ? 60 : m;
-    }
-    fprintf(o, "  %-*s %-*s %5s %9s %9s %9s %5s %6s %6s\n", sw, "call site", rw, "routine", "ranks", "min", "mean",
+    int sw = 28 - (rw - 18) < 20 ? 20 : 28 - (rw - 18);
+    fprintf(o, "  %-*s %-*s %5s %8s %8s %8s %5s %5s %5s\n", sw, "call site", rw, "routine", "ranks", "min", "mean",
             "max", "CV", "App%", "MPI%");
     for (unsigned i = 0; i < shown; i++) {
         const struct an_site_prof *x = &s[i];
-        fprintf(o, "  %-*s %-*s %5u %9s %9s %9s %5.2f %5.1f%% %5.1f%%\n", sw,
-                sym_fit(x->where, (size_t)sw, w, sizeof w), rw, rname(&rp->run, x->name), x->nranks,
-                fmt_time(x->rank_min, a, sizeof a), fmt_time((int64_t)(x->rank_mean + 0.5), b, sizeof b),
-                fmt_time(x->rank_max, c, sizeof c), x->rank_cv, x->app_pct, x->mpi_pct);
+        fprintf(o, "  %-*s %-*s %5u %8s %8s %8s %5.2f %5s %5s\n", sw, site_row(o, x->where, sw, w, sizeof w), rw,
+                rname(&rp->run, x->name), x->nranks, fmt_time(x->rank_min, a, sizeof a),
+                fmt_time((int64_t)(x->rank_mean + 0.5), b, sizeof b), fmt_time(x->rank_max, c, sizeof c), x->rank_cv,
+                pct(x->app_pct, d, sizeof d), pct(x->mpi_pct, e, sizeof e));
     }
     if (shown < n) fprintf(o, "  ... %u more call sites (--all or --json)\n", n - shown);
-    fprintf(o, "  (App%% and MPI%%: the site's time in %% of all ranks' application and MPI time;\n"
-               "   --json has each rank's calls, shortest/mean/longest call, App%% and MPI%%)\n");
+    fprintf(o, "  (App%% and MPI%%: the site's time in %% of all ranks' application and MPI time, '-' for\n"
+               "   MPI_Init and MPI_Finalize; --json has each rank's calls, shortest/mean/longest call, App%%, MPI%%)\n");
 }
 
 static int pair_by_bytes(const void *a, const void *b)
@@ -679,6 +690,14 @@ static void j_stat(FILE *o, const struct an_stat *s)
             s->estimated);
 }
 
+/* a percentage, or null where it is not defined (negative) */
+static const char *jpct(double v, char *b, size_t n)
+{
+    if (v < 0) snprintf(b, n, "null");
+    else snprintf(b, n, "%.6f", v);
+    return b;
+}
+
 static void report_json(FILE *o, const struct report *rp)
 {
     const struct an_run *run = &rp->run;
@@ -776,6 +795,7 @@ static void report_json(FILE *o, const struct report *rp)
     }
     fprintf(o, "],\n");
     const struct an_site_prof *s = an_profile_sites(rp->prof, &n);
+    char pa[32], pb[32];
     fprintf(o, "  \"sites\": [");
     for (unsigned i = 0; i < n; i++) {
         fprintf(o, "%s\n    {\"site\": ", i ? "," : "");
@@ -785,16 +805,17 @@ static void report_json(FILE *o, const struct report *rp)
         fprintf(o, ", ");
         j_stat(o, &s[i].all);
         fprintf(o, ", \"min_ns\": %" PRId64 ", \"ranks\": %u, \"rank_min_ns\": %" PRId64 ", \"rank_mean_ns\": %.0f"
-                   ", \"rank_max_ns\": %" PRId64 ", \"rank_cv\": %.6f, \"app_percent\": %.6f, \"mpi_percent\": %.6f"
+                   ", \"rank_max_ns\": %" PRId64 ", \"rank_cv\": %.6f, \"app_percent\": %s, \"mpi_percent\": %s"
                    ",\n     \"per_rank\": [",
                 s[i].all.calls ? s[i].all.min : 0, s[i].nranks, s[i].rank_min, s[i].rank_mean, s[i].rank_max,
-                s[i].rank_cv, s[i].app_pct, s[i].mpi_pct);
+                s[i].rank_cv, jpct(s[i].app_pct, pa, sizeof pa), jpct(s[i].mpi_pct, pb, sizeof pb));
         for (unsigned q = 0; q < s[i].nranks; q++) {
             const struct an_site_rank *x = &s[i].per_rank[q];
             fprintf(o, "%s{\"rank\": %d, \"calls\": %" PRIu64 ", \"total_ns\": %" PRId64 ", \"min_ns\": %" PRId64
-                       ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"app_percent\": %.6f, \"mpi_percent\": %.6f}",
+                       ", \"mean_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"app_percent\": %s, \"mpi_percent\": %s}",
                     q ? ", " : "", x->rank, x->st.calls, x->st.total, x->st.calls ? x->st.min : 0,
-                    x->st.calls ? x->st.total / (int64_t)x->st.calls : 0, x->st.max, x->app_pct, x->mpi_pct);
+                    x->st.calls ? x->st.total / (int64_t)x->st.calls : 0, x->st.max, jpct(x->app_pct, pa, sizeof pa),
+                    jpct(x->mpi_pct, pb, sizeof pb));
         }
         fprintf(o, "]}");
     }

@@ -6,7 +6,7 @@
 # bytes from root 1, MPI_Allreduce of 24); every call site has one per_rank
 # row per calling rank, rank r's MPI_Send site r+1 calls, min <= mean <= max,
 # rank_min/rank_mean/rank_max/rank_cv agree with the rows, app/mpi_percent
-# with the ranks' app_ns/mpi_ns.  The text report shows the grid (from 0 to
+# with the ranks' app_ns/mpi_ns (null for MPI_Init and MPI_Finalize).  The text report shows the grid (from 0 to
 # 1: 100 B), the pair list and the per-rank call-site table.
 need_mpilens
 for impl in openmpi mpich; do
@@ -53,6 +53,11 @@ for s in rep['sites']:
     if s['rank_min_ns'] != min(t) or s['rank_max_ns'] != max(t) or abs(s['rank_mean_ns'] - mean) > 1:
         bad.append(f'{s["site"]} {s["routine"]}: rank min/mean/max {s["rank_min_ns"]}/{s["rank_mean_ns"]}/{s["rank_max_ns"]}, rows say {min(t)}/{mean}/{max(t)}')
     if mean > 0 and abs(s['rank_cv'] - sd / mean) > 1e-4: bad.append(f'{s["site"]}: rank_cv {s["rank_cv"]}, rows say {sd / mean}')
+    outside = s['routine'] in ('MPI_Init', 'MPI_Init_thread', 'MPI_Finalize')   # outside the application time: null
+    if outside:
+        if [s['app_percent'], s['mpi_percent']] + [v for x in rows for v in (x['app_percent'], x['mpi_percent'])] != [None] * (2 + 2 * len(rows)):
+            bad.append(f'{s["routine"]}: app/mpi_percent {s["app_percent"]}/{s["mpi_percent"]}, want null')
+        continue
     if app_all and not close(s['app_percent'], 100 * s['total_ns'] / app_all): bad.append(f'{s["site"]}: app_percent {s["app_percent"]}')
     if mpi_all and not close(s['mpi_percent'], 100 * s['total_ns'] / mpi_all): bad.append(f'{s["site"]}: mpi_percent {s["mpi_percent"]}')
     for x in rows:
