@@ -1,0 +1,149 @@
+/*
+ * cp_analytic.c — programs whose critical path is known, for
+ * tests/cases/report_critpath.sh.  `cp_analytic MODE`; computation is a
+ * timed spin on CLOCK_MONOTONIC (no MPI call inside, so nothing is
+ * recorded), and every rank prints what it measured itself:
+ *   CP rank=R spin_ns=S mpi_ns=M
+ * S: the time between its MPI calls that it spent spinning (all spins),
+ * M: the time it spent inside MPI calls (all calls between MPI_Init and
+ * MPI_Finalize, as seen from the program).  MPI_Pcontrol(1) after MPI_Init and
+ * MPI_Pcontrol(0) before MPI_Finalize bound the window.  The test derives the expected
+ * values from these lines with the formulas below (D = 10 ms).
+ *
+ * pipeline (4 ranks): Barrier; rank r > 0 receives from r-1; spins
+ *   (r+1)·D; rank r < P-1 sends (r+1)·1000 bytes to r+1.  Rank r+1 posts its
+ *   receive at once and waits for rank r: the path hops 0 > 1 > 2 > 3 at every
+ *   message.  Computation on it: Σ_r (r+1)·D = 10·D (plus the few µs between
+ *   calls); bytes on it: 1000+2000+3000 = 6000 exactly; latency cost:
+ *   Barrier ⌈log₂4⌉·α + 3 messages·α = 5α; bandwidth cost: 6000·β.
+ *   Late-sender wait of rank r >= Σ_{j<r} (j+1)·D (it waited for that much
+ *   spinning), <= its time in MPI.
+ * switch (4 ranks): rank 1 spins 4·D, Allreduce (8 bytes); rank 2 spins
+ *   6·D, Barrier.  The path: rank 1's spin, the Allreduce, rank 2's spin,
+ *   the Barrier: computation on it 10·D.  Collective wait of every rank but
+ *   1 >= 4·D; of every rank but 2 >= 6·D.
+ * allreduce (4 ranks): 8 iterations; in iteration k rank k mod 4 spins 3·D,
+ *   the others D; Allreduce of 8 bytes.  Computation on the path 8·3·D =
+ *   24·D; per process: 2·3·D + 6·D = 12·D on every rank (volumetric the
+ *   same); bytes on the path 8·8 = 64; latency cost 8·⌈log₂4⌉·α = 16α;
+ *   bandwidth cost 8·⌈log₂4⌉·8·β = 128β.  Collective wait of each rank
+ *   >= 6·2·D.
+ * overlap (2 ranks): rank 0 Isend 4000 bytes, rank 1 Irecv; both spin 3·D
+ *   (rank 1 4·D), Wait; Barrier.  The spin is computation on the path
+ *   (4·D), not communication: communication on the run-time path is at most
+ *   the MPI time the ranks measured.
+ * ssend (2 ranks): rank 0 MPI_Ssend 100 bytes at once, then spins 2·D;
+ *   rank 1 spins 3·D, then receives.  Late receiver: rank 0 waits >= 3·D in
+ *   MPI_Ssend; the path: rank 1's spin, the receive, rank 0's spin: 5·D of
+ *   computation, ending on rank 0.
+ * wildcard (3 ranks): rank 0 receives twice from MPI_ANY_SOURCE, then spins
+ *   D; rank 1 spins 2·D and sends 10 bytes, rank 2 spins 4·D and sends 20.
+ *   Path: rank 2's spin, its message, rank 0's spin: 5·D; bytes on it 20.
+ * procnull (4 ranks): rank r spins (r+1)·D; Sendrecv to the right from the
+ *   left (MPI_PROC_NULL at the ends), then to the left from the right, N =
+ *   512 bytes each.  Bytes on the path 2N = 1024, per process 2N (ranks 1
+ *   and 2), volumetric 2N·3/4 = 768; the path: rank 3's spin (4·D) then the
+ *   exchanges: computation on it 4·D.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define D_NS 10000000ll
+
+static int64_t spin_total, mpi_total, mark;
+
+static int64_t now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void spin(int64_t ns)
+{
+    int64_t t0 = now(), t;
+    while ((t = now()) - t0 < ns) {
+    }
+    spin_total += t - t0;
+}
+
+/* around every MPI call: M(call) */
+#define M(call)                     \
+    do {                            \
+        mark = now();               \
+        call;                       \
+        mpi_total += now() - mark;  \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    const char *mode = argc > 1 ? argv[1] : "pipeline";
+    MPI_Pcontrol(1);   /* the window: what the runtime does around MPI_Init stays out */
+    M(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    M(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    static char buf[8192], buf2[8192];
+    if (strcmp(mode, "pipeline") == 0) {
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank > 0) M(MPI_Recv(buf, (int)sizeof buf, MPI_BYTE, rank - 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        spin((rank + 1) * D_NS);
+        if (rank < size - 1) M(MPI_Send(buf, (rank + 1) * 1000, MPI_BYTE, rank + 1, 1, MPI_COMM_WORLD));
+    } else if (strcmp(mode, "switch") == 0) {
+        double x = rank, y;
+        if (rank == 1) spin(4 * D_NS);
+        M(MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        if (rank == 2) spin(6 * D_NS);
+        M(MPI_Barrier(MPI_COMM_WORLD));
+    } else if (strcmp(mode, "allreduce") == 0) {
+        for (int k = 0; k < 8; k++) {
+            double x = k, y;
+            spin(k % size == rank ? 3 * D_NS : D_NS);
+            M(MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        }
+    } else if (strcmp(mode, "overlap") == 0) {
+        MPI_Request rq;
+        if (rank == 0) M(MPI_Isend(buf, 4000, MPI_BYTE, 1, 3, MPI_COMM_WORLD, &rq));
+        else M(MPI_Irecv(buf, 4000, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &rq));
+        spin(rank == 0 ? 3 * D_NS : 4 * D_NS);
+        M(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        M(MPI_Barrier(MPI_COMM_WORLD));
+    } else if (strcmp(mode, "ssend") == 0) {
+        if (rank == 0) {
+            M(MPI_Ssend(buf, 100, MPI_BYTE, 1, 4, MPI_COMM_WORLD));
+            spin(2 * D_NS);
+        } else {
+            spin(3 * D_NS);
+            M(MPI_Recv(buf, 100, MPI_BYTE, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    } else if (strcmp(mode, "wildcard") == 0) {
+        if (rank == 0) {
+            for (int i = 0; i < 2; i++)
+                M(MPI_Recv(buf, (int)sizeof buf, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE));
+            spin(D_NS);
+        } else {
+            spin(rank == 1 ? 2 * D_NS : 4 * D_NS);
+            M(MPI_Send(buf, rank * 10, MPI_BYTE, 0, rank, MPI_COMM_WORLD));
+        }
+    } else if (strcmp(mode, "procnull") == 0) {
+        int left = rank > 0 ? rank - 1 : MPI_PROC_NULL, right = rank < size - 1 ? rank + 1 : MPI_PROC_NULL;
+        spin((rank + 1) * D_NS);
+        M(MPI_Sendrecv(buf, 512, MPI_BYTE, right, 5, buf2, 512, MPI_BYTE, left, 5, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE));
+        M(MPI_Sendrecv(buf, 512, MPI_BYTE, left, 6, buf2, 512, MPI_BYTE, right, 6, MPI_COMM_WORLD,
+                       MPI_STATUS_IGNORE));
+    } else {
+        if (rank == 0) fprintf(stderr, "cp_analytic: unknown mode %s\n", mode);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    printf("CP rank=%d spin_ns=%lld mpi_ns=%lld\n", rank, (long long)spin_total, (long long)mpi_total);
+    fflush(stdout);
+    MPI_Pcontrol(0);
+    MPI_Finalize();
+    return 0;
+}
