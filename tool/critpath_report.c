@@ -327,9 +327,9 @@ void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r)
         const struct an_cp_rank *x = &r->ranks[i];
         int64_t wsum = 0;
         for (int k = 0; k < AN_CP_NW; k++) wsum += x->wait[k];
-        fprintf(o, "%s\n      {\"rank\": %d, \"time_ns\": %" PRId64 ", \"useful_ns\": %" PRId64 ", \"comp_ns\": %" PRId64
+        fprintf(o, "%s\n      {\"rank\": %d, \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"time_ns\": %" PRId64 ", \"useful_ns\": %" PRId64 ", \"comp_ns\": %" PRId64
                    ", \"comm_ns\": %" PRId64 ", \"wait_ns\": %" PRId64 ", \"finished\": %s, \"undecided\": %" PRIu64 "}",
-                i ? "," : "", x->rank, x->end - x->start, x->comp + x->comm, x->comp, x->comm, wsum,
+                i ? "," : "", x->rank, x->start, x->end, x->end - x->start, x->comp + x->comm, x->comp, x->comm, wsum,
                 x->finished ? "true" : "false", x->undecided);
     }
     fprintf(o, "]},\n");
