@@ -246,6 +246,7 @@ struct an_cp {
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
+    int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
     int *blocked;             /* ranks with events waiting */
     unsigned nblocked;
     int failed;
@@ -495,6 +496,8 @@ static int coll_kind(const char *nm)
     return CK_NXN;
 }
 
+static int64_t aligned(const struct an_cp *cp, int ri, int64_t t);
+
 /* ---- setup ----------------------------------------------------------------------- */
 
 void an_cp_opts_default(struct an_cp_opts *o)
@@ -539,6 +542,31 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         if (!r->ccount) {
             an_cp_free(cp);
             return NULL;
+        }
+    }
+    if (!o->window_set) {
+        /* MPI_Init synchronises the ranks: the run starts for all of them
+         * when the first one leaves it; a rank still inside is in MPI_Init
+         * (communication), not outside the window (docs/CRITPATH.md) */
+        int64_t w0 = INT64_MAX;
+        for (unsigned i = 0; i < run->n && w0 != INT64_MIN; i++) {
+            struct an_rank *rk = &run->ranks[i];
+            struct mlr_iter *it = mlr_iter_new(rk->f);
+            struct mlr_event ev;
+            int found = 0;
+            for (int k = 0; it && k < 16 && mlr_next(it, &ev) == 1; k++)
+                if (ev.routine < rk->nroutines && rk->role[ev.routine] == AN_INIT) {
+                    int64_t t = aligned(cp, (int)i, ev.end_ns);
+                    if (t < w0) w0 = t;
+                    found = 1;
+                    break;
+                }
+            if (it) mlr_iter_free(it);
+            if (!found) w0 = INT64_MIN;   /* a rank without MPI_Init: each rank from its own start */
+        }
+        if (w0 != INT64_MIN && w0 != INT64_MAX) {
+            cp->w0 = w0;
+            for (unsigned i = 0; i < run->n; i++) cp->r[i].open = w0;
         }
     }
     cp->res.from = o->from_ns;
@@ -604,7 +632,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     if (q->flags & QF_INIT) {
-        if (q->t1 > r->open) r->open = q->t1;
+        if (!cp->w0 && q->t1 > r->open) r->open = q->t1;
         r->seen_init = 1;
     }
     if (q->flags & QF_FIN) {

@@ -305,7 +305,7 @@ void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r)
     for (unsigned i = 0; i < r->nranks; i++)
         fprintf(o, "%s{\"rank\": %d, \"on_path_ns\": %" PRId64 "}", i ? ", " : "", r->ranks[i].rank,
                 r->ranks[i].on_path);
-    fprintf(o, "]},\n  \"wait_states\": {");
+    fprintf(o, "], \"history_nodes_peak\": %zu},\n  \"wait_states\": {", r->peak_nodes);
     for (int k = 0; k < AN_CP_NW; k++) {
         fprintf(o, "%s\n    \"%s\": {\"total_ns\": %" PRId64 ", \"by_rank\": [", k ? "," : "", wkey[k], r->wait_total[k]);
         for (unsigned i = 0; i < r->nranks; i++) fprintf(o, "%s%" PRId64, i ? ", " : "", r->ranks[i].wait[k]);

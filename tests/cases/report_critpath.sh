@@ -109,7 +109,10 @@ elif mode == 'ssend':
 elif mode == 'wildcard':
     near('computation on the path', comp, max(spin[1], spin[2]) + spin[0])
     exact('bytes on the path', M['bytes']['path'], 20)
-    if abs(spin[2] - spin[1]) > tol(spin[0]): ends([2 if spin[2] > spin[1] else 1, 0])
+    # the run-time path comes to rank 0 with a sender's message (which one also depends on how
+    # late each left the Barrier on a loaded machine; the computation above settles the spins)
+    if segs[-1] != 0 or len(segs) < 2 or segs[-2] not in (1, 2) or not cp['segments'][-2]['what'].startswith('MPI_Send -> rank 0 MPI_Recv'):
+        bad.append('path %s does not reach rank 0 by a message' % [(s['rank'], s['what']) for s in cp['segments']])
 elif mode == 'procnull':
     near('computation on the path', comp, max(spin.values()))
     exact('bytes on the path', M['bytes']['path'], 1024)
