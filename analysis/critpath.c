@@ -50,7 +50,7 @@ struct node {
     uint32_t out_site;
     int64_t sum;              /* value gained in this stretch */
     struct an_cp_kv *kv;
-    unsigned nkv, capkv;
+    unsigned nkv, capkv, hint;
 };
 
 struct snap {                 /* an edge value: a rank's values at one point */
@@ -88,8 +88,8 @@ static size_t mhash(uint64_t a, int64_t b, size_t cap)
 
 static int map_grow(struct map *m)
 {
-    size_t cap = m->cap ? m->cap * 2 : 256;
-    while (m->live * 2 >= cap) cap *= 2;
+    size_t cap = 256;   /* sized by what is alive: deleted entries go */
+    while (m->live * 4 >= cap) cap *= 2;
     struct ment *t = calloc(cap, sizeof *t);
     if (!t) return -1;
     for (size_t i = 0; i < m->cap; i++) {
@@ -285,9 +285,14 @@ static void node_unref(struct an_cp *cp, struct node *n)
 
 static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
 {
+    if (n->hint < n->nkv && n->kv[n->hint].key == key) {
+        n->kv[n->hint].val = an_sadd(n->kv[n->hint].val, v);
+        return;
+    }
     for (unsigned i = n->nkv; i-- > 0;)
         if (n->kv[i].key == key) {
             n->kv[i].val = an_sadd(n->kv[i].val, v);
+            n->hint = i;
             return;
         }
     if (n->nkv == n->capkv) {

@@ -143,12 +143,17 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     if (r->pcontrol_never_opened)
         fprintf(o, "  window     never opened on %d rank%s (no MPI_Pcontrol call there): left out\n",
                 r->pcontrol_never_opened, r->pcontrol_never_opened == 1 ? "" : "s");
-    if (r->unfinished || r->undecided) {
-        fprintf(o, "  incomplete %u rank%s never reached MPI_Finalize: the path runs up to where they stopped;\n",
+    if (run->n < (unsigned)run->size)
+        fprintf(o, "  incomplete %d of %d rank files missing: what their ranks did is not known\n", run->size - (int)run->n,
+                run->size);
+    if (r->unfinished)
+        fprintf(o, "  incomplete %u rank%s never reached MPI_Finalize (crash, kill or deadlock): the path runs up to\n"
+                   "             where the records stop\n",
                 r->unfinished, r->unfinished == 1 ? "" : "s");
-        fprintf(o, "             %" PRIu64 " call%s waited for a partner the trace does not show (counted as local)\n",
+    if (r->undecided)
+        fprintf(o, "  undecided  %" PRIu64 " call%s waited for a partner the trace does not show: the path cannot be\n"
+                   "             followed through them (their time counts as their own rank's)\n",
                 r->undecided, r->undecided == 1 ? "" : "s");
-    }
     fprintf(o, "  %-16s %14s %14s %-8s %14s\n", "measure", "on its path", "per process", "(rank)", "volumetric");
     for (int m = 0; m < AN_CP_NM; m++) {
         const struct an_cp_path *p = &r->m[m];
