@@ -62,6 +62,7 @@ struct snap {                 /* an edge value: a rank's values at one point */
     uint32_t site;
     int refs;                 /* consumers still to come */
     int epoch;                /* MPI_Pcontrol calls the rank had made */
+    struct snap *next_free;
 };
 
 /* ---- a small map (u64, i64) -> pointer --------------------------------------- */
@@ -168,6 +169,7 @@ struct cmsg {                 /* a matched message, until both ends used it */
     uint32_t send_site;
     int sync;                 /* the send waits for the receive */
     int refs;
+    struct snap *snap;        /* the sender's edge value, once found */
 };
 
 enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
@@ -247,6 +249,9 @@ struct an_cp {
     int64_t now;              /* stream time */
     int any_pcontrol;
     int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
+    struct node *free_nodes;  /* free lists (through parent, next_free, next) */
+    struct snap *free_snaps;
+    struct cmsg *free_msgs;
     int *blocked;             /* ranks with events waiting */
     unsigned nblocked;
     int failed;
@@ -259,8 +264,15 @@ struct an_cp {
 
 static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
 {
-    struct node *n = calloc(1, sizeof *n);
-    if (!n) {
+    struct node *n = cp->free_nodes;
+    if (n) {                  /* reused: its breakdown buffer stays */
+        struct an_cp_kv *kv = n->kv;
+        unsigned cap = n->capkv;
+        cp->free_nodes = n->parent;
+        memset(n, 0, sizeof *n);
+        n->kv = kv;
+        n->capkv = cap;
+    } else if (!(n = calloc(1, sizeof *n))) {
         cp->failed = 1;
         return NULL;
     }
@@ -271,13 +283,18 @@ static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
     return n;
 }
 
+static void node_put(struct an_cp *cp, struct node *n)
+{
+    n->parent = cp->free_nodes;
+    cp->free_nodes = n;
+}
+
 static void node_unref(struct an_cp *cp, struct node *n)
 {
     while (n && --n->ref == 0) {
         struct node *p = n->parent;
         if (p && p->fork_child == n) p->fork_child = NULL;
-        free(n->kv);
-        free(n);
+        node_put(cp, n);
         cp->nodes--;
         n = p;
     }
@@ -333,8 +350,7 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
         p->sum = an_sadd(p->sum, c->sum);
         p->fork_child = NULL;
         r->cur[m] = p;        /* c's reference to p becomes the rank's */
-        free(c->kv);
-        free(c);
+        node_put(cp, c);
         cp->nodes--;
     }
 }
@@ -361,13 +377,15 @@ static void snap_release(struct an_cp *cp, struct snap *s)
         node_unref(cp, n);
         try_merge(cp, &cp->r[owner], m);
     }
-    free(s);
+    s->next_free = cp->free_snaps;
+    cp->free_snaps = s;
 }
 
 static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
 {
-    struct snap *s = calloc(1, sizeof *s);
-    if (!s) {
+    struct snap *s = cp->free_snaps;
+    if (s) cp->free_snaps = s->next_free;
+    else if (!(s = calloc(1, sizeof *s))) {
         cp->failed = 1;
         return NULL;
     }
@@ -756,7 +774,10 @@ static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
 
 static void msg_done(struct an_cp *cp, struct cmsg *m)
 {
-    if (--m->refs == 0) free(m);
+    if (--m->refs == 0) {
+        m->next = cp->free_msgs;
+        cp->free_msgs = m;
+    }
 }
 
 /* Phase B; returns 0 when it must wait for an edge value. */
@@ -772,10 +793,12 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     if (q->nrecv) {
         in = map_get(&cp->inbox, (uint64_t)ri, q->lt0);
         unsigned have = 0;
-        for (struct cmsg *m = in; m; m = m->next)
-            if (map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0)) have++;
         unsigned got = 0;
-        for (struct cmsg *m = in; m; m = m->next) got++;
+        for (struct cmsg *m = in; m; m = m->next) {
+            if (!m->snap) m->snap = map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+            have += m->snap != NULL;
+            got++;
+        }
         if ((have < q->nrecv || got < have) && !force) return 0;
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
@@ -810,7 +833,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     int peer = -1;
     int64_t tdep = INT64_MIN;
     for (struct cmsg *m = in; m; m = m->next) {
-        const struct snap *s = map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+        const struct snap *s = m->snap;
         if (!s || nd == 64) continue;
         deps[nd].s = s;
         deps[nd].t = s->t;
@@ -917,7 +940,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     /* release what this call used */
     for (struct cmsg *m = in, *nx; m; m = nx) {
         nx = m->next;
-        struct snap *s = map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+        struct snap *s = m->snap;
         if (s) {
             if (s->refs <= 1) map_del(&cp->snaps, (uint64_t)m->src, m->send_lt0);
             snap_release(cp, s);
@@ -1116,8 +1139,11 @@ static void on_message(void *ctx, const struct an_msg *msg)
         return;
     int si = cp->run->slot[msg->src], di = cp->run->slot[msg->dst];
     if (si < 0 || di < 0) return;
-    struct cmsg *m = calloc(1, sizeof *m);
-    if (!m) {
+    struct cmsg *m = cp->free_msgs;
+    if (m) {
+        cp->free_msgs = m->next;
+        memset(m, 0, sizeof *m);
+    } else if (!(m = calloc(1, sizeof *m))) {
         cp->failed = 1;
         return;
     }
@@ -1360,6 +1386,22 @@ void an_cp_free(struct an_cp *cp)
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->blocked);
+    while (cp->free_nodes) {
+        struct node *n = cp->free_nodes;
+        cp->free_nodes = n->parent;
+        free(n->kv);
+        free(n);
+    }
+    while (cp->free_snaps) {
+        struct snap *x = cp->free_snaps;
+        cp->free_snaps = x->next_free;
+        free(x);
+    }
+    while (cp->free_msgs) {
+        struct cmsg *x = cp->free_msgs;
+        cp->free_msgs = x->next;
+        free(x);
+    }
     for (int m = 0; m < AN_CP_NM; m++) free(cp->res.m[m].by);
     free(cp->res.seg);
     free(cp->res.ranks);
