@@ -30,7 +30,8 @@ rt = cp['measures']['runtime']['path']
 wall = cp['window']['to_ns'] - cp['window']['from_ns']
 ranks = ws['ranks']
 tmax = max(x['time_ns'] for x in ranks)
-if not (tmax <= rt <= wall): bad.append('run time on the path %d not between the largest rank time %d and the wall time %d' % (rt, tmax, wall))
+# give or take 50 us: the ranks' clocks are aligned to a fraction of that, not exactly
+if not (tmax - 50000 <= rt <= wall + 50000): bad.append('run time on the path %d not between the largest rank time %d and the wall time %d' % (rt, tmax, wall))
 if rt != cp['runtime_split']['comm_ns'] + cp['runtime_split']['comp_ns']: bad.append('comm + comp != run time on the path')
 for x in ranks:
     w = sum(ws[k]['by_rank'][x['rank']] for k in ('late_sender', 'late_receiver', 'collective', 'completion'))
