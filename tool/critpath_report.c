@@ -202,11 +202,13 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
                     "leaves by");
             for (unsigned i = 0; i < k; i++) {
                 seg_what(run, sp[i], w, sizeof w);
-                char st[600];
-                fprintf(o, "    %-6d %12s %12s %12s  %s", sp[i]->rank, tm(sp[i]->from - first, a, sizeof a),
-                        tm(sp[i]->to - first, b, sizeof b), tm(sp[i]->on_path, c, sizeof c), w);
-                if (sp[i]->to_rank >= 0) fprintf(o, " at %s", site(run, sp[i]->rank, sp[i]->out_site, st, sizeof st));
-                fputc('\n', o);
+                char st[600], cell[1300];
+                if (sp[i]->to_rank >= 0)
+                    snprintf(cell, sizeof cell, "%s at %s", w, site(run, sp[i]->rank, sp[i]->out_site, st, sizeof st));
+                else
+                    snprintf(cell, sizeof cell, "%s", w);
+                fprintf(o, "    %-6d %12s %12s %12s  %.47s\n", sp[i]->rank, tm(sp[i]->from - first, a, sizeof a),
+                        tm(sp[i]->to - first, b, sizeof b), tm(sp[i]->on_path, c, sizeof c), cell);
             }
             free(sp);
         }
@@ -241,14 +243,15 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     }
     if (!all && r->nranks > 32) fprintf(o, "  ... %u more ranks (--all or --json)\n", r->nranks - 32);
     if (r->nwsites) {
-        fprintf(o, "  where ranks waited (kind, rank, call site, routine, waited for):\n");
+        fprintf(o, "  where ranks waited:\n    %-13s %4s  %-26s %-16s %4s %11s %8s\n", "kind", "rank", "call site",
+                "routine", "for", "time", "calls");
         unsigned k = all ? r->nwsites : (r->nwsites < 10 ? r->nwsites : 10);
         for (unsigned i = 0; i < k; i++) {
             const struct an_cp_wsite *x = &r->wsites[i];
             char st[600];
-            fprintf(o, "    %-13s rank %-4d %-30.30s %-16.16s rank %-4d %11s (%" PRIu64 "x)\n", wtext[x->kind],
-                    x->rank, site(run, x->rank, x->site, st, sizeof st), rn(run, x->name), x->peer,
-                    tm(x->time, a, sizeof a), x->count);
+            fprintf(o, "    %-13s %4d  %-26.26s %-16.16s %4d %11s %8" PRIu64 "\n", wtext[x->kind], x->rank,
+                    site(run, x->rank, x->site, st, sizeof st), rn(run, x->name), x->peer, tm(x->time, a, sizeof a),
+                    x->count);
         }
         if (k < r->nwsites) fprintf(o, "    ... %u more (--all or --json)\n", r->nwsites - k);
     }
