@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "critpath_report.h"
 #include "json_out.h"
 #include "profile_report.h"
 #include "symbols.h"
@@ -72,6 +73,7 @@ struct report {
     struct an_run run;
     struct an_profile *prof;
     struct an_result res;
+    struct an_cp *cp;             /* critical path, or NULL */
     const char *dir;
     int all;
 };
@@ -844,7 +846,9 @@ static void report_json(FILE *o, const struct report *rp)
         else fprintf(o, "\"max_bytes\": %" PRIu64, (uint64_t)((1ull << b) - 1));
         fprintf(o, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", cnt[b], by[b]);
     }
-    fprintf(o, "],\n  \"findings\": [");
+    fprintf(o, "],\n");
+    if (rp->cp) cp_json(o, run, an_cp_result(rp->cp));
+    fprintf(o, "  \"findings\": [");
     char buf[2048], site[600], comm[160];
     for (unsigned i = 0; i < rp->res.nfindings; i++) {
         const struct an_finding *f = &rp->res.findings[i];
@@ -866,6 +870,37 @@ static void report_json(FILE *o, const struct report *rp)
 }
 
 /* ---- entry ------------------------------------------------------------------- */
+
+/* The critical path rides on the profile's pass (critpath.c). */
+static int critpath_start(struct report *rp, const struct report_opts *opts, struct an_tee *tee, struct an_sink *sink)
+{
+    struct an_cp_opts def;
+    an_cp_opts_default(&def);
+    rp->cp = an_cp_new(&rp->run, opts->cp ? opts->cp : &def);
+    if (!rp->cp) return -1;
+    tee->a = *sink;
+    tee->b = an_cp_sink(rp->cp);
+    *sink = an_tee_sink(tee);
+    return 0;
+}
+
+static int critpath_end(struct report *rp, const struct report_opts *opts)
+{
+    if (rp->res.repair_steps) {
+        /* the first pass saw clocks still being repaired: once more with the final ones */
+        struct an_cp_opts def;
+        an_cp_opts_default(&def);
+        an_cp_free(rp->cp);
+        rp->cp = an_cp_new(&rp->run, opts->cp ? opts->cp : &def);
+        if (!rp->cp) return -1;
+        struct an_sink s = an_cp_sink(rp->cp);
+        struct an_result again;
+        int rc = an_analyse(&rp->run, &s, NULL, opts->progress, &again);
+        an_result_free(&again);
+        if (rc) return -1;
+    }
+    return an_cp_finish(rp->cp);
+}
 
 int report_profile_opts(const char *dir, FILE *out, const struct report_opts *opts)
 {
@@ -890,15 +925,23 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
         return 1;
     }
     struct an_sink sink = an_profile_sink(rp.prof);
-    if (an_analyse(&rp.run, &sink, NULL, opts->progress, &rp.res) != 0 || an_profile_finish(rp.prof, sym_site)) {
+    struct an_tee tee;
+    if (opts->critpath && critpath_start(&rp, opts, &tee, &sink)) goto oom;
+    if (an_analyse(&rp.run, &sink, NULL, opts->progress, &rp.res) != 0 || an_profile_finish(rp.prof, sym_site) ||
+        (rp.cp && critpath_end(&rp, opts))) {
+    oom:
         fprintf(stderr, "mpilens report: out of memory while reading %s\n", dir);
+        an_cp_free(rp.cp);
         an_profile_free(rp.prof);
         an_result_free(&rp.res);
         an_run_close(&rp.run);
         return 1;
     }
     if (opts->json) report_json(out, &rp);
+    else if (opts->critpath == 2) text_header(out, &rp);
     else report_text(out, &rp);
+    if (!opts->json && rp.cp) cp_text(out, &rp.run, an_cp_result(rp.cp), rp.all);
+    an_cp_free(rp.cp);
     an_profile_free(rp.prof);
     an_result_free(&rp.res);
     an_run_close(&rp.run);
@@ -908,6 +951,6 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
 
 int report_profile(const char *dir, FILE *out, int json)
 {
-    struct report_opts o = {json, 0, 1};
+    struct report_opts o = {json, 0, 1, 0, NULL};
     return report_profile_opts(dir, out, &o);
 }

@@ -7,10 +7,14 @@
 
 #include <stdio.h>
 
+struct an_cp_opts;
+
 struct report_opts {
     int json;      /* JSON (docs/REPORT.md) instead of text */
     int all;       /* every rank, routine, call site and finding, not the top ones */
     int progress;  /* progress line on stderr when it is a terminal */
+    int critpath;  /* critical path and wait states: 0 no, 1 with the rest, 2 only them (text) */
+    const struct an_cp_opts *cp;   /* its options (NULL: defaults) */
 };
 
 /* Profile, messages and findings of run directory dir (or one rank file)

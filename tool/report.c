@@ -4,31 +4,49 @@
  * diag.c, the profile, messages and findings from profile_report.c.
  */
 #include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "critpath.h"
 #include "profile_report.h"
 #include "symbols.h"
 #include "tool.h"
 
+static const char *opts_name(int c)
+{
+    return c == 1 ? "from" : c == 2 ? "to" : c == 3 ? "alpha" : "beta";
+}
+
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens report [--json] [--all] [--failures] [-o FILE] DIR\n\n"
+            "usage: mpilens report [--json] [--all] [--failures] [--critical-path] [-o FILE] DIR\n\n"
             "Summarises run directory DIR (or one rank file).  First the failure diagnosis:\n"
             "for every rank that failed, how (signal, exit without MPI_Finalize, MPI error,\n"
             "MPI_Abort, deadlock), where (file:line, the MPI call and its call site) and\n"
             "when; what the other ranks were doing; ranks that vanished without a record\n"
             "(SIGKILL, OOM killer).  Then time, calls and bytes per MPI\n"
             "routine, call site and rank with the imbalance across ranks, messages matched\n"
-            "send to receive, message sizes, collectives, and whatever did not match.\n\n"
+            "send to receive, message sizes, collectives, and whatever did not match; the\n"
+            "critical path (six measures along their longest paths) and the wait states.\n\n"
             "  --json           the same data as JSON (schema: docs/REPORT.md), the failure\n"
             "                   diagnosis included (\"failures\")\n"
             "  --all            every rank, routine, call site and finding (text)\n"
             "  --failures       only the failure diagnosis (reads no events: fast on any trace);\n"
             "                   with --json as one JSON object\n"
+            "  --critical-path  only the critical path and wait states (text; JSON has all)\n"
+            "  --no-critical-path  leave them out (faster)\n"
+            "  --from S, --to S window: seconds after the run's first call (default: the run)\n"
+            "  --alpha NS       cost model: latency per message, ns (default 1000)\n"
+            "  --beta NS        cost model: time per byte, ns (default 0.1, i.e. 10 GB/s)\n"
+            "  --cost-model M   standard (collectives by their usual algorithms) or simple\n"
+            "                   (one message of its bytes per call); docs/CRITPATH.md\n"
+            "  --eager BYTES    MPI_Send of at least this many bytes may wait for its\n"
+            "                   receive (default 65536)\n"
             "  -o, --output F   write to F instead of standard output\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
@@ -39,9 +57,17 @@ int cmd_report(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'},   {"all", no_argument, 0, 'a'}, {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {"failures", no_argument, 0, 'F'},
+        {"critical-path", no_argument, 0, 'C'}, {"no-critical-path", no_argument, 0, 'N'},
+        {"from", required_argument, 0, 1}, {"to", required_argument, 0, 2}, {"alpha", required_argument, 0, 3},
+        {"beta", required_argument, 0, 4}, {"cost-model", required_argument, 0, 5}, {"eager", required_argument, 0, 6},
         {0, 0, 0, 0},
     };
-    struct report_opts ro = {0, 0, 1};
+    struct report_opts ro = {0, 0, 1, 1, NULL};
+    struct an_cp_opts cpo;
+    an_cp_opts_default(&cpo);
+    ro.cp = &cpo;
+    double from_s = -1, to_s = -1;
+    char *end;
     const char *outpath = NULL;
     int c, failures_only = 0;
     optind = 1;
@@ -53,12 +79,64 @@ int cmd_report(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'q': ro.progress = 0; break;
         case 'F': failures_only = 1; break;
+        case 'C': ro.critpath = 2; break;
+        case 'N': ro.critpath = 0; break;
+        case 1:
+        case 2:
+        case 3:
+        case 4: {
+            double v = strtod(optarg, &end);
+            if (end == optarg || *end || !(v >= 0) || v > 1e9) {
+                fprintf(stderr, "mpilens report: --%s wants a number >= 0, not '%s'\n", opts_name(c), optarg);
+                return 2;
+            }
+            if (c == 1) from_s = v;
+            else if (c == 2) to_s = v;
+            else if (c == 3) cpo.alpha_ns = v;
+            else cpo.beta_ns = v;
+            break;
+        }
+        case 5:
+            if (strcmp(optarg, "simple") == 0) cpo.simple = 1;
+            else if (strcmp(optarg, "standard") == 0) cpo.simple = 0;
+            else {
+                fprintf(stderr, "mpilens report: --cost-model is 'standard' or 'simple', not '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        case 6: {
+            unsigned long long v = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || optarg[0] == '-') {
+                fprintf(stderr, "mpilens report: --eager wants a byte count, not '%s'\n", optarg);
+                return 2;
+            }
+            cpo.eager = v;
+            break;
+        }
         case 'h': help(stdout); return 0;
         default: tool_bad_option("report", argc, argv); return 2;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens report: give one run directory, e.g. 'mpilens report mpilens-app-1234/'\n");
+        return 2;
+    }
+    if (from_s >= 0 && to_s >= 0 && to_s <= from_s) {
+        fprintf(stderr, "mpilens report: --to must be later than --from\n");
+        return 2;
+    }
+    if (from_s >= 0 || to_s >= 0) {
+        /* seconds after the run's first call: resolved against the run's span */
+        int64_t first = 0, last = 0;
+        struct an_run run;
+        if (an_run_open(argv[optind], &run) == 0) an_run_span(&run, &first, &last);
+        an_run_close(&run);
+        cpo.window_set = 1;
+        if (from_s >= 0) cpo.from_ns = first + (int64_t)(from_s * 1e9);
+        if (to_s >= 0) cpo.to_ns = first + (int64_t)(to_s * 1e9);
+    }
+    if (ro.critpath == 2 && failures_only) {
+        fprintf(stderr, "mpilens report: --critical-path and --failures are two different reports; give one\n");
         return 2;
     }
     FILE *out = stdout;
@@ -87,7 +165,7 @@ int cmd_report(int argc, char **argv)
             fprintf(stderr, "mpilens report: %s: no readable rank file\n", argv[optind]);
         }
         sym_cleanup();
-    } else if (!ro.json) {
+    } else if (!ro.json && ro.critpath != 2) {
         int d = diag_print(argv[optind], out);
         sym_cleanup();
         if (d < 0) {

@@ -1,0 +1,1440 @@
+/*
+ * critpath.c — the critical path of a recorded run, six measures each along
+ * its own longest path, and the wait states (critpath.h says what; the
+ * interface a parallel split uses is described there; docs/CRITPATH.md has
+ * the happens-before model and the cost model).
+ *
+ * A forward replay over the matched stream.  Every rank carries, for each
+ * measure, the largest value of any chain of happens-before edges ending at
+ * its current point; waiting lies on no chain.  An event of a rank:
+ *   phase A  computation since its previous call counts (runtime, comp);
+ *            the bytes and modelled cost of the sends it starts count;
+ *            it publishes its values at its start (an edge value) when
+ *            another rank's call may depend on it;
+ *   phase B  the call's end takes, per measure, the largest of its own
+ *            value and the edge values it depends on, plus the useful time
+ *            of the call: the part after the last dependency arrived.
+ *            The part before is a wait state of the rank.
+ * Phase B waits for the edge values it needs (a receive whose send another
+ * rank has not replayed yet); the rank's later events wait behind it.
+ *
+ * Path history: each rank points, per measure, at a node (a stretch of one
+ * rank); a node taken from another rank's edge value becomes the parent of
+ * the rank's new node (a hop).  Nodes are reference counted: an edge value
+ * holds its node frozen (the owner forks before adding to it) until the
+ * consumer drops it, and a fork nobody else holds merges back.  What stays
+ * alive is the rank's current histories, which share their prefixes: the
+ * path, not the trace.
+ */
+#include "critpath.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
+
+/* ---- path history nodes ------------------------------------------------------- */
+
+struct node {
+    int ref;
+    int rank;                 /* index in an_run.ranks */
+    uint8_t hop;              /* 1: parent is the edge value of another rank (or a collective) */
+    int64_t from;             /* aligned ns where this stretch starts */
+    int64_t parent_t;         /* hop: time of the edge value on the parent's rank */
+    struct node *parent;
+    struct node *fork_child;  /* fork: the node that continued this one on its rank */
+    uint16_t in_name;         /* hop: the routine that took the edge (local) */
+    uint32_t in_site;
+    uint16_t out_name;        /* hop: the routine of the edge on the parent's rank */
+    uint32_t out_site;
+    int64_t sum;              /* value gained in this stretch */
+    struct an_cp_kv *kv;
+    unsigned nkv, capkv, hint;
+};
+
+struct snap {                 /* an edge value: a rank's values at one point */
+    int64_t t;                /* aligned ns */
+    int64_t v[AN_CP_NM];
+    struct node *n[AN_CP_NM];
+    int rank;
+    uint16_t name;
+    uint32_t site;
+    int refs;                 /* consumers still to come */
+    int epoch;                /* MPI_Pcontrol calls the rank had made */
+    struct snap *next_free;
+};
+
+/* ---- a small map (u64, i64) -> pointer --------------------------------------- */
+
+struct ment {
+    uint64_t a;
+    int64_t b;
+    void *p;                  /* NULL: empty; TOMB: deleted */
+};
+static char tomb_;
+#define TOMB ((void *)&tomb_)
+
+struct map {
+    struct ment *t;
+    size_t cap, used, live;
+};
+
+static size_t mhash(uint64_t a, int64_t b, size_t cap)
+{
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)b * 0xC2B2AE3D27D4EB4Full);
+    h ^= h >> 29;
+    return (size_t)h & (cap - 1);
+}
+
+static int map_grow(struct map *m)
+{
+    size_t cap = 256;   /* sized by what is alive: deleted entries go */
+    while (m->live * 4 >= cap) cap *= 2;
+    struct ment *t = calloc(cap, sizeof *t);
+    if (!t) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        struct ment *e = &m->t[i];
+        if (!e->p || e->p == TOMB) continue;
+        size_t k = mhash(e->a, e->b, cap);
+        while (t[k].p) k = (k + 1) & (cap - 1);
+        t[k] = *e;
+    }
+    free(m->t);
+    m->t = t;
+    m->cap = cap;
+    m->used = m->live;
+    return 0;
+}
+
+static void *map_get(const struct map *m, uint64_t a, int64_t b)
+{
+    if (!m->cap) return NULL;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) return NULL;
+        if (e->p != TOMB && e->a == a && e->b == b) return e->p;
+        k = (k + 1) & (m->cap - 1);
+    }
+}
+
+static int map_put(struct map *m, uint64_t a, int64_t b, void *p)
+{
+    if ((m->used + 1) * 4 >= m->cap * 3 && map_grow(m)) return -1;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) {
+            e->a = a;
+            e->b = b;
+            e->p = p;
+            m->used++;
+            m->live++;
+            return 0;
+        }
+        if (e->p != TOMB && e->a == a && e->b == b) {
+            e->p = p;
+            return 0;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
+}
+
+static void map_del(struct map *m, uint64_t a, int64_t b)
+{
+    if (!m->cap) return;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) return;
+        if (e->p != TOMB && e->a == a && e->b == b) {
+            e->p = TOMB;
+            m->live--;
+            return;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
+}
+
+/* ---- messages, collectives, queued events ----------------------------------- */
+
+struct cmsg {                 /* a matched message, until both ends used it */
+    struct cmsg *next;        /* inbox list of one receiving call */
+    int src, dst;             /* rank indexes */
+    int64_t send_lt0, recv_lt0; /* local starts of the calls (keys) */
+    int64_t send_t1, recv_t0; /* aligned */
+    uint32_t bytes;
+    uint16_t send_name, recv_name;
+    uint32_t send_site;
+    int sync;                 /* the send waits for the receive */
+    int refs;
+    struct snap *snap;        /* the sender's edge value, once found */
+};
+
+enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
+
+struct cinst {                /* a collective instance */
+    uint32_t size, arrived, left;
+    int kind;
+    int32_t root;             /* position, -1 unknown */
+    struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
+    int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
+    int last;                 /* the member that arrived last */
+};
+
+enum qflag {
+    QF_INIT = 1, QF_FIN = 2, QF_COLL = 4, QF_BRECV = 8, QF_COMPLETE = 16, QF_SYNC = 32, QF_SNAP = 64,
+    QF_NB = 128,
+};
+
+struct qev {
+    int64_t t0, t1;           /* aligned */
+    int64_t lt0;              /* local start: the key of its edges */
+    int64_t comp_extra;       /* repeated polls: time between them (computation) */
+    uint16_t name;
+    uint32_t site;
+    uint16_t flags;
+    uint16_t nrecv, nsend;
+    uint64_t sbytes;          /* bytes its sends and collective contribution send */
+    int64_t bw, lat;          /* their modelled cost (ns) */
+    uint32_t comm;            /* collective: an_comm id */
+    uint64_t cidx;            /* collective: instance */
+    int32_t pos, root;
+    uint8_t phase;            /* 0: not started, 1: phase A done */
+    struct snap *own;         /* the edge value it published */
+};
+
+struct cp_rank {
+    int64_t v[AN_CP_NM];
+    struct node *cur[AN_CP_NM];
+    int64_t open, close;      /* window of the rank */
+    int64_t last;             /* aligned end of the last call replayed */
+    uint32_t last_site;
+    int64_t useful_comp, useful_comm, wait[AN_CP_NW];
+    int64_t total[AN_CP_NM];
+    int finished, seen_init;
+    uint64_t undecided;
+    struct qev *q;            /* ring */
+    unsigned qh, qn, qcap;
+    uint64_t *ccount;         /* per an_comm: instances entered */
+    int pcontrol;             /* MPI_Pcontrol calls seen */
+    int bpos;                 /* index in an_cp.blocked, -1 */
+};
+
+struct regent {
+    uint64_t key;
+    uint32_t id;
+};
+
+struct wsent {
+    struct an_cp_wsite w;
+};
+
+struct an_cp {
+    struct an_run *run;
+    struct an_cp_opts o;
+    struct cp_rank *r;
+    struct map snaps;         /* (rank, lt0) -> struct snap */
+    struct map inbox;         /* (rank, recv lt0) -> struct cmsg list */
+    struct map outbox;        /* (rank, send lt0) -> struct cmsg (synchronous sends) */
+    struct map colls;         /* (comm, instance) -> struct cinst */
+    struct map regions;       /* (rank<<32|site_from, site_to) -> id+1 */
+    struct map wmap;          /* (kind,rank,peer packed, site|name) -> wsent */
+    struct an_cp_region *reg;
+    unsigned nreg, capreg;
+    uint8_t *ckind;           /* per name: enum ckind */
+    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send */
+    int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
+    int64_t now;              /* stream time */
+    int any_pcontrol;
+    int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
+    struct node *free_nodes;  /* free lists (through parent, next_free, next) */
+    struct snap *free_snaps;
+    struct cmsg *free_msgs;
+    int *blocked;             /* ranks with events waiting */
+    unsigned nblocked;
+    int failed;
+    size_t nodes, peak_nodes;
+    struct an_cp_result res;
+    uint64_t events;
+};
+
+/* ---- nodes --------------------------------------------------------------------- */
+
+static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
+{
+    struct node *n = cp->free_nodes;
+    if (n) {                  /* reused: its breakdown buffer stays */
+        struct an_cp_kv *kv = n->kv;
+        unsigned cap = n->capkv;
+        cp->free_nodes = n->parent;
+        memset(n, 0, sizeof *n);
+        n->kv = kv;
+        n->capkv = cap;
+    } else if (!(n = calloc(1, sizeof *n))) {
+        cp->failed = 1;
+        return NULL;
+    }
+    n->ref = 1;
+    n->rank = rank;
+    n->from = from;
+    if (++cp->nodes > cp->peak_nodes) cp->peak_nodes = cp->nodes;
+    return n;
+}
+
+static void node_put(struct an_cp *cp, struct node *n)
+{
+    n->parent = cp->free_nodes;
+    cp->free_nodes = n;
+}
+
+static void node_unref(struct an_cp *cp, struct node *n)
+{
+    while (n && --n->ref == 0) {
+        struct node *p = n->parent;
+        if (p && p->fork_child == n) p->fork_child = NULL;
+        node_put(cp, n);
+        cp->nodes--;
+        n = p;
+    }
+}
+
+static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
+{
+    if (n->hint < n->nkv && n->kv[n->hint].key == key) {
+        n->kv[n->hint].val = an_sadd(n->kv[n->hint].val, v);
+        return;
+    }
+    for (unsigned i = n->nkv; i-- > 0;)
+        if (n->kv[i].key == key) {
+            n->kv[i].val = an_sadd(n->kv[i].val, v);
+            n->hint = i;
+            return;
+        }
+    if (n->nkv == n->capkv) {
+        unsigned cap = n->capkv ? n->capkv * 2 : 4;
+        struct an_cp_kv *k = realloc(n->kv, cap * sizeof *k);
+        if (!k) {
+            cp->failed = 1;
+            return;
+        }
+        n->kv = k;
+        n->capkv = cap;
+    }
+    n->kv[n->nkv].key = key;
+    n->kv[n->nkv].val = v;
+    n->nkv++;
+}
+
+/* A rank's node continues where it is (nobody else holds it), or forks. */
+static struct node *writable(struct an_cp *cp, struct cp_rank *r, int ri, int m, int64_t now)
+{
+    struct node *c = r->cur[m];
+    if (c && c->ref == 1) return c;
+    struct node *n = node_new(cp, ri, now);
+    if (!n) return NULL;
+    n->parent = c;            /* the rank's reference moves to the child */
+    if (c) c->fork_child = n;
+    r->cur[m] = n;
+    return n;
+}
+
+/* A fork nobody else holds any more goes back into its parent. */
+static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
+{
+    for (;;) {
+        struct node *c = r->cur[m], *p = c ? c->parent : NULL;
+        if (!p || c->hop || p->fork_child != c || p->ref != 1 || c->ref != 1) return;
+        for (unsigned i = 0; i < c->nkv; i++) kv_add(cp, p, c->kv[i].key, c->kv[i].val);
+        p->sum = an_sadd(p->sum, c->sum);
+        p->fork_child = NULL;
+        r->cur[m] = p;        /* c's reference to p becomes the rank's */
+        node_put(cp, c);
+        cp->nodes--;
+    }
+}
+
+static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
+{
+    if (v <= 0) return;
+    struct cp_rank *r = &cp->r[ri];
+    r->v[m] = an_sadd(r->v[m], v);
+    r->total[m] = an_sadd(r->total[m], v);
+    struct node *n = writable(cp, r, ri, m, now);
+    if (!n) return;
+    n->sum = an_sadd(n->sum, v);
+    kv_add(cp, n, key, v);
+}
+
+static void snap_release(struct an_cp *cp, struct snap *s)
+{
+    if (!s || --s->refs > 0) return;
+    for (int m = 0; m < AN_CP_NM; m++) {
+        struct node *n = s->n[m];
+        if (!n) continue;
+        int owner = n->rank;
+        node_unref(cp, n);
+        try_merge(cp, &cp->r[owner], m);
+    }
+    s->next_free = cp->free_snaps;
+    cp->free_snaps = s;
+}
+
+static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
+{
+    struct snap *s = cp->free_snaps;
+    if (s) cp->free_snaps = s->next_free;
+    else if (!(s = calloc(1, sizeof *s))) {
+        cp->failed = 1;
+        return NULL;
+    }
+    struct cp_rank *r = &cp->r[ri];
+    s->t = t;
+    s->rank = ri;
+    s->name = name;
+    s->site = site;
+    s->refs = refs;
+    s->epoch = r->pcontrol;
+    for (int m = 0; m < AN_CP_NM; m++) {
+        s->v[m] = r->v[m];
+        s->n[m] = r->cur[m];
+        if (s->n[m]) s->n[m]->ref++;
+    }
+    return s;
+}
+
+/* ---- regions and wait sites ------------------------------------------------------- */
+
+static uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
+{
+    uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
+    void *p = map_get(&cp->regions, k1, b);
+    if (p) return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+    if (cp->nreg == cp->capreg) {
+        unsigned cap = cp->capreg ? cp->capreg * 2 : 64;
+        struct an_cp_region *t = realloc(cp->reg, cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            return AN_CP_REGION;
+        }
+        cp->reg = t;
+        cp->capreg = cap;
+    }
+    cp->reg[cp->nreg].rank = cp->run->ranks[ri].rank;
+    cp->reg[cp->nreg].site_from = a;
+    cp->reg[cp->nreg].site_to = b;
+    if (map_put(&cp->regions, k1, b, (void *)(uintptr_t)(cp->nreg + 1))) cp->failed = 1;
+    return (uint32_t)cp->nreg++ | AN_CP_REGION;
+}
+
+static void wait_note(struct an_cp *cp, int ri, int kind, uint32_t site, uint16_t name, int peer_idx, int64_t w)
+{
+    if (w <= 0) return;
+    struct cp_rank *r = &cp->r[ri];
+    r->wait[kind] = an_sadd(r->wait[kind], w);
+    int peer = peer_idx >= 0 ? cp->run->ranks[peer_idx].rank : -1;
+    uint64_t a = (uint64_t)kind << 60 | (uint64_t)(uint32_t)ri << 28 | (uint64_t)(uint32_t)(peer + 1);
+    int64_t b = (int64_t)((uint64_t)site << 16 | name);
+    struct wsent *e = map_get(&cp->wmap, a, b);
+    if (!e) {
+        if (!(e = calloc(1, sizeof *e)) || map_put(&cp->wmap, a, b, e)) {
+            free(e);
+            cp->failed = 1;
+            return;
+        }
+        e->w.kind = kind;
+        e->w.rank = cp->run->ranks[ri].rank;
+        e->w.site = site;
+        e->w.name = name;
+        e->w.peer = peer;
+    }
+    e->w.time = an_sadd(e->w.time, w);
+    e->w.count++;
+}
+
+/* ---- cost model (docs/CRITPATH.md) ------------------------------------------------ */
+
+static int ceil_log2(uint32_t p)
+{
+    int k = 0;
+    while (k < 32 && (1ull << k) < p) k++;
+    return k;
+}
+
+static int has(const char *n, const char *w)
+{
+    size_t l = strlen(w);
+    return strncmp(n, w, l) == 0 && (n[l] == 0 || strcmp(n + l, "_c") == 0);
+}
+
+/* Modelled cost of one member's part of a collective: messages on the
+ * algorithm's longest chain (lat, in units of alpha) and bytes on it. */
+static void coll_cost(const struct an_cp *cp, const char *nm, uint32_t p, int is_root, uint64_t bytes,
+                      uint64_t rbytes, int64_t *bw, int64_t *lat)
+{
+    double msgs, by;
+    double L = ceil_log2(p ? p : 1);
+    if (cp->o.simple) {
+        msgs = 1;
+        by = (double)(bytes + rbytes);
+    } else if (has(nm, "MPI_Barrier") || has(nm, "MPI_Ibarrier")) {
+        msgs = L;
+        by = 0;
+    } else if (has(nm, "MPI_Bcast")) {
+        msgs = L;
+        by = L * (double)(is_root ? bytes : rbytes);
+    } else if (has(nm, "MPI_Reduce") || has(nm, "MPI_Allreduce") || has(nm, "MPI_Scan") || has(nm, "MPI_Exscan")) {
+        msgs = L;
+        by = L * (double)bytes;
+    } else if (has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv")) {
+        double total = is_root ? (double)rbytes : (double)bytes * p;
+        msgs = L;
+        by = p ? total * (p - 1) / p : 0;
+    } else if (has(nm, "MPI_Scatter") || has(nm, "MPI_Scatterv")) {
+        double total = is_root ? (double)bytes : (double)rbytes * p;
+        msgs = L;
+        by = p ? total * (p - 1) / p : 0;
+    } else if (has(nm, "MPI_Allgather") || has(nm, "MPI_Allgatherv")) {
+        msgs = L;
+        by = (double)bytes * (p ? p - 1 : 0);
+    } else if (has(nm, "MPI_Alltoall") || has(nm, "MPI_Alltoallv") || has(nm, "MPI_Alltoallw")) {
+        msgs = p ? p - 1 : 0;
+        by = p ? (double)bytes * (p - 1) / p : 0;
+    } else if (has(nm, "MPI_Reduce_scatter") || has(nm, "MPI_Reduce_scatter_block")) {
+        msgs = L;
+        by = p ? (double)bytes * (p - 1) / p : 0;
+    } else {
+        msgs = L;
+        by = 0;
+    }
+    *lat = an_d2i(msgs * cp->o.alpha_ns);
+    *bw = an_d2i(by * cp->o.beta_ns);
+}
+
+static int coll_kind(const char *nm)
+{
+    if (has(nm, "MPI_Bcast") || has(nm, "MPI_Scatter") || has(nm, "MPI_Scatterv")) return CK_ROOT_OUT;
+    if (has(nm, "MPI_Reduce") || has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv")) return CK_ROOT_IN;
+    return CK_NXN;
+}
+
+static int64_t aligned(const struct an_cp *cp, int ri, int64_t t);
+
+/* ---- setup ----------------------------------------------------------------------- */
+
+void an_cp_opts_default(struct an_cp_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->alpha_ns = 1000;       /* 1 us per message */
+    o->beta_ns = 0.1;         /* 10 GB/s */
+    o->eager = 65536;
+    o->from_ns = INT64_MIN;
+    o->to_ns = INT64_MAX;
+}
+
+struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
+{
+    struct an_cp *cp = calloc(1, sizeof *cp);
+    if (!cp) return NULL;
+    cp->run = run;
+    cp->o = *o;
+    cp->r = calloc(run->n ? run->n : 1, sizeof *cp->r);
+    cp->ckind = calloc(run->nnames + 1, 1);
+    cp->sync_name = calloc(run->nnames + 1, 1);
+    cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked) {
+        an_cp_free(cp);
+        return NULL;
+    }
+    cp->pcontrol_name = -1;
+    for (unsigned i = 0; i < run->nnames; i++) {
+        const char *nm = run->names[i];
+        cp->ckind[i] = (uint8_t)coll_kind(nm);
+        if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
+        else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
+        if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
+    }
+    for (unsigned i = 0; i < run->n; i++) {
+        struct cp_rank *r = &cp->r[i];
+        r->open = o->from_ns;
+        r->close = o->to_ns;
+        r->last = INT64_MIN;
+        r->bpos = -1;
+        r->ccount = calloc(run->ncomms ? run->ncomms : 1, sizeof *r->ccount);
+        if (!r->ccount) {
+            an_cp_free(cp);
+            return NULL;
+        }
+    }
+    if (!o->window_set) {
+        /* MPI_Init synchronises the ranks: the run starts for all of them
+         * when the first one leaves it; a rank still inside is in MPI_Init
+         * (communication), not outside the window (docs/CRITPATH.md) */
+        int64_t w0 = INT64_MAX;
+        for (unsigned i = 0; i < run->n && w0 != INT64_MIN; i++) {
+            struct an_rank *rk = &run->ranks[i];
+            struct mlr_iter *it = mlr_iter_new(rk->f);
+            struct mlr_event ev;
+            int found = 0;
+            for (int k = 0; it && k < 16 && mlr_next(it, &ev) == 1; k++)
+                if (ev.routine < rk->nroutines && rk->role[ev.routine] == AN_INIT) {
+                    int64_t t = aligned(cp, (int)i, ev.end_ns);
+                    if (t < w0) w0 = t;
+                    found = 1;
+                    break;
+                }
+            if (it) mlr_iter_free(it);
+            if (!found) w0 = INT64_MIN;   /* a rank without MPI_Init: each rank from its own start */
+        }
+        if (w0 != INT64_MIN && w0 != INT64_MAX) {
+            cp->w0 = w0;
+            for (unsigned i = 0; i < run->n; i++) cp->r[i].open = w0;
+        }
+    }
+    cp->res.from = o->from_ns;
+    cp->res.to = o->to_ns;
+    cp->res.source = o->window_set ? "options" : "run";
+    return cp;
+}
+
+/* ---- the replay ---------------------------------------------------------------- */
+
+static int64_t clip(const struct cp_rank *r, int64_t a, int64_t b)
+{
+    if (a < r->open) a = r->open;
+    if (b > r->close) b = r->close;
+    return b > a ? an_wsub(b, a) : 0;
+}
+
+static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
+{
+    const struct an_clock *c = &cp->run->ranks[ri].clock;
+    return an_wadd(an_clock_base(c, t), an_clock_extra(c, t));
+}
+
+/* Does a message's send wait for its receive (docs/CRITPATH.md)? */
+static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int64_t send_t0)
+{
+    uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
+    if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
+    int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
+    if (role != AN_RECV && role != AN_SENDRECV && role != AN_MPROBE) return 0;   /* the post is not seen */
+    /* the trace shows it: the receive was posted while the send was still on */
+    return m->recv_t0 > send_t0 && m->recv_t0 < m->send_t1;
+}
+
+/* MPI_Pcontrol: the runtime does not record the level; the first call of a
+ * rank opens its window (MPI_Pcontrol(1)), the second closes it.  What the
+ * rank did before is forgotten. */
+static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    cp->any_pcontrol = 1;
+    r->pcontrol++;
+    if (r->pcontrol == 1) {
+        for (int m = 0; m < AN_CP_NM; m++) {
+            r->v[m] = r->total[m] = 0;
+            node_unref(cp, r->cur[m]);
+            r->cur[m] = NULL;
+        }
+        r->useful_comp = r->useful_comm = 0;
+        memset(r->wait, 0, sizeof r->wait);
+        for (size_t i = 0; i < cp->wmap.cap; i++) {
+            struct wsent *e = cp->wmap.t[i].p;
+            if (e && (void *)e != TOMB && e->w.rank == cp->run->ranks[ri].rank) e->w.time = 0, e->w.count = 0;
+        }
+        if (q->t1 > r->open) r->open = q->t1;
+        r->last = q->t1;
+    } else if (r->pcontrol == 2 && q->t0 < r->close) {
+        r->close = q->t0;
+    }
+}
+
+static void phase_a(struct an_cp *cp, int ri, struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    if (q->flags & QF_INIT) {
+        if (!cp->w0 && q->t1 > r->open) r->open = q->t1;
+        r->seen_init = 1;
+    }
+    if (q->flags & QF_FIN) {
+        if (q->t0 < r->close) r->close = q->t0;
+        r->finished = 1;
+    }
+    if (cp->pcontrol_name >= 0 && q->name == cp->pcontrol_name) pcontrol(cp, ri, q);
+    if (r->open == INT64_MIN) r->open = q->t0;   /* no MPI_Init recorded: from the first call */
+    if (r->last == INT64_MIN) r->last = r->seen_init ? r->open : q->t0;
+    /* computation since the previous call */
+    int64_t gap = clip(r, r->last, q->t0);
+    if (gap > 0) {
+        uint32_t reg = region_of(cp, ri, r->last_site, q->site);
+        int64_t g0 = r->last > r->open ? r->last : r->open;
+        add(cp, ri, AN_CP_RUNTIME, reg, gap, g0);
+        add(cp, ri, AN_CP_COMP, reg, gap, g0);
+        r->useful_comp = an_sadd(r->useful_comp, gap);
+    }
+    if (q->t0 > r->last) r->last = q->t0;
+    /* bytes and modelled cost of the sends it starts */
+    int inside = q->t0 >= r->open && q->t0 < r->close;
+    if (inside && !(q->flags & QF_COLL)) {
+        add(cp, ri, AN_CP_BYTES, q->name, (int64_t)q->sbytes, q->t0);
+        add(cp, ri, AN_CP_BW, q->name, q->bw, q->t0);
+        add(cp, ri, AN_CP_LAT, q->name, q->lat, q->t0);
+    }
+    int refs = q->nsend + ((q->flags & QF_BRECV) ? 1 : 0);
+    if (refs) {
+        q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
+        if (q->own && map_put(&cp->snaps, (uint64_t)ri, q->lt0, q->own)) cp->failed = 1;
+    }
+    if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
+        struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
+        const struct an_comm *cm = &cp->run->comms[q->comm];
+        if (!ci) {
+            ci = calloc(1, sizeof *ci);
+            if (ci) ci->entry = calloc(cm->size, sizeof *ci->entry);
+            if (!ci || !ci->entry || map_put(&cp->colls, q->comm, (int64_t)q->cidx, ci)) {
+                if (ci) free(ci->entry);
+                free(ci);
+                cp->failed = 1;
+                q->flags &= ~QF_COLL;
+                goto out;
+            }
+            ci->size = cm->size;
+            ci->left = cm->size;
+            ci->kind = cp->ckind[q->name];
+            ci->root = q->root;
+            for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
+        }
+        struct snap *s = &ci->entry[q->pos];
+        s->t = q->t0;
+        s->rank = ri;
+        s->name = q->name;
+        s->site = q->site;
+        s->epoch = r->pcontrol;
+        for (int m = 0; m < AN_CP_NM; m++) {
+            s->v[m] = r->v[m];
+            s->n[m] = r->cur[m];
+            if (s->n[m]) s->n[m]->ref++;
+        }
+        if (++ci->arrived == ci->size) {
+            ci->last = 0;
+            for (uint32_t k = 0; k < ci->size; k++)
+                if (ci->entry[k].t > ci->entry[ci->last].t) ci->last = (int)k;
+            for (int m = 0; m < AN_CP_NM; m++) {
+                ci->best[m] = 0;
+                for (uint32_t k = 1; k < ci->size; k++)
+                    if (ci->entry[k].v[m] > ci->entry[ci->best[m]].v[m]) ci->best[m] = (int)k;
+            }
+        }
+    }
+out:
+    q->phase = 1;
+}
+
+struct dep {
+    const struct snap *s;
+    int64_t t;                /* when it let the call go on */
+};
+
+static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t at, const struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct node *n = node_new(cp, ri, at);
+    if (!n) return;
+    n->hop = 1;
+    n->parent = s->n[m];
+    if (n->parent) n->parent->ref++;
+    n->parent_t = s->t;
+    n->out_name = s->name;
+    n->out_site = s->site;
+    n->in_name = q->name;
+    n->in_site = q->site;
+    struct node *old = r->cur[m];
+    r->cur[m] = n;
+    r->v[m] = s->v[m];
+    node_unref(cp, old);
+}
+
+static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
+{
+    if (--ci->left) return;
+    for (uint32_t k = 0; k < ci->size; k++)
+        for (int m = 0; m < AN_CP_NM; m++) {
+            struct node *n = ci->entry[k].n[m];
+            if (!n) continue;
+            int owner = n->rank;
+            node_unref(cp, n);
+            try_merge(cp, &cp->r[owner], m);
+        }
+    map_del(&cp->colls, q->comm, (int64_t)q->cidx);
+    free(ci->entry);
+    free(ci);
+}
+
+static void msg_done(struct an_cp *cp, struct cmsg *m)
+{
+    if (--m->refs == 0) {
+        m->next = cp->free_msgs;
+        cp->free_msgs = m;
+    }
+}
+
+/* Phase B; returns 0 when it must wait for an edge value. */
+static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct dep deps[64];
+    unsigned nd = 0;
+    int kind = -1;
+    struct cmsg *in = NULL, *out = NULL;
+    struct cinst *ci = NULL;
+    int undecided = 0;
+    if (q->nrecv) {
+        in = map_get(&cp->inbox, (uint64_t)ri, q->lt0);
+        unsigned have = 0;
+        unsigned got = 0;
+        for (struct cmsg *m = in; m; m = m->next) {
+            if (!m->snap) m->snap = map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+            have += m->snap != NULL;
+            got++;
+        }
+        if ((have < q->nrecv || got < have) && !force) return 0;
+        if (have < q->nrecv) undecided = 1;
+        kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
+    }
+    if (q->flags & QF_SYNC) {
+        /* a synchronous message is matched while the send is still on: once
+         * the stream is past the send's end, none came */
+        out = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
+        if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
+        if (out && !map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0)) {
+            if (!force) return 0;
+            out = NULL;
+            undecided = 1;
+        }
+    }
+    if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
+        ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
+        int need = 0;
+        if (ci) {
+            if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size)
+                need = q->pos != ci->root && ci->entry[ci->root].t == INT64_MIN;
+            else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size)
+                need = q->pos == ci->root && ci->arrived < ci->size;
+            else
+                need = ci->arrived < ci->size;
+        }
+        if (need && !force) return 0;
+        if (need) undecided = 1;
+        kind = AN_CP_W_COLLECTIVE;
+    }
+    /* the dependencies and when each let the call go on */
+    int peer = -1;
+    int64_t tdep = INT64_MIN;
+    for (struct cmsg *m = in; m; m = m->next) {
+        const struct snap *s = m->snap;
+        if (!s || nd == 64) continue;
+        deps[nd].s = s;
+        deps[nd].t = s->t;
+        nd++;
+        if (s->t > tdep) {
+            tdep = s->t;
+            peer = m->src;
+        }
+    }
+    if (out) {
+        const struct snap *s = map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+        if (s && nd < 64) {
+            deps[nd].s = s;
+            deps[nd].t = s->t;
+            nd++;
+            kind = AN_CP_W_LATE_RECEIVER;
+            if (s->t > tdep) {
+                tdep = s->t;
+                peer = out->dst;
+            }
+        }
+    }
+    if (ci) {
+        uint32_t lo = 0, hi = 0;
+        if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
+            if (q->pos != ci->root) lo = (uint32_t)ci->root, hi = lo + 1;
+        } else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
+            if (q->pos == ci->root) hi = ci->size;
+        } else {
+            hi = ci->size;
+        }
+        for (uint32_t k = lo; k < hi; k++) {
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || (int32_t)k == q->pos) continue;
+            if (s->t > tdep) {
+                tdep = s->t;
+                peer = s->rank;
+            }
+        }
+        /* the values: every needed member's entry; NxN uses the precomputed best */
+        for (uint32_t k = lo; k < hi && nd < 64; k++) {
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || (int32_t)k == q->pos) continue;
+            if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) break;
+            deps[nd].s = s;
+            deps[nd].t = s->t;
+            nd++;
+        }
+        if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) {
+            nd = 0;
+            for (int m = 0; m < AN_CP_NM && nd < 64; m++) {
+                const struct snap *s = &ci->entry[ci->best[m]];
+                if (ci->best[m] == q->pos) continue;
+                unsigned j;
+                for (j = 0; j < nd; j++)
+                    if (deps[j].s == s) break;
+                if (j == nd) {
+                    deps[nd].s = s;
+                    deps[nd].t = s->t;
+                    nd++;
+                }
+            }
+        }
+    }
+    /* the call: waiting until the last dependency, then useful */
+    int64_t t0 = q->t0 > r->last ? q->t0 : r->last;
+    int64_t go = tdep > t0 ? tdep : t0;
+    if (go > q->t1) go = q->t1;
+    int64_t w = clip(r, t0, go);
+    int64_t u = clip(r, go, q->t1);
+    if (kind >= 0 && w > 0) wait_note(cp, ri, kind, q->site, q->name, peer, w);
+    /* per measure: the largest input */
+    for (int m = 0; m < AN_CP_NM; m++) {
+        const struct snap *best = NULL;
+        int64_t bv = r->v[m];
+        for (unsigned j = 0; j < nd; j++)
+            if (deps[j].s->v[m] > bv && !(r->pcontrol == 1 && deps[j].s->epoch == 0)) {
+                bv = deps[j].s->v[m];
+                best = deps[j].s;
+            }
+        if (best) hop(cp, ri, m, best, go, q);
+    }
+    if (u > 0) {
+        add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
+        add(cp, ri, AN_CP_COMM, q->name, u, go);
+        r->useful_comm = an_sadd(r->useful_comm, u);
+    }
+    if (q->comp_extra > 0) {
+        int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
+        uint32_t reg = region_of(cp, ri, q->site, q->site);
+        add(cp, ri, AN_CP_RUNTIME, reg, ce, q->t1);
+        add(cp, ri, AN_CP_COMP, reg, ce, q->t1);
+        r->useful_comp = an_sadd(r->useful_comp, ce);
+    }
+    if (ci && q->t0 >= r->open && q->t0 < r->close) {
+        add(cp, ri, AN_CP_BYTES, q->name, (int64_t)q->sbytes, go);
+        add(cp, ri, AN_CP_BW, q->name, q->bw, go);
+        add(cp, ri, AN_CP_LAT, q->name, q->lat, go);
+    }
+    int64_t end = an_wadd(q->t1, q->comp_extra);
+    if (end > r->last) r->last = end;
+    r->last_site = q->site;
+    if (undecided) r->undecided++;
+    /* release what this call used */
+    for (struct cmsg *m = in, *nx; m; m = nx) {
+        nx = m->next;
+        struct snap *s = m->snap;
+        if (s) {
+            if (s->refs <= 1) map_del(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+            snap_release(cp, s);
+        }
+        /* my own receive post: no synchronous sender will take it */
+        if (!m->sync && (q->flags & QF_BRECV) && q->own) {
+            struct snap *o = q->own;
+            if (o->refs <= 1) map_del(&cp->snaps, (uint64_t)ri, q->lt0);
+            snap_release(cp, o);
+            q->own = NULL;
+        }
+        msg_done(cp, m);
+    }
+    if (in) map_del(&cp->inbox, (uint64_t)ri, q->lt0);
+    if ((q->flags & QF_BRECV) && q->own && !in) {   /* posted, nothing matched: nobody takes it */
+        struct snap *o = q->own;
+        if (o->refs <= 1) map_del(&cp->snaps, (uint64_t)ri, q->lt0);
+        snap_release(cp, o);
+        q->own = NULL;
+    }
+    if (out) {
+        struct snap *s = map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+        if (s) {
+            if (s->refs <= 1) map_del(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+            snap_release(cp, s);
+        }
+    }
+    struct cmsg *ob = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
+    if (ob) {
+        map_del(&cp->outbox, (uint64_t)ri, q->lt0);
+        msg_done(cp, ob);
+    }
+    if (ci) coll_leave(cp, q, ci);
+    return 1;
+}
+
+/* Replay what rank ri can; other ranks waiting for it are tried after. */
+static void drain(struct an_cp *cp, int ri, int force);
+
+static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
+{
+    struct cp_rank *r = &cp->r[ri];
+    while (r->qn) {
+        struct qev *q = &r->q[r->qh];
+        if (q->phase == 0) {
+            phase_a(cp, ri, q);
+            *progressed = 1;
+        }
+        int f = force || (cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
+        if (!phase_b(cp, ri, q, f)) return;
+        *progressed = 1;
+        r->qh = (r->qh + 1) % r->qcap;
+        r->qn--;
+    }
+}
+
+static void set_blocked(struct an_cp *cp, int ri)
+{
+    struct cp_rank *r = &cp->r[ri];
+    int b = r->qn > 0;
+    if (b == (r->bpos >= 0)) return;
+    if (b) {
+        r->bpos = (int)cp->nblocked;
+        cp->blocked[cp->nblocked++] = ri;
+    } else {
+        int last = cp->blocked[--cp->nblocked];
+        cp->blocked[r->bpos] = last;
+        cp->r[last].bpos = r->bpos;
+        r->bpos = -1;
+    }
+}
+
+static void drain(struct an_cp *cp, int ri, int force)
+{
+    int progressed = 0;
+    drain_one(cp, ri, force, &progressed);
+    set_blocked(cp, ri);
+    /* others may have waited for this rank's edge values */
+    while (progressed && cp->nblocked > (cp->r[ri].bpos >= 0 ? 1u : 0u)) {
+        progressed = 0;
+        for (unsigned k = 0; k < cp->nblocked; k++) {
+            int b = cp->blocked[k];
+            if (b == ri) continue;
+            int p = 0;
+            drain_one(cp, b, force, &p);
+            if (p) {
+                progressed = 1;
+                set_blocked(cp, b);
+                break;        /* the list changed: start over */
+            }
+        }
+    }
+}
+
+static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
+{
+    if (r->qn == r->qcap) {
+        unsigned cap = r->qcap ? r->qcap * 2 : 64;
+        struct qev *t = malloc(cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            return -1;
+        }
+        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) % r->qcap];
+        free(r->q);
+        r->q = t;
+        r->qh = 0;
+        r->qcap = cap;
+    }
+    r->q[(r->qh + r->qn) % r->qcap] = *q;
+    r->qn++;
+    return 0;
+}
+
+static int32_t member_pos(const struct an_run *run, const struct an_comm *cm, int world)
+{
+    if (cm->world) return world;
+    for (uint32_t k = 0; k < cm->size; k++)
+        if (cm->members[k] == world) return (int32_t)k;
+    return -1;
+}
+
+static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct an_cp *cp = ctx;
+    const struct an_rank *rk = e->r;
+    int ri = (int)(rk - cp->run->ranks);
+    struct cp_rank *r = &cp->r[ri];
+    const struct mlr_event *ev = &e->ev;
+    cp->events++;
+    cp->now = e->t0;
+    struct qev q;
+    memset(&q, 0, sizeof q);
+    q.t0 = e->t0;
+    q.t1 = e->t1 > e->t0 ? e->t1 : e->t0;
+    q.lt0 = ev->start_ns;
+    q.name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
+    q.site = ev->site;
+    q.pos = q.root = -1;
+    int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
+    if (ev->repeat && ev->repeat_end_ns > ev->end_ns) {
+        /* a run of polls: each as long as the first, the rest computation */
+        int64_t dur = an_wsub(ev->end_ns, ev->start_ns), span = an_wsub(ev->repeat_end_ns, ev->end_ns);
+        int64_t rep = an_smul(dur < 0 ? 0 : dur, ev->repeat);
+        if (rep > span) rep = span;
+        q.t1 = an_wadd(q.t1, rep);
+        q.comp_extra = span - rep;
+    }
+    if (role == AN_INIT) q.flags |= QF_INIT;
+    if (role == AN_FINALIZE) q.flags |= QF_FIN;
+    for (unsigned i = 0; i < nops; i++) {
+        const struct an_op *o = &ops[i];
+        if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
+            if (o->peer < 0) continue;
+            q.nsend++;
+            q.sbytes += o->bytes;
+            q.bw = an_sadd(q.bw, an_d2i(cp->o.beta_ns * o->bytes));
+            q.lat = an_sadd(q.lat, an_d2i(cp->o.alpha_ns));
+            uint8_t sy = o->kind == AN_OP_SEND && q.name < cp->run->nnames ? cp->sync_name[q.name] : 0;
+            if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q.flags |= QF_SYNC;
+        } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
+                   o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
+            q.nrecv++;
+        }
+    }
+    if (q.nrecv && ev->type == ML_REC_COMPLETE) q.flags |= QF_COMPLETE;
+    if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
+        if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q.flags |= QF_BRECV;
+    if (ev->type == ML_REC_COLL) {
+        const struct ml_coll *c = &ev->coll;
+        uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
+        if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
+            const struct an_comm *cm = &cp->run->comms[comm];
+            q.flags |= QF_COLL;
+            if (ev->request) q.flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
+            q.comm = comm;
+            q.pos = member_pos(cp->run, cm, rk->rank);
+            if (q.pos < 0) q.flags &= ~QF_COLL;
+            else q.cidx = r->ccount[comm]++;
+            q.root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            q.sbytes = c->bytes;
+            const char *nm = q.name < cp->run->nnames ? cp->run->names[q.name] : "";
+            coll_cost(cp, nm, cm->size, q.root >= 0 && q.root == q.pos, c->bytes, c->rbytes, &q.bw, &q.lat);
+            if (q.flags & QF_NB) q.flags &= ~QF_COLL, q.sbytes = c->bytes;
+        }
+    }
+    if (q.flags & QF_NB) q.flags &= ~QF_NB;
+    if (qpush(cp, r, &q)) return;
+    drain(cp, ri, 0);
+}
+
+static void on_message(void *ctx, const struct an_msg *msg)
+{
+    struct an_cp *cp = ctx;
+    if (!msg->recv_done || msg->src < 0 || msg->dst < 0 || msg->src >= cp->run->size || msg->dst >= cp->run->size)
+        return;
+    int si = cp->run->slot[msg->src], di = cp->run->slot[msg->dst];
+    if (si < 0 || di < 0) return;
+    struct cmsg *m = cp->free_msgs;
+    if (m) {
+        cp->free_msgs = m->next;
+        memset(m, 0, sizeof *m);
+    } else if (!(m = calloc(1, sizeof *m))) {
+        cp->failed = 1;
+        return;
+    }
+    m->src = si;
+    m->dst = di;
+    m->send_lt0 = msg->send.t0;
+    m->recv_lt0 = msg->recv.t0;
+    m->send_t1 = aligned(cp, si, msg->send.t1);
+    m->recv_t0 = aligned(cp, di, msg->recv.t0);
+    m->bytes = msg->bytes;
+    m->send_name = msg->send.name;
+    m->recv_name = msg->recv.name;
+    m->send_site = msg->send.site;
+    m->sync = msg_sync(cp, m, aligned(cp, si, msg->send.t0));
+    m->refs = 1;
+    m->next = map_get(&cp->inbox, (uint64_t)di, m->recv_lt0);
+    if (map_put(&cp->inbox, (uint64_t)di, m->recv_lt0, m)) cp->failed = 1;
+    if (m->sync) {            /* the sender's phase B takes the receiver's post */
+        m->refs++;
+        if (map_put(&cp->outbox, (uint64_t)si, m->send_lt0, m)) cp->failed = 1;
+    }
+    drain(cp, di, 0);
+    if (m->sync) drain(cp, si, 0);
+}
+
+struct an_sink an_cp_sink(struct an_cp *cp)
+{
+    struct an_sink s = {cp, on_event, on_message, NULL};
+    return s;
+}
+
+/* ---- results ---------------------------------------------------------------------- */
+
+static int kv_cmp(const void *a, const void *b)
+{
+    const struct an_cp_kv *x = a, *y = b;
+    if (x->val != y->val) return x->val > y->val ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int ws_cmp(const void *a, const void *b)
+{
+    const struct an_cp_wsite *x = a, *y = b;
+    if (x->time != y->time) return x->time > y->time ? -1 : 1;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* The breakdown of a path: the sums of the nodes from its end back. */
+static int path_breakdown(struct an_cp *cp, struct node *end, struct an_cp_path *p)
+{
+    struct node acc;
+    memset(&acc, 0, sizeof acc);
+    for (struct node *n = end; n; n = n->parent)
+        for (unsigned i = 0; i < n->nkv; i++) kv_add(cp, &acc, n->kv[i].key, n->kv[i].val);
+    if (acc.nkv) qsort(acc.kv, acc.nkv, sizeof *acc.kv, kv_cmp);
+    p->by = acc.kv;
+    p->nby = acc.nkv;
+    return cp->failed ? -1 : 0;
+}
+
+int an_cp_finish(struct an_cp *cp)
+{
+    struct an_run *run = cp->run;
+    struct an_cp_result *res = &cp->res;
+    /* whatever still waits: its partner is not in the trace */
+    cp->now = INT64_MIN;
+    for (unsigned i = 0; i < run->n; i++) drain(cp, (int)i, 1);
+    for (unsigned i = 0; i < run->n; i++)
+        if (cp->r[i].qn) drain(cp, (int)i, 1);
+    res->nranks = run->n;
+    res->ranks = calloc(run->n ? run->n : 1, sizeof *res->ranks);
+    if (!res->ranks) return -1;
+    int64_t wfrom = INT64_MAX, wto = INT64_MIN;
+    for (unsigned i = 0; i < run->n; i++) {
+        struct cp_rank *r = &cp->r[i];
+        struct an_cp_rank *o = &res->ranks[i];
+        o->rank = run->ranks[i].rank;
+        o->start = r->open;
+        o->end = r->finished ? r->close : (r->last < r->close ? r->last : r->close);
+        if (r->last == INT64_MIN) o->start = o->end = 0;
+        o->comp = r->useful_comp;
+        o->comm = r->useful_comm;
+        memcpy(o->wait, r->wait, sizeof o->wait);
+        memcpy(o->total, r->total, sizeof o->total);
+        o->finished = r->finished;
+        o->undecided = r->undecided;
+        res->undecided += r->undecided;
+        if (!r->finished) res->unfinished++;
+        for (int k = 0; k < AN_CP_NW; k++) res->wait_total[k] = an_sadd(res->wait_total[k], r->wait[k]);
+        if (r->last != INT64_MIN && !(cp->any_pcontrol && !r->pcontrol)) {
+            if (o->start < wfrom) wfrom = o->start;
+            if (o->end > wto) wto = o->end;
+        }
+    }
+    if (cp->any_pcontrol) {
+        res->source = "MPI_Pcontrol";
+        for (unsigned i = 0; i < run->n; i++)
+            if (!cp->r[i].pcontrol) res->pcontrol_never_opened++;
+    }
+    if (res->from == INT64_MIN || cp->any_pcontrol) res->from = wfrom == INT64_MAX ? 0 : wfrom;
+    if (res->to == INT64_MAX) res->to = wto == INT64_MIN ? 0 : wto;
+    for (int m = 0; m < AN_CP_NM; m++) {
+        struct an_cp_path *p = &res->m[m];
+        p->end_rank = -1;
+        p->per_process_rank = -1;
+        int best = -1;
+        double sum = 0;
+        unsigned nin = 0;
+        for (unsigned i = 0; i < run->n; i++) {
+            struct cp_rank *r = &cp->r[i];
+            if (cp->any_pcontrol && !r->pcontrol) continue;   /* its window never opened */
+            nin++;
+            if (best < 0 || r->v[m] > cp->r[best].v[m]) best = (int)i;
+            if (p->per_process_rank < 0 || r->total[m] > p->per_process) {
+                p->per_process = r->total[m];
+                p->per_process_rank = run->ranks[i].rank;
+            }
+            sum += (double)r->total[m];
+        }
+        p->volumetric = nin ? sum / nin : 0;
+        if (best < 0) continue;
+        p->path = cp->r[best].v[m];
+        p->end_rank = run->ranks[best].rank;
+        if (path_breakdown(cp, cp->r[best].cur[m], p)) return -1;
+        if (m == AN_CP_RUNTIME) {
+            for (unsigned k = 0; k < p->nby; k++) {
+                if (p->by[k].key & AN_CP_REGION) res->rt_comp = an_sadd(res->rt_comp, p->by[k].val);
+                else res->rt_comm = an_sadd(res->rt_comm, p->by[k].val);
+            }
+            /* segments: the nodes from the end back, one per stretch of a rank */
+            unsigned cnt = 0;
+            for (struct node *n = cp->r[best].cur[m]; n; n = n->parent)
+                if (n->hop || !n->parent) cnt++;
+            res->seg = calloc(cnt ? cnt : 1, sizeof *res->seg);
+            if (!res->seg) return -1;
+            unsigned k = cnt;
+            int64_t to = res->ranks[best].end;
+            int64_t gain = 0;
+            struct an_cp_segment next = {0};
+            next.to_rank = -1;
+            next.out_name = UINT16_MAX;
+            for (struct node *n = cp->r[best].cur[m]; n; n = n->parent) {
+                gain = an_sadd(gain, n->sum);
+                if (!(n->hop || !n->parent)) continue;
+                struct an_cp_segment *s = &res->seg[--k];
+                *s = next;
+                s->rank = run->ranks[n->rank].rank;
+                s->from = n->from;
+                s->to = to;
+                s->on_path = gain;
+                res->ranks[n->rank].on_path = an_sadd(res->ranks[n->rank].on_path, gain);
+                gain = 0;
+                if (n->hop && n->parent) {
+                    to = n->parent_t;
+                    next.to_rank = s->rank;
+                    next.in_name = n->in_name;
+                    next.in_site = n->in_site;
+                    next.out_name = n->out_name;
+                    next.out_site = n->out_site;
+                }
+            }
+            res->nseg = cnt;
+        }
+    }
+    /* wait sites */
+    size_t nw = cp->wmap.live, k = 0;
+    res->wsites = calloc(nw ? nw : 1, sizeof *res->wsites);
+    if (!res->wsites) return -1;
+    for (size_t i = 0; i < cp->wmap.cap; i++) {
+        struct ment *e = &cp->wmap.t[i];
+        if (!e->p || e->p == TOMB) continue;
+        res->wsites[k++] = ((struct wsent *)e->p)->w;
+    }
+    res->nwsites = (unsigned)k;
+    if (k) qsort(res->wsites, k, sizeof *res->wsites, ws_cmp);
+    res->regions = cp->reg;
+    res->nregions = cp->nreg;
+    res->events = cp->events;
+    res->peak_nodes = cp->peak_nodes;
+    return cp->failed ? -1 : 0;
+}
+
+const struct an_cp_result *an_cp_result(const struct an_cp *cp)
+{
+    return &cp->res;
+}
+
+static void map_free_all(struct map *m, int what)
+{
+    for (size_t i = 0; i < m->cap; i++) {
+        void *p = m->t[i].p;
+        if (!p || p == TOMB) continue;
+        if (what == 1) {          /* inbox lists */
+            for (struct cmsg *c = p, *nx; c; c = nx) {
+                nx = c->next;
+                if (--c->refs == 0) free(c);
+            }
+        } else if (what == 2) {   /* outbox */
+            struct cmsg *c = p;
+            if (--c->refs == 0) free(c);
+        } else if (what == 3) {
+            free(p);
+        }
+    }
+    free(m->t);
+    memset(m, 0, sizeof *m);
+}
+
+void an_cp_free(struct an_cp *cp)
+{
+    if (!cp) return;
+    /* nodes: every holder lets go; what is left is freed with its chain */
+    for (size_t i = 0; i < cp->snaps.cap; i++) {
+        struct snap *s = cp->snaps.t[i].p;
+        if (!s || (void *)s == TOMB) continue;
+        for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, s->n[m]);
+        free(s);
+    }
+    free(cp->snaps.t);
+    for (size_t i = 0; i < cp->colls.cap; i++) {
+        struct cinst *ci = cp->colls.t[i].p;
+        if (!ci || (void *)ci == TOMB) continue;
+        for (uint32_t k = 0; k < ci->size; k++)
+            for (int m = 0; m < AN_CP_NM; m++)
+                if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
+        free(ci->entry);
+        free(ci);
+    }
+    free(cp->colls.t);
+    map_free_all(&cp->inbox, 1);
+    map_free_all(&cp->outbox, 2);
+    map_free_all(&cp->wmap, 3);
+    map_free_all(&cp->regions, 0);
+    for (unsigned i = 0; cp->r && i < cp->run->n; i++) {
+        for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, cp->r[i].cur[m]);
+        free(cp->r[i].q);
+        free(cp->r[i].ccount);
+    }
+    free(cp->r);
+    free(cp->ckind);
+    free(cp->sync_name);
+    free(cp->blocked);
+    while (cp->free_nodes) {
+        struct node *n = cp->free_nodes;
+        cp->free_nodes = n->parent;
+        free(n->kv);
+        free(n);
+    }
+    while (cp->free_snaps) {
+        struct snap *x = cp->free_snaps;
+        cp->free_snaps = x->next_free;
+        free(x);
+    }
+    while (cp->free_msgs) {
+        struct cmsg *x = cp->free_msgs;
+        cp->free_msgs = x->next;
+        free(x);
+    }
+    for (int m = 0; m < AN_CP_NM; m++) free(cp->res.m[m].by);
+    free(cp->res.seg);
+    free(cp->res.ranks);
+    free(cp->res.wsites);
+    free(cp->reg);
+    free(cp);
+}
+
+/* ---- tee ---------------------------------------------------------------------------- */
+
+static void tee_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct an_tee *t = ctx;
+    if (t->a.event) t->a.event(t->a.ctx, e, ops, nops);
+    if (t->b.event) t->b.event(t->b.ctx, e, ops, nops);
+}
+
+static void tee_message(void *ctx, const struct an_msg *m)
+{
+    struct an_tee *t = ctx;
+    if (t->a.message) t->a.message(t->a.ctx, m);
+    if (t->b.message) t->b.message(t->b.ctx, m);
+}
+
+static void tee_coll(void *ctx, const struct an_coll *c)
+{
+    struct an_tee *t = ctx;
+    if (t->a.coll) t->a.coll(t->a.ctx, c);
+    if (t->b.coll) t->b.coll(t->b.ctx, c);
+}
+
+struct an_sink an_tee_sink(struct an_tee *t)
+{
+    struct an_sink s = {t, tee_event, tee_message, tee_coll};
+    return s;
+}

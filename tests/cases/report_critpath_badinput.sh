@@ -1,0 +1,58 @@
+# report_critpath_badinput: the critical path of incomplete runs says what
+# it could not decide and invents no path.  A deadlocked run (tests/programs/
+# deadlock_recvrecv.c, stopped by `mpilens run`, exit 86): both ranks
+# unfinished, complete false, the path up to where the records stop.  A
+# pipeline (cp_analytic) whose rank 2 file is removed: the text names the
+# missing file, the calls that waited for rank 2 are undecided, no segment
+# of the path is on rank 2.  Bad options: a clear error, exit 2.  Both MPIs.
+# timeout: 240
+need_mpilens
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    p=$(prog $impl deadlock_recvrecv) || continue
+    d=$TEST_TMP/$impl-dl
+    mkdir -p "$d"
+    (cd "$d" && mpilens_run $impl "$d/run" 2 "$p") >"$d/out" 2>"$d/err"
+    rc=$?
+    [ $rc = 86 ] || { soft_fail "$impl: deadlock run exited $rc, not 86: $(head -c 300 "$d/err")"; continue; }
+    "$MPILENS" report --critical-path "$d/run" >"$d/rep.txt" 2>&1 || soft_fail "$impl: report --critical-path failed"
+    assert_contains "$(cat "$d/rep.txt")" "2 ranks never reached MPI_Finalize" "$impl deadlock text"
+    "$MPILENS" report --json -q "$d/run" >"$d/rep.json" || soft_fail "$impl: report --json failed"
+    r=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["critical_path"]
+bad = []
+if c["complete"] is not False: bad.append("complete is %s" % c["complete"])
+if c["unfinished_ranks"] != 2: bad.append("unfinished_ranks %d" % c["unfinished_ranks"])
+if not c["segments"]: bad.append("no path at all")
+print("; ".join(bad))' "$d/rep.json")
+    [ -z "$r" ] || soft_fail "$impl deadlock: $r"
+
+    p=$(prog $impl cp_analytic) || continue
+    d=$TEST_TMP/$impl-miss
+    mkdir -p "$d"
+    (cd "$d" && mpilens_run $impl "$d/run" 4 "$p" pipeline) >"$d/out" 2>"$d/err" ||
+        { soft_fail "$impl: pipeline run failed: $(head -c 300 "$d/err")"; continue; }
+    rm -f "$d/run/rank-00002.mlt"
+    "$MPILENS" report --critical-path "$d/run" >"$d/rep.txt" 2>&1 || soft_fail "$impl: report with a missing rank failed"
+    assert_contains "$(cat "$d/rep.txt")" "1 of 4 rank files missing" "$impl missing rank text"
+    assert_contains "$(cat "$d/rep.txt")" "waited for a partner the trace does not show" "$impl missing rank text"
+    "$MPILENS" report --json -q "$d/run" >"$d/rep.json" || soft_fail "$impl: report --json failed"
+    r=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["critical_path"]
+bad = []
+if c["complete"] is not False: bad.append("complete is %s" % c["complete"])
+if c["undecided_calls"] < 1: bad.append("nothing undecided")
+if any(s["rank"] == 2 for s in c["segments"]): bad.append("a path through the missing rank 2")
+print("; ".join(bad))' "$d/rep.json")
+    [ -z "$r" ] || soft_fail "$impl missing rank: $r"
+    for bad in "--from 5 --to 1" "--alpha x" "--beta -1" "--cost-model fancy" "--eager many"; do
+        # shellcheck disable=SC2086
+        "$MPILENS" report $bad "$d/run" >"$d/bad.out" 2>"$d/bad.err"
+        rc=$?
+        assert_eq 2 "$rc" "exit status of report $bad"
+        assert_contains "$(cat "$d/bad.err")" "mpilens report:" "error of report $bad"
+    done
+done

@@ -1,0 +1,344 @@
+/*
+ * critpath_report.c — the critical-path and wait-state part of `mpilens
+ * report` (analysis/critpath.c computes, this file words it): a text
+ * section that fits 100 columns, and the "critical_path" and "wait_states"
+ * members of report --json (docs/REPORT.md, docs/CRITPATH.md).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "critpath_report.h"
+#include "json_out.h"
+#include "symbols.h"
+
+static const char *const mkey[AN_CP_NM] = {"runtime", "comm_time", "comp_time", "bytes", "bandwidth_cost",
+                                           "latency_cost"};
+static const char *const mtext[AN_CP_NM] = {"run time", "communication", "computation", "bytes sent",
+                                            "bandwidth cost", "latency cost"};
+static const char *const wkey[AN_CP_NW] = {"late_sender", "late_receiver", "collective", "completion"};
+static const char *const wtext[AN_CP_NW] = {"late sender", "late receiver", "collective", "completion"};
+
+static const char *tm(int64_t ns, char *b, size_t n)
+{
+    double v = ns < 0 ? 0 : (double)ns;
+    if (v < 1e3) snprintf(b, n, "%.0f ns", v);
+    else if (v < 1e6) snprintf(b, n, "%.1f us", v / 1e3);
+    else if (v < 1e9) snprintf(b, n, "%.2f ms", v / 1e6);
+    else snprintf(b, n, "%.3f s", v / 1e9);
+    return b;
+}
+
+static const char *by(double x, char *b, size_t n)
+{
+    static const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int k = 0;
+    while (x >= 1024 && k < 5) {
+        x /= 1024;
+        k++;
+    }
+    if (k == 0) snprintf(b, n, "%.0f B", x);
+    else snprintf(b, n, "%.1f %s", x, u[k]);
+    return b;
+}
+
+static const char *val(int m, double v, char *b, size_t n)
+{
+    return m == AN_CP_BYTES ? by(v, b, n) : tm((int64_t)v, b, n);
+}
+
+static const char *rn(const struct an_run *run, uint32_t name)
+{
+    return name < run->nnames ? run->names[name] : "MPI_(unknown)";
+}
+
+static const struct mlr_file *file_of(const struct an_run *run, int rank)
+{
+    if (rank < 0 || rank >= run->size || run->slot[rank] < 0) return NULL;
+    return run->ranks[run->slot[rank]].f;
+}
+
+static const char *site(const struct an_run *run, int rank, uint32_t s, char *b, size_t n)
+{
+    const struct mlr_file *f = file_of(run, rank);
+    if (!f || s == 0) return "(unknown)";
+    const char *w = sym_site(f, s, b, n);
+    return w ? w : "(unknown)";
+}
+
+static void region_name(const struct an_run *run, const struct an_cp_region *g, char *b, size_t n)
+{
+    char x[512], y[512];
+    const char *a = g->site_from ? site(run, g->rank, g->site_from, x, sizeof x) : "(start)";
+    snprintf(b, n, "%s -> %s", a, site(run, g->rank, g->site_to, y, sizeof y));
+}
+
+/* regions of a breakdown merged by name (ranks with the same code) */
+struct rsum {
+    char name[1100];
+    int64_t val;
+    unsigned ranks;
+};
+
+static int rsum_cmp(const void *a, const void *b)
+{
+    const struct rsum *x = a, *y = b;
+    return x->val != y->val ? (x->val > y->val ? -1 : 1) : strcmp(x->name, y->name);
+}
+
+static struct rsum *regions(const struct an_run *run, const struct an_cp_result *r, const struct an_cp_path *p,
+                            unsigned *np)
+{
+    struct rsum *s = calloc(p->nby ? p->nby : 1, sizeof *s);
+    unsigned n = 0;
+    if (!s) {
+        *np = 0;
+        return NULL;
+    }
+    for (unsigned i = 0; i < p->nby; i++) {
+        if (!(p->by[i].key & AN_CP_REGION)) continue;
+        uint32_t id = p->by[i].key & ~AN_CP_REGION;
+        if (id >= r->nregions) continue;
+        char nm[1100];
+        region_name(run, &r->regions[id], nm, sizeof nm);
+        unsigned j;
+        for (j = 0; j < n; j++)
+            if (strcmp(s[j].name, nm) == 0) break;
+        if (j == n) {
+            snprintf(s[n].name, sizeof s[n].name, "%s", nm);
+            n++;
+        }
+        s[j].val += p->by[i].val;
+        s[j].ranks++;
+    }
+    qsort(s, n, sizeof *s, rsum_cmp);
+    *np = n;
+    return s;
+}
+
+static void seg_what(const struct an_run *run, const struct an_cp_segment *s, char *b, size_t n)
+{
+    if (s->to_rank < 0) snprintf(b, n, "end");
+    else snprintf(b, n, "%s -> rank %d %s", rn(run, s->out_name), s->to_rank, rn(run, s->in_name));
+}
+
+static int seg_len_cmp(const void *a, const void *b)
+{
+    const struct an_cp_segment *x = *(const struct an_cp_segment *const *)a;
+    const struct an_cp_segment *y = *(const struct an_cp_segment *const *)b;
+    return x->on_path != y->on_path ? (x->on_path > y->on_path ? -1 : 1) : (x->from < y->from ? -1 : 1);
+}
+
+/* ---- text ---------------------------------------------------------------------- */
+
+void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all)
+{
+    char a[64], b[64], c[64], d[64], w[1200];
+    int64_t first, last;
+    an_run_span(run, &first, &last);
+    fprintf(o, "\nCritical path (the longest chain of computation and messages; waiting lies on no path)\n");
+    fprintf(o, "-------------------------------------------------------------------------------------\n");
+    fprintf(o, "  window     %s to %s after the first call (%s)\n", tm(r->from - first, a, sizeof a),
+            tm(r->to - first, b, sizeof b), r->source);
+    if (r->pcontrol_never_opened)
+        fprintf(o, "  window     never opened on %d rank%s (no MPI_Pcontrol call there): left out\n",
+                r->pcontrol_never_opened, r->pcontrol_never_opened == 1 ? "" : "s");
+    if (run->n < (unsigned)run->size)
+        fprintf(o, "  incomplete %d of %d rank files missing: what their ranks did is not known\n", run->size - (int)run->n,
+                run->size);
+    if (r->unfinished)
+        fprintf(o, "  incomplete %u rank%s never reached MPI_Finalize (crash, kill or deadlock): the path runs up to\n"
+                   "             where the records stop\n",
+                r->unfinished, r->unfinished == 1 ? "" : "s");
+    if (r->undecided)
+        fprintf(o, "  undecided  %" PRIu64 " call%s waited for a partner the trace does not show: the path cannot be\n"
+                   "             followed through them (their time counts as their own rank's)\n",
+                r->undecided, r->undecided == 1 ? "" : "s");
+    fprintf(o, "  %-16s %14s %14s %-8s %14s\n", "measure", "on its path", "per process", "(rank)", "volumetric");
+    for (int m = 0; m < AN_CP_NM; m++) {
+        const struct an_cp_path *p = &r->m[m];
+        char rk[16];
+        snprintf(rk, sizeof rk, "(%d)", p->per_process_rank);
+        fprintf(o, "  %-16s %14s %14s %-8s %14s\n", mtext[m], val(m, (double)p->path, a, sizeof a),
+                val(m, (double)p->per_process, b, sizeof b), rk, val(m, p->volumetric, c, sizeof c));
+    }
+    const struct an_cp_path *rt = &r->m[AN_CP_RUNTIME];
+    fprintf(o, "  run time on its path = communication %s + computation %s; it ends on rank %d\n",
+            tm(r->rt_comm, a, sizeof a), tm(r->rt_comp, b, sizeof b), rt->end_rank);
+    /* routines on the path */
+    fprintf(o, "  communication on the run-time path by routine:\n");
+    unsigned shown = 0;
+    for (unsigned i = 0; i < rt->nby && shown < (all ? rt->nby : 6); i++) {
+        if (rt->by[i].key & AN_CP_REGION) continue;
+        fprintf(o, "    %-28s %12s %6.1f%%\n", rn(run, rt->by[i].key), tm(rt->by[i].val, a, sizeof a),
+                rt->path ? 100.0 * rt->by[i].val / rt->path : 0.0);
+        shown++;
+    }
+    if (!shown) fprintf(o, "    (none)\n");
+    unsigned nreg;
+    struct rsum *rs = regions(run, r, rt, &nreg);
+    fprintf(o, "  computation on the run-time path by code region (between two MPI call sites):\n");
+    for (unsigned i = 0; i < nreg && i < (all ? nreg : 6); i++)
+        fprintf(o, "    %-60.60s %12s %6.1f%%\n", rs[i].name, tm(rs[i].val, a, sizeof a),
+                rt->path ? 100.0 * rs[i].val / rt->path : 0.0);
+    if (!nreg) fprintf(o, "    (none)\n");
+    free(rs);
+    /* the path */
+    unsigned hops = r->nseg ? r->nseg - 1 : 0;
+    fprintf(o, "  the path: %u segment%s, %u hop%s between ranks", r->nseg, r->nseg == 1 ? "" : "s", hops,
+            hops == 1 ? "" : "s");
+    if (r->nseg <= 12) {
+        fprintf(o, ": ");
+        for (unsigned i = 0; i < r->nseg; i++) fprintf(o, "%s%d", i ? " > " : "", r->seg[i].rank);
+    }
+    fputc('\n', o);
+    if (r->nseg) {
+        const struct an_cp_segment **sp = malloc(r->nseg * sizeof *sp);
+        if (sp) {
+            for (unsigned i = 0; i < r->nseg; i++) sp[i] = &r->seg[i];
+            qsort(sp, r->nseg, sizeof *sp, seg_len_cmp);
+            unsigned k = all ? r->nseg : (r->nseg < 5 ? r->nseg : 5);
+            fprintf(o, "  longest segments:\n    %-6s %12s %12s %12s  %s\n", "rank", "from", "to", "on path",
+                    "leaves by");
+            for (unsigned i = 0; i < k; i++) {
+                seg_what(run, sp[i], w, sizeof w);
+                char st[600], cell[1300];
+                if (sp[i]->to_rank >= 0)
+                    snprintf(cell, sizeof cell, "%s at %s", w, site(run, sp[i]->rank, sp[i]->out_site, st, sizeof st));
+                else
+                    snprintf(cell, sizeof cell, "%s", w);
+                fprintf(o, "    %-6d %12s %12s %12s  %.47s\n", sp[i]->rank, tm(sp[i]->from - first, a, sizeof a),
+                        tm(sp[i]->to - first, b, sizeof b), tm(sp[i]->on_path, c, sizeof c), cell);
+            }
+            free(sp);
+        }
+    }
+    /* what-if: the path's time per rank is the most that rank's speed-up can win */
+    fprintf(o, "  path time per rank (the most the run can gain by speeding that rank up):\n    ");
+    unsigned col = 4;
+    for (unsigned i = 0; i < r->nranks; i++) {
+        if (!r->ranks[i].on_path) continue;
+        char cell[64];
+        int len = snprintf(cell, sizeof cell, "rank %d %s (%.0f%%)  ", r->ranks[i].rank,
+                           tm(r->ranks[i].on_path, a, sizeof a), rt->path ? 100.0 * r->ranks[i].on_path / rt->path : 0);
+        if (col + (unsigned)len > 98) {
+            fprintf(o, "\n    ");
+            col = 4;
+        }
+        fputs(cell, o);
+        col += (unsigned)len;
+    }
+    fputc('\n', o);
+
+    fprintf(o, "\nWait states (time a rank waited for another; useful + waiting = the rank's time)\n");
+    fprintf(o, "-------------------------------------------------------------------------------\n");
+    fprintf(o, "  %-6s %11s %11s %11s %11s %11s %11s %11s\n", "rank", "time", "useful", "late send", "late recv",
+            "collective", "completion", "on path");
+    for (unsigned i = 0; i < r->nranks && (all || i < 32); i++) {
+        const struct an_cp_rank *x = &r->ranks[i];
+        char e[64], f[64], g[64];
+        fprintf(o, "  %-6d %11s %11s %11s %11s %11s %11s %11s\n", x->rank, tm(x->end - x->start, a, sizeof a),
+                tm(x->comp + x->comm, b, sizeof b), tm(x->wait[0], c, sizeof c), tm(x->wait[1], d, sizeof d),
+                tm(x->wait[2], e, sizeof e), tm(x->wait[3], f, sizeof f), tm(x->on_path, g, sizeof g));
+    }
+    if (!all && r->nranks > 32) fprintf(o, "  ... %u more ranks (--all or --json)\n", r->nranks - 32);
+    if (r->nwsites) {
+        fprintf(o, "  where ranks waited:\n    %-13s %4s  %-26s %-16s %4s %11s %8s\n", "kind", "rank", "call site",
+                "routine", "for", "time", "calls");
+        unsigned k = all ? r->nwsites : (r->nwsites < 10 ? r->nwsites : 10);
+        for (unsigned i = 0; i < k; i++) {
+            const struct an_cp_wsite *x = &r->wsites[i];
+            char st[600];
+            fprintf(o, "    %-13s %4d  %-26.26s %-16.16s %4d %11s %8" PRIu64 "\n", wtext[x->kind], x->rank,
+                    site(run, x->rank, x->site, st, sizeof st), rn(run, x->name), x->peer, tm(x->time, a, sizeof a),
+                    x->count);
+        }
+        if (k < r->nwsites) fprintf(o, "    ... %u more (--all or --json)\n", r->nwsites - k);
+    }
+}
+
+/* ---- JSON ---------------------------------------------------------------------- */
+
+void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r)
+{
+    char b[1200];
+    fprintf(o, "  \"critical_path\": {\"window\": {\"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"source\": ",
+            r->from, r->to);
+    json_str(o, r->source);
+    fprintf(o, ", \"ranks_never_opened\": %d},\n    \"complete\": %s, \"unfinished_ranks\": %u, \"undecided_calls\": %" PRIu64 ",\n",
+            r->pcontrol_never_opened, r->unfinished || r->undecided ? "false" : "true", r->unfinished, r->undecided);
+    fprintf(o, "    \"runtime_split\": {\"comm_ns\": %" PRId64 ", \"comp_ns\": %" PRId64 "},\n    \"measures\": {",
+            r->rt_comm, r->rt_comp);
+    for (int m = 0; m < AN_CP_NM; m++) {
+        const struct an_cp_path *p = &r->m[m];
+        fprintf(o, "%s\n      \"%s\": {\"path\": %" PRId64 ", \"end_rank\": %d, \"per_process\": %" PRId64
+                   ", \"per_process_rank\": %d, \"volumetric\": %.0f, \"by_routine\": {",
+                m ? "," : "", mkey[m], p->path, p->end_rank, p->per_process, p->per_process_rank, p->volumetric);
+        int k = 0;
+        int64_t regsum = 0;
+        for (unsigned i = 0; i < p->nby; i++) {
+            if (p->by[i].key & AN_CP_REGION) {
+                regsum += p->by[i].val;
+                continue;
+            }
+            fprintf(o, "%s", k++ ? ", " : "");
+            json_str(o, rn(run, p->by[i].key));
+            fprintf(o, ": %" PRId64, p->by[i].val);
+        }
+        if (regsum) fprintf(o, "%s\"(computation)\": %" PRId64, k++ ? ", " : "", regsum);
+        fprintf(o, "}, \"by_region\": [");
+        unsigned nreg;
+        struct rsum *rs = regions(run, r, p, &nreg);
+        for (unsigned i = 0; i < nreg; i++) {
+            fprintf(o, "%s{\"region\": ", i ? ", " : "");
+            json_str(o, rs[i].name);
+            fprintf(o, ", \"value\": %" PRId64 ", \"ranks\": %u}", rs[i].val, rs[i].ranks);
+        }
+        free(rs);
+        fprintf(o, "]}");
+    }
+    fprintf(o, "},\n    \"segments\": [");
+    for (unsigned i = 0; i < r->nseg; i++) {
+        const struct an_cp_segment *s = &r->seg[i];
+        fprintf(o, "%s\n      {\"rank\": %d, \"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"on_path_ns\": %" PRId64
+                   ", \"what\": ",
+                i ? "," : "", s->rank, s->from, s->to, s->on_path);
+        seg_what(run, s, b, sizeof b);
+        json_str(o, b);
+        fprintf(o, ", \"site\": ");
+        json_str(o, s->to_rank >= 0 ? site(run, s->rank, s->out_site, b, sizeof b) : "");
+        fprintf(o, ", \"to_rank\": %d}", s->to_rank);
+    }
+    fprintf(o, "],\n    \"ranks\": [");
+    for (unsigned i = 0; i < r->nranks; i++)
+        fprintf(o, "%s{\"rank\": %d, \"on_path_ns\": %" PRId64 "}", i ? ", " : "", r->ranks[i].rank,
+                r->ranks[i].on_path);
+    fprintf(o, "], \"history_nodes_peak\": %zu},\n  \"wait_states\": {", r->peak_nodes);
+    for (int k = 0; k < AN_CP_NW; k++) {
+        fprintf(o, "%s\n    \"%s\": {\"total_ns\": %" PRId64 ", \"by_rank\": [", k ? "," : "", wkey[k], r->wait_total[k]);
+        for (unsigned i = 0; i < r->nranks; i++) fprintf(o, "%s%" PRId64, i ? ", " : "", r->ranks[i].wait[k]);
+        fprintf(o, "], \"by_site\": [");
+        int n = 0;
+        for (unsigned i = 0; i < r->nwsites; i++) {
+            const struct an_cp_wsite *x = &r->wsites[i];
+            if (x->kind != k) continue;
+            fprintf(o, "%s\n      {\"site\": ", n++ ? "," : "");
+            json_str(o, site(run, x->rank, x->site, b, sizeof b));
+            fprintf(o, ", \"rank\": %d, \"time_ns\": %" PRId64 ", \"routine\": ", x->rank, x->time);
+            json_str(o, rn(run, x->name));
+            fprintf(o, ", \"peer\": %d, \"count\": %" PRIu64 "}", x->peer, x->count);
+        }
+        fprintf(o, "]}");
+    }
+    fprintf(o, ",\n    \"ranks\": [");
+    for (unsigned i = 0; i < r->nranks; i++) {
+        const struct an_cp_rank *x = &r->ranks[i];
+        int64_t wsum = 0;
+        for (int k = 0; k < AN_CP_NW; k++) wsum += x->wait[k];
+        fprintf(o, "%s\n      {\"rank\": %d, \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"time_ns\": %" PRId64 ", \"useful_ns\": %" PRId64 ", \"comp_ns\": %" PRId64
+                   ", \"comm_ns\": %" PRId64 ", \"wait_ns\": %" PRId64 ", \"finished\": %s, \"undecided\": %" PRIu64 "}",
+                i ? "," : "", x->rank, x->start, x->end, x->end - x->start, x->comp + x->comm, x->comp, x->comm, wsum,
+                x->finished ? "true" : "false", x->undecided);
+    }
+    fprintf(o, "]},\n");
+}

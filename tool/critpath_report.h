@@ -1,0 +1,18 @@
+/*
+ * critpath_report.h — the critical path and wait states in `mpilens report`
+ * (critpath_report.c), for profile_report.c to call.
+ */
+#ifndef ML_CRITPATH_REPORT_H
+#define ML_CRITPATH_REPORT_H
+
+#include <stdio.h>
+
+#include "critpath.h"
+
+/* The text section ("Critical path", "Wait states"). */
+void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all);
+/* The members "critical_path" and "wait_states" of report --json, each line
+ * indented by 2, followed by a comma. */
+void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r);
+
+#endif
