@@ -52,9 +52,15 @@ RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES)
 
-$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR)
+# The page of `mpilens view`: views/ inlined into one C file (never committed)
+VIEW_SRC := $(wildcard views/*.html) $(wildcard views/*.js) $(wildcard views/*.css)
+$(B)/gen/views.c: views/embed.py $(VIEW_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm $(OTF2_LIBS)
+	$(PYTHON) views/embed.py views $@
+
+$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR) $(B)/gen/views.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) $(B)/gen/views.c -ldw -lelf -lm -lz $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)

@@ -12,7 +12,8 @@ cd "$(dirname "$0")"
 
 PKGS=(build-essential python3 pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
       libdw-dev libelf-dev libotf2-trace-dev otf2-tools valgrind clang
-      lammps lammps-examples hpcc python3-mpi4py strace)
+      lammps lammps-examples hpcc python3-mpi4py strace
+      zlib1g-dev chromium nodejs)
 
 deps() {
     local missing=()
@@ -32,6 +33,18 @@ deps() {
 
 build() {
     make -j2 >/dev/null
+}
+
+browser() {
+    # playwright-core (pinned in tests/browser/package-lock.json) drives
+    # Debian's chromium in the tests of `mpilens view` (Debian's npm only
+    # where the nodejs installed brings none)
+    if ! command -v npm >/dev/null; then
+        PKGS=(npm)
+        deps
+    fi
+    [ -d tests/browser/node_modules/playwright-core ] ||
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 }
 
 mpi_env() {
@@ -58,6 +71,7 @@ example)
 test)
     deps
     build
+    browser
     mpi_env
     exec tests/run "${@:2}" ;;
 *)
