@@ -297,28 +297,35 @@ function tlDraw() {
     ctx.lineWidth = 1;
     ctx.strokeRect(x0 + 0.5, y0 + 0.5, x1 - x0, y1 - y0 - 1);
   }
-  // calls: boxes, at most one per pixel column and kind when they crowd
+  // calls: boxes, at most one per pixel column and kind when they crowd;
+  // one path per kind, filled once
   const boxH = Math.max(1, g.rowH - (g.rowH > 8 ? 8 : 2));
   const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
   const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
   const hl = TL.highlight;
+  const paths = KINDS.map(() => new Path2D());
   for (let r = 0; r < D.ranks; r++) {
     const y = AXIS + Math.floor(r / g.group) * g.rowH + (g.rowH - boxH) / 2;
     const end = D.rankStart[r + 1];
-    let lastPx = -1, lastKind = -1;
+    const lastPx = [-1, -1, -1, -1, -1, -1];
     for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
       const i = o[p], a = t0[i];
       if (a > TL.t1) break;
       const b = a + du[i];
       if (b < TL.t0) continue;
       const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
-      const px = x0 | 0;
-      if (x1 - x0 < 1 && px === lastPx && kind[i] === lastKind) continue;
-      lastPx = px; lastKind = kind[i];
-      ctx.fillStyle = KIND_COLOURS[kind[i]];
-      ctx.fillRect(x0, y, Math.max(1, x1 - x0), boxH);
+      const k = kind[i], px = x0 | 0;
+      if (x1 - x0 < 1) {
+        if (px === lastPx[k]) continue;
+        lastPx[k] = px;
+        paths[k].rect(px, y, 1, boxH);
+      } else {
+        lastPx[k] = x1 | 0;
+        paths[k].rect(x0, y, x1 - x0, boxH);
+      }
     }
   }
+  for (let k = 0; k < KINDS.length; k++) { ctx.fillStyle = KIND_COLOURS[k]; ctx.fill(paths[k]); }
   // highlighted calls (search)
   if (hl) {
     ctx.strokeStyle = '#000';
@@ -397,26 +404,33 @@ function drawMessages(ctx, g) {
   const seg = [];
   let lines = 0, represented = 0;
   const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
-  let curStyle = '', curW = -1;
+  const maxW = Math.max(1, Math.round(g.rowH * 0.8));
+  // one path per sender row and width: few strokes however many lines
+  const paths = new Map();
   for (let p = lo; p < hi; p++) {
     const j = mo[p], a = ts[j], b = a + lat[j];
     if (b < TL.t0) continue;
     const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
     const s = src[j], d = dst[j];
-    const lw = Math.min(Math.max(1, by[j] / bpp), Math.max(1, g.rowH * 0.8));
+    const lw = Math.min(Math.max(1, Math.round(by[j] / bpp)), maxW);
     represented++;
     if (crowded) {   // one line for the messages of a pair in the same pixels
       const key = s * 1048576 + d, k2 = (x0 | 0) * 65536 + (x1 | 0);
       if (last.get(key) === k2) continue;
       last.set(key, k2);
     }
-    const st = rankColour(s);
-    if (st !== curStyle) { ctx.strokeStyle = st; curStyle = st; }
-    if (lw !== curW) { ctx.lineWidth = lw; curW = lw; }
-    const y0 = g.yMid(s), y1 = g.yMid(d);
-    ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+    const pk = s * 256 + lw;
+    let path = paths.get(pk);
+    if (!path) { path = new Path2D(); paths.set(pk, path); }
+    path.moveTo(x0, g.yMid(s));
+    path.lineTo(x1, g.yMid(d));
     lines++;
     if (seg.length < 400000) seg.push(j);
+  }
+  for (const [pk, path] of paths) {
+    ctx.strokeStyle = rankColour(Math.floor(pk / 256));
+    ctx.lineWidth = pk % 256;
+    ctx.stroke(path);
   }
   TL.segs = seg;
   drawnStats = { lines, represented, crowded };
@@ -678,7 +692,7 @@ function mxDraw() {
   let a = -Infinity, b = Infinity;
   if (scope === 'interval') [a, b] = ldInterval();
   else if (scope === 'visible') [a, b] = [TL.t0, TL.t1];
-  const n = D.ranks, side = Math.max(40, Math.min(w - 140, h - 70));
+  const n = D.ranks, side = Math.max(40, Math.min(w - 200, h - 100));
   const group = Math.max(1, Math.ceil(n / side));
   const cells = Math.ceil(n / group), cell = side / cells;
   const bytes = new Float64Array(cells * cells), cnt = new Float64Array(cells * cells);

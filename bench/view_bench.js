@@ -1,0 +1,50 @@
+// bench/view_bench.js — loads a page of `mpilens view` in headless Chromium
+// and prints one JSON line: time to first picture (navigation to the
+// timeline drawn), frame times of 20 zoom and pan steps, the tab's memory.
+// Used by bench/view_bench; needs tests/browser/node_modules (./setup.sh).
+'use strict';
+const { chromium } = require('../tests/browser/node_modules/playwright-core');
+const path = require('path');
+
+(async () => {
+  const page_path = process.argv[2];
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--js-flags=--max-old-space-size=8192'],
+  });
+  const out = {};
+  try {
+    const ctx = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    const errors = [];
+    page.on('pageerror', e => errors.push(e.message));
+    page.on('crash', () => errors.push('the tab crashed'));
+    const t0 = Date.now();
+    await page.goto('file://' + path.resolve(page_path), { timeout: 600000 });
+    await page.waitForFunction(() => window.mpilens && window.mpilens.ready, null, { timeout: 600000, polling: 20 });
+    out.first_picture_s = (Date.now() - t0) / 1000;
+    out.stats = await page.evaluate(() => window.mpilens.stats());
+    await page.focus('#tl-canvas');
+    const steps = ['+', '+', 'ArrowRight', '+', 'ArrowLeft', '+', 'ArrowRight', '-', 'ArrowRight', '-',
+                   '+', 'ArrowLeft', '+', '-', 'ArrowRight', '-', '-', 'ArrowLeft', '-', '0'];
+    const frames = [];
+    for (const k of steps) {
+      await page.keyboard.press(k);
+      // two animation frames: the step's drawing has run
+      await page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
+      frames.push(await page.evaluate(() => window.mpilens.drawn().frame_ms));
+    }
+    out.frame_ms = frames;
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const m = await cdp.send('Performance.getMetrics');
+    const get = n => (m.metrics.find(x => x.name === n) || {}).value || 0;
+    out.js_heap_mib = get('JSHeapUsedSize') / 1048576;
+    out.errors = errors;
+  } catch (e) {
+    out.error = String(e && e.message || e).slice(0, 300);
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+})();
