@@ -10,7 +10,7 @@ const path = require('path');
   const page_path = process.argv[2];
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--js-flags=--max-old-space-size=8192'],
+    args: ['--no-sandbox', '--disable-gpu', '--js-flags=--max-old-space-size=8192', '--mpilens-bench=' + process.pid],
   });
   const out = {};
   try {
@@ -40,6 +40,13 @@ const path = require('path');
     const m = await cdp.send('Performance.getMetrics');
     const get = n => (m.metrics.find(x => x.name === n) || {}).value || 0;
     out.js_heap_mib = get('JSHeapUsedSize') / 1048576;
+    out.timing = (await page.evaluate(() => window.mpilens.drawn())).timing;
+    // the tab's memory: resident size of the browser's renderer processes
+    const { execSync } = require('child_process');
+    const ps = execSync('ps -eo pid=,ppid=,rss=,args=').toString().split('\n').map(l => l.trim().split(/\s+/));
+    const main = ps.filter(f => f.slice(3).includes('--mpilens-bench=' + process.pid)).map(f => f[0]);
+    out.renderer_mib = ps.filter(f => main.includes(f[1]) && f.slice(3).includes('--type=renderer'))
+      .reduce((a, f) => a + parseInt(f[2], 10), 0) / 1024;
     out.errors = errors;
   } catch (e) {
     out.error = String(e && e.message || e).slice(0, 300);

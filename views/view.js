@@ -85,11 +85,13 @@ function base64Bytes(s) {
 }
 
 async function loadData() {
+  const tA = performance.now();
   const meta = JSON.parse($('mpilens-meta').textContent);
   Object.assign(D, { meta });
   const packed = base64Bytes($('mpilens-data').textContent);
   const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
   const buf = new Uint8Array(await new Response(stream).arrayBuffer());
+  const tB = performance.now();
   const nc = meta.calls, nm = meta.messages, nk = meta.colls;
   // column order: analysis/analysis.h, enum an_view_col
   const spec = [
@@ -104,16 +106,20 @@ async function loadData() {
     ['k_len', Float64Array, nk, 1], ['k_members', Uint32Array, nk, 0], ['k_bytes', Float64Array, nk, 0],
   ];
   let pos = 0;
+  // decode() always writes a Float64Array (one shape: it stays fast), then
+  // the values go to the column's own type
+  const scratch = new Float64Array(Math.max(nc, nm, nk, 1));
   for (const [name, T, n, mode] of spec) {
     const len = new Float64Array(1);
     pos = decode(buf, pos, buf.length, 1, len, 0);
     const end = pos + len[0];
-    const a = new T(n);
-    decode(buf, pos, end, n, a, mode);
+    decode(buf, pos, end, n, scratch, mode);
     pos = end;
-    D[name] = a;
+    D[name] = T === Float64Array ? scratch.slice(0, n) : new T(scratch.subarray(0, n));
   }
+  const tC = performance.now();
   index();
+  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC };
 }
 
 // Per rank: its calls in time order; messages in send order.
@@ -139,7 +145,7 @@ function index() {
   const ts = D.m_ts;
   let sorted = true;
   for (let i = 1; i < nm; i++) if (ts[i] < ts[i - 1]) { sorted = false; break; }
-  if (!sorted) mo.sort((a, b) => ts[a] - ts[b]);
+  if (!sorted) sortByTime(mo, ts);
   D.msgOrder = mo;
   D.msgTsSorted = new Float64Array(nm);
   let maxLat = 0;
@@ -154,6 +160,26 @@ function index() {
   let bytes = 0;
   for (let i = 0; i < nm; i++) bytes += D.m_bytes[i];
   D.bytes = bytes;
+  buildBins();
+}
+
+// order (indices) sorted by t[order[i]]: bucketed by time, then an
+// insertion sort that only moves messages within their bucket
+function sortByTime(order, t) {
+  const n = order.length;
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < n; i++) { if (t[i] < min) min = t[i]; if (t[i] > max) max = t[i]; }
+  const B = Math.max(1, n), f = B / (max - min + 1);
+  const cnt = new Int32Array(B + 1);
+  for (let i = 0; i < n; i++) cnt[Math.floor((t[i] - min) * f) + 1]++;
+  for (let b = 0; b < B; b++) cnt[b + 1] += cnt[b];
+  for (let i = 0; i < n; i++) order[cnt[Math.floor((t[i] - min) * f)]++] = i;
+  for (let i = 1; i < n; i++) {
+    const v = order[i], tv = t[v];
+    let j = i - 1;
+    while (j >= 0 && t[order[j]] > tv) { order[j + 1] = order[j]; j--; }
+    order[j + 1] = v;
+  }
 }
 
 // first index i in sorted array a (length n) with a[i] >= v
@@ -235,15 +261,17 @@ function msgText(j) {
 const AXIS = 30, LABEL = 78;
 
 function tlGeometry(w, h) {
-  const n = D.ranks, avail = Math.max(h - AXIS - 4, 10);
+  const ra = TL.ra, n = TL.rb - TL.ra, avail = Math.max(h - AXIS - 4, 10);
   const group = Math.max(1, Math.ceil(n * 3 / avail));   // ranks per row when rows under 3 px
   const rows = Math.ceil(n / group);
   const rowH = Math.min(40, avail / rows);
   return {
-    w, h, group, rows, rowH, x0: LABEL, x1: w - 8,
+    w, h, group, rows, rowH, ra, rb: TL.rb, x0: LABEL, x1: w - 8,
+    inside: r => r >= ra && r < TL.rb,
+    rowY: r => AXIS + Math.floor((r - ra) / group) * rowH,
     x: t => LABEL + (t - TL.t0) / (TL.t1 - TL.t0) * (w - 8 - LABEL),
     t: x => TL.t0 + (x - LABEL) / (w - 8 - LABEL) * (TL.t1 - TL.t0),
-    yMid: r => AXIS + (Math.floor(r / group) + 0.5) * rowH,
+    yMid: r => AXIS + (Math.floor((r - ra) / group) + 0.5) * rowH,
     rowOf: y => Math.floor((y - AXIS) / rowH),
   };
 }
@@ -265,7 +293,7 @@ function tlDraw() {
   ctx.font = '11px sans-serif';
   // rows
   for (let row = 0; row < g.rows; row++) {
-    const r0 = row * g.group, r1 = Math.min(D.ranks, r0 + g.group) - 1;
+    const r0 = g.ra + row * g.group, r1 = Math.min(g.rb, r0 + g.group) - 1;
     const y = AXIS + row * g.rowH;
     ctx.strokeStyle = rankColour(r0);
     ctx.lineWidth = g.rowH > 6 ? 2 : 1;
@@ -288,9 +316,14 @@ function tlDraw() {
     if (b < TL.t0 || a > TL.t1) continue;
     const c = D.meta.comms[D.k_comm[k] - 1];
     let lo = 0, hi = D.ranks - 1;
-    if (c && c.members && !c.world) { lo = Math.min(...c.members); hi = Math.max(...c.members); }
+    if (c && c.members && !c.world) {
+      if (c.lo == null) { c.lo = c.members.reduce((x, y) => Math.min(x, y)); c.hi = c.members.reduce((x, y) => Math.max(x, y)); }
+      lo = c.lo; hi = c.hi;
+    }
+    lo = Math.max(lo, g.ra); hi = Math.min(hi, g.rb - 1);
+    if (lo > hi) continue;
     const x0 = g.x(a), x1 = Math.max(g.x(b), x0 + 1);
-    const y0 = AXIS + Math.floor(lo / g.group) * g.rowH, y1 = AXIS + (Math.floor(hi / g.group) + 1) * g.rowH;
+    const y0 = g.rowY(lo), y1 = g.rowY(hi) + g.rowH;
     ctx.fillStyle = 'rgba(251,140,0,0.13)';
     ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
     ctx.strokeStyle = 'rgba(251,140,0,0.6)';
@@ -304,8 +337,10 @@ function tlDraw() {
   const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
   const hl = TL.highlight;
   const paths = KINDS.map(() => new Path2D());
-  for (let r = 0; r < D.ranks; r++) {
-    const y = AXIS + Math.floor(r / g.group) * g.rowH + (g.rowH - boxH) / 2;
+  const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
+  if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
+  else for (let r = g.ra; r < g.rb; r++) {
+    const y = g.rowY(r) + (g.rowH - boxH) / 2;
     const end = D.rankStart[r + 1];
     const lastPx = [-1, -1, -1, -1, -1, -1];
     for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
@@ -330,8 +365,8 @@ function tlDraw() {
   if (hl) {
     ctx.strokeStyle = '#000';
     ctx.lineWidth = 2;
-    for (let r = 0; r < D.ranks; r++) {
-      const y = AXIS + Math.floor(r / g.group) * g.rowH;
+    for (let r = g.ra; r < g.rb; r++) {
+      const y = g.rowY(r);
       const end = D.rankStart[r + 1];
       let lastPx = -10;
       for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
@@ -352,7 +387,7 @@ function tlDraw() {
   drawMessages(ctx, g);
   // failure marks
   for (const mk of TL.marks) {
-    if (mk.t < TL.t0 || mk.t > TL.t1) continue;
+    if (mk.t < TL.t0 || mk.t > TL.t1 || !g.inside(mk.rank)) continue;
     const x = g.x(mk.t), y = g.yMid(mk.rank);
     ctx.strokeStyle = '#c62828';
     ctx.lineWidth = 2;
@@ -388,9 +423,53 @@ function tlDraw() {
   TL.labels = labels;
   if (g.group > 1) {
     ctx.fillStyle = '#6d4c41';
-    ctx.fillText('each row: ' + g.group + ' ranks summarised (their calls and messages drawn together)', g.x0 + 4, AXIS - 14);
+    ctx.fillText('each row: ' + g.group + ' ranks summarised (their calls and messages drawn together; ctrl+wheel or the ranks box shows fewer)', g.x0 + 4, AXIS - 14);
   }
   TL.frameMs = performance.now() - t_start;
+}
+
+// Zoomed out: per rank, the kind that fills most of each time bin
+// (buildBins), one box per run of equal pixels: the work grows with ranks
+// and pixels, not with calls.
+function drawBins(paths, g, boxH, nsPerPx) {
+  const B = D.binN, w = D.binW, bins = D.bins;
+  const px0 = g.x0, npx = Math.ceil(g.x1 - g.x0);
+  for (let r = g.ra; r < g.rb; r++) {
+    const y = g.rowY(r) + (g.rowH - boxH) / 2, base = r * B;
+    let runK = 0, runX = 0;
+    for (let x = 0; x <= npx; x++) {
+      let k = 0;
+      if (x < npx) {
+        const ta = TL.t0 + x * nsPerPx;
+        let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
+        if (b1 >= 0 && b0 < B) {
+          b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
+          for (let b = b0; b <= b1 && !k; b++) k = bins[base + b];
+        }
+      }
+      if (k !== runK) {
+        if (runK) paths[runK - 1].rect(px0 + runX, y, x - runX, boxH);
+        runK = k; runX = x;
+      }
+    }
+  }
+}
+
+function buildBins() {
+  const R = D.ranks;
+  const B = Math.max(256, Math.min(65536, 2 ** Math.floor(Math.log2((1 << 24) / R))));
+  const w = D.span / B;
+  const bins = new Uint8Array(R * B), best = new Float32Array(R * B);
+  const t0 = D.c_t0, du = D.c_dur, kind = D.c_kind, rk = D.c_rank;
+  for (let i = 0; i < t0.length; i++) {
+    const a = t0[i], b = a + du[i], base = rk[i] * B;
+    const b0 = Math.max(0, Math.floor(a / w)), b1 = Math.min(B - 1, Math.floor(b / w));
+    for (let k = b0; k <= b1; k++) {
+      const ov = Math.min(b, (k + 1) * w) - Math.max(a, k * w) + 1e-3;
+      if (ov > best[base + k]) { best[base + k] = ov; bins[base + k] = kind[i] + 1; }
+    }
+  }
+  D.binN = B; D.binW = w; D.bins = bins;
 }
 
 function drawMessages(ctx, g) {
@@ -400,7 +479,8 @@ function drawMessages(ctx, g) {
   const lo = lowerBound(D.msgTsSorted, 0, nm, TL.t0 - D.maxLat);
   const hi = lowerBound(D.msgTsSorted, lo, nm, TL.t1 + 1);
   const crowded = hi - lo > 20000;
-  const last = crowded ? new Map() : null;
+  const small = D.ranks <= 1024;
+  const last = crowded ? (small ? new Float64Array(D.ranks * D.ranks).fill(-1) : new Map()) : null;
   const seg = [];
   let lines = 0, represented = 0;
   const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
@@ -412,12 +492,20 @@ function drawMessages(ctx, g) {
     if (b < TL.t0) continue;
     const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
     const s = src[j], d = dst[j];
+    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) continue;
     const lw = Math.min(Math.max(1, Math.round(by[j] / bpp)), maxW);
     represented++;
-    if (crowded) {   // one line for the messages of a pair in the same pixels
-      const key = s * 1048576 + d, k2 = (x0 | 0) * 65536 + (x1 | 0);
-      if (last.get(key) === k2) continue;
-      last.set(key, k2);
+    if (crowded) {   // one line for the messages of a pair that start and end in the same 3 pixels
+      const k2 = Math.floor(x0 / 3) * 65536 + Math.floor(x1 / 3);   // 3-pixel cells
+      if (small) {
+        const key = s * D.ranks + d;
+        if (last[key] === k2) continue;
+        last[key] = k2;
+      } else {
+        const key = s * 1048576 + d;
+        if (last.get(key) === k2) continue;
+        last.set(key, k2);
+      }
     }
     const pk = s * 256 + lw;
     let path = paths.get(pk);
@@ -453,7 +541,7 @@ function tlPick(x, y) {
   const row = g.rowOf(y);
   if (row < 0 || row >= g.rows) return null;
   const slack = 3 * (TL.t1 - TL.t0) / (g.x1 - g.x0), t = g.t(x);
-  for (let r = row * g.group; r < Math.min(D.ranks, (row + 1) * g.group); r++) {
+  for (let r = g.ra + row * g.group; r < Math.min(g.rb, g.ra + (row + 1) * g.group); r++) {
     const c = callAt(r, t, slack);
     if (c >= 0) return { call: c };
   }
@@ -469,7 +557,16 @@ function tlSetRange(a, b) {
   scheduleDraw();
 }
 
-function tlFit() { const pad = D.span * 0.02; tlSetRange(-pad, D.span + pad); }
+function tlFit() { const pad = D.span * 0.02; tlSetRanks(0, D.ranks); tlSetRange(-pad, D.span + pad); }
+
+// the ranks shown: [a, b)
+function tlSetRanks(a, b) {
+  a = Math.max(0, Math.min(D.ranks - 1, Math.floor(a)));
+  b = Math.max(a + 1, Math.min(D.ranks, Math.ceil(b)));
+  TL.ra = a; TL.rb = b;
+  $('tl-ranks').value = a + '-' + (b - 1);
+  scheduleDraw();
+}
 
 function tlZoom(f, atX) {
   const g = TL.g, t = atX != null && g ? g.t(atX) : (TL.t0 + TL.t1) / 2;
@@ -515,6 +612,10 @@ function tlInit() {
   $('tl-bpp').value = TL.bpp;
   $('tl-bpp').addEventListener('input', e => { const v = +e.target.value; if (v > 0) { TL.bpp = v; scheduleDraw(); } });
   $('tl-fit').onclick = tlFit;
+  $('tl-ranks').addEventListener('change', e => {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(e.target.value);
+    if (m) tlSetRanks(+m[1], (m[2] != null ? +m[2] : +m[1]) + 1);
+  });
   $('tl-in').onclick = () => tlZoom(0.5);
   $('tl-out').onclick = () => tlZoom(2);
   $('tl-search').addEventListener('input', e => tlSearch(e.target.value));
@@ -524,7 +625,12 @@ function tlInit() {
   c.addEventListener('wheel', e => {
     e.preventDefault();
     const r = c.getBoundingClientRect();
-    if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) tlPan((e.deltaX || e.deltaY) > 0 ? 0.1 : -0.1);
+    if (e.ctrlKey && TL.g) {   // ranks: fewer or more rows around the cursor's
+      const g = TL.g, row = Math.max(0, g.rowOf(e.clientY - r.top)), at = g.ra + row * g.group;
+      const f = e.deltaY > 0 ? 1.5 : 0.66, n = Math.max(1, (g.rb - g.ra) * f);
+      const a = at - (at - g.ra) * f;
+      tlSetRanks(a, a + n);
+    } else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) tlPan((e.deltaX || e.deltaY) > 0 ? 0.1 : -0.1);
     else tlZoom(e.deltaY > 0 ? 1.25 : 0.8, e.clientX - r.left);
   }, { passive: false });
   c.addEventListener('mousedown', e => {
@@ -946,8 +1052,8 @@ let READY = false;
 window.mpilens = Object.freeze({
   get ready() { return READY; },
   stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
-  drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, frame_ms: TL.frameMs }),
-  scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice() }),
+  drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, frame_ms: TL.frameMs, timing: D.timing }),
+  scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
   interval: () => { const [a, b] = ldInterval(); return { a, b }; },
   load: () => (LD.drawn || []).map(x => Object.assign({}, x)),
   messagePos: j => { const g = TL.g; return { x: g.x(D.m_ts[j]), y: g.yMid(D.m_src[j]), x1: g.x(D.m_ts[j] + D.m_lat[j]), y1: g.yMid(D.m_dst[j]) }; },
