@@ -421,6 +421,7 @@ function tlDraw() {
   }
   ctx.fillText('elapsed', 4, 4);
   TL.labels = labels;
+  TL.canvas.dataset.note = g.group > 1 ? 'each row: ' + g.group + ' ranks' : '';
   if (g.group > 1) {
     ctx.fillStyle = '#6d4c41';
     ctx.fillText('each row: ' + g.group + ' ranks summarised (their calls and messages drawn together; ctrl+wheel or the ranks box shows fewer)', g.x0 + 4, AXIS - 14);

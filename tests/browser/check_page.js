@@ -44,7 +44,16 @@ async function main() {
     await page.click('#tl-fit');
     await page.waitForTimeout(100);
     out.drawn = await page.evaluate(() => window.mpilens.drawn());
+    out.scale_fit = await page.evaluate(() => window.mpilens.scale());
+    out.axis_note = await page.evaluate(() => document.getElementById('tl-canvas').dataset.note || '');
     await page.screenshot({ path: shots + '/timeline.png' });
+    // the ranks box: ranks 0-15 only, then all again
+    await page.fill('#tl-ranks', '0-15');
+    await page.dispatchEvent('#tl-ranks', 'change');
+    await page.waitForTimeout(100);
+    out.scale_ranks = await page.evaluate(() => window.mpilens.scale());
+    await page.click('#tl-fit');
+    await page.waitForTimeout(100);
     if (mode !== 'quick' && out.stats.messages > 0) {
       // click a message: the first one, a third of the way along its line
       const box = await page.locator('#tl-canvas').boundingBox();
