@@ -427,7 +427,8 @@ void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
 enum an_view_kind { AN_VIEW_OTHER, AN_VIEW_P2P, AN_VIEW_COLL, AN_VIEW_WAIT, AN_VIEW_RMA, AN_VIEW_IO };
 
 enum an_view_col {
-    /* calls, in stream order: world rank, start (d), duration, routine
+    /* calls, in stream order: world rank, start (s: time since the end of
+     * the rank's previous call, or since time 0), duration, routine
      * (an_run.names), kind, call site (0 none, else an_view_site(i - 1)),
      * communicator (0 none, else an_comm id + 1), peer (0 none, 1
      * MPI_ANY_SOURCE, 2 MPI_PROC_NULL, 3 unknown, else world rank + 4),

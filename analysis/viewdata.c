@@ -35,6 +35,7 @@ struct an_view {
     int64_t origin;
     int have_origin;
     int64_t prev_call, prev_msg, prev_coll;
+    int64_t *prev_end;          /* per rank index: end of its previous call */
     struct vbuf col[AN_VIEW_NCOLS];
     struct an_view_counts counts;
     struct keymap sites, types;
@@ -213,8 +214,9 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
         type++;
     uint32_t gc = global_comm(r, comm);
     put_u(&v->col[AN_VC_RANK], (uint64_t)r->rank);
-    put_s(&v->col[AN_VC_T0], an_wsub(e->t0, v->prev_call));
-    v->prev_call = e->t0;
+    /* the time since the end of the rank's previous call: mostly small */
+    put_s(&v->col[AN_VC_T0], an_wsub(e->t0, v->prev_end[ri] == INT64_MIN ? v->origin : v->prev_end[ri]));
+    v->prev_end[ri] = an_wadd(e->t0, dur);
     put_u(&v->col[AN_VC_DUR], (uint64_t)dur);
     put_u(&v->col[AN_VC_NAME], name);
     put_u(&v->col[AN_VC_KIND], (uint64_t)call_kind(nm, ev->type));
@@ -282,6 +284,12 @@ struct an_view *an_view_new(struct an_run *run)
     struct an_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     v->run = run;
+    v->prev_end = malloc((run->n ? run->n : 1) * sizeof *v->prev_end);
+    if (!v->prev_end) {
+        free(v);
+        return NULL;
+    }
+    for (unsigned i = 0; i < run->n; i++) v->prev_end[i] = INT64_MIN;
     return v;
 }
 
@@ -354,6 +362,7 @@ void an_view_free(struct an_view *v)
     free(v->sites.val);
     free(v->types.key);
     free(v->types.val);
+    free(v->prev_end);
     free(v->site_keys);
     free(v->type_keys);
     free(v);

@@ -95,7 +95,7 @@ async function loadData() {
   const nc = meta.calls, nm = meta.messages, nk = meta.colls;
   // column order: analysis/analysis.h, enum an_view_col
   const spec = [
-    ['c_rank', Int32Array, nc, 0], ['c_t0', Float64Array, nc, 2], ['c_dur', Float64Array, nc, 0],
+    ['c_rank', Int32Array, nc, 0], ['c_t0', Float64Array, nc, 1], ['c_dur', Float64Array, nc, 0],
     ['c_name', Uint16Array, nc, 0], ['c_kind', Uint8Array, nc, 0], ['c_site', Int32Array, nc, 0],
     ['c_comm', Int32Array, nc, 0], ['c_peer', Int32Array, nc, 0], ['c_tag', Int32Array, nc, 1],
     ['c_bytes', Float64Array, nc, 0], ['c_type', Int32Array, nc, 0], ['c_repeat', Uint32Array, nc, 0],
@@ -116,6 +116,13 @@ async function loadData() {
     decode(buf, pos, end, n, scratch, mode);
     pos = end;
     D[name] = T === Float64Array ? scratch.slice(0, n) : new T(scratch.subarray(0, n));
+  }
+  // a call's start is stored as the time since its rank's previous call ended
+  const prevEnd = new Float64Array(Math.max(meta.ranks, 1));
+  for (let i = 0; i < nc; i++) {
+    const r = D.c_rank[i], t = prevEnd[r] + D.c_t0[i];
+    D.c_t0[i] = t;
+    prevEnd[r] = t + D.c_dur[i];
   }
   const tC = performance.now();
   index();
