@@ -44,8 +44,13 @@ const path = require('path');
     // the tab's memory: resident size of the browser's renderer processes
     const { execSync } = require('child_process');
     const ps = execSync('ps -eo pid=,ppid=,rss=,args=').toString().split('\n').map(l => l.trim().split(/\s+/));
-    const main = ps.filter(f => f.slice(3).includes('--mpilens-bench=' + process.pid)).map(f => f[0]);
-    out.renderer_mib = ps.filter(f => main.includes(f[1]) && f.slice(3).includes('--type=renderer'))
+    // the browser's processes: those below the one started with our marker
+    const ours = new Set(ps.filter(f => f.slice(3).includes('--mpilens-bench=' + process.pid)).map(f => f[0]));
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const f of ps) if (f.length > 3 && ours.has(f[1]) && !ours.has(f[0])) { ours.add(f[0]); grew = true; }
+    }
+    out.renderer_mib = ps.filter(f => ours.has(f[0]) && f.slice(3).includes('--type=renderer'))
       .reduce((a, f) => a + parseInt(f[2], 10), 0) / 1024;
     out.errors = errors;
   } catch (e) {

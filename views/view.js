@@ -984,7 +984,8 @@ function smInit() {
       const d = document.createElement('div');
       d.className = 'fail';
       const when = f.time_s != null ? timeOfFailure(f) : null;
-      d.textContent = 'rank ' + f.rank + ': ' + (f.how || f.kind) + (f.time_s != null ? ' at ' + fmtTime(f.time_s * 1e9) : '') +
+      d.textContent = 'rank ' + f.rank + ': ' + (f.how || f.kind) + (f.where ? ' at ' + f.where : '') +
+        (f.call && f.call.routine ? ' in ' + f.call.routine : '') + (f.time_s != null ? ', ' + fmtTime(f.time_s * 1e9) : '') +
         (f.time_s != null ? '  (click: show it on the timeline)' : '');
       if (when != null) {
         TL.marks.push({ rank: f.rank, t: when });

@@ -64,6 +64,16 @@ async function main() {
       await page.waitForTimeout(100);
       out.clicked.details = await page.textContent('#tl-details');
     }
+    // search: a routine, then a call site (file:line)
+    if (mode !== 'quick' && process.env.SEARCH) {
+      out.search = [];
+      for (const q of process.env.SEARCH.split(',')) {
+        await page.fill('#tl-search', q);
+        await page.waitForTimeout(50);
+        out.search.push([q, await page.textContent('#tl-found')]);
+      }
+      await page.fill('#tl-search', '');
+    }
     // zoom: the time scale before and after three steps in (keyboard)
     out.scale_before = await page.evaluate(() => window.mpilens.scale());
     await page.focus('#tl-canvas');

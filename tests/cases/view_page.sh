@@ -5,7 +5,8 @@
 # window.mpilens.stats() equals report --json's run.ranks, messages.matched
 # and messages.bytes; at "fit all" one line is drawn per message; zooming
 # in changes the time scale; clicking the first message shows its send's
-# file:line (the MPI_Isend line of view_phases.c); moving the network-load
+# file:line (the MPI_Isend line of view_phases.c); searching MPI_Isend or
+# that file:line finds the 12 MPI_Isend calls; moving the network-load
 # slider to two places gives line widths equal to the bytes per pair sent
 # in each interval (computed here from `mpilens export`'s slices) divided
 # by the bytes per pixel, and the two differ.  Open MPI and MPICH.
@@ -30,7 +31,7 @@ for impl in openmpi mpich; do
         { soft_fail "$impl: mpilens view failed: $(head -c 300 "$d/view.err")"; continue; }
     shots=$ROOT/build/tests/logs/view_page-$impl
     rm -rf "$shots"
-    check_page "$d/page.html" "$shots" >"$d/check.json" 2>"$d/check.err" ||
+    SEARCH="MPI_Isend,view_phases.c:$send_line" check_page "$d/page.html" "$shots" >"$d/check.json" 2>"$d/check.err" ||
         { soft_fail "$impl: the browser check failed: $(head -c 400 "$d/check.json" "$d/check.err")"; continue; }
     verdict=$(python3 - "$d/check.json" "$d/report.json" "$d/export.json" "$send_line" <<'PY'
 import json, sys
@@ -48,6 +49,8 @@ b, a = page["scale_before"], page["scale_after"]
 if not (a["t1"] - a["t0"] < (b["t1"] - b["t0"]) / 4 and a["labels"] != b["labels"]): bad.append("zooming in left the scale %s -> %s" % (b["labels"], a["labels"]))
 c = page.get("clicked") or {}
 if "view_phases.c:%s" % line not in c.get("details", ""): bad.append("clicking message 0 showed %r, not view_phases.c:%s" % (c.get("details"), line))
+if page.get("search") != [["MPI_Isend", "12 calls found"], ["view_phases.c:" + line, "12 calls found"]]:
+    bad.append("search found %s, expected 12 MPI_Isend calls" % page.get("search"))
 # the bytes per rank pair of the sends that started in each interval, from export's slices
 def ns(x):  # microseconds with 3 decimals, exactly
     s = ("%.3f" % x)
