@@ -345,7 +345,9 @@ function tlDraw() {
   const hl = TL.highlight;
   const paths = KINDS.map(() => new Path2D());
   const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
-  if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
+  TL.summary = null;
+  if (g.group > 1) drawGroups(ctx, g);
+  else if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
   else for (let r = g.ra; r < g.rb; r++) {
     const y = g.rowY(r) + (g.rowH - boxH) / 2;
     const end = D.rankStart[r + 1];
@@ -428,12 +430,109 @@ function tlDraw() {
   }
   ctx.fillText('elapsed', 4, 4);
   TL.labels = labels;
-  TL.canvas.dataset.note = g.group > 1 ? 'each row: ' + g.group + ' ranks' : '';
-  if (g.group > 1) {
+  let note = g.group > 1 ? 'each row: ' + g.group + ' ranks summarised (colour: their share of time per kind, ' +
+    'pale: computing; ' + fmtCount(drawnStats.aggregated) + ' messages drawn between rows of ranks; hover for shares)' : '';
+  if (drawnStats.hidden) note += (note ? '; ' : '') + fmtCount(drawnStats.hidden) + ' messages to or from ranks not shown';
+  TL.canvas.dataset.note = note;
+  if (note) {
     ctx.fillStyle = '#6d4c41';
-    ctx.fillText('each row: ' + g.group + ' ranks summarised (their calls and messages drawn together; ctrl+wheel or the ranks box shows fewer)', g.x0 + 4, AXIS - 14);
+    ctx.fillText(note + (g.group > 1 ? ' (ctrl+wheel or the ranks box shows fewer)' : ''), g.x0 + 4, AXIS - 14);
   }
   TL.frameMs = performance.now() - t_start;
+}
+
+// Rows that stand for several ranks: per row and pixel column, the time the
+// group spent in each call kind, from one pass over the window's calls;
+// drawn as one colour per cell, the kinds' colours mixed by their shares and
+// faded towards white by the share of computation (no call). The shares are
+// kept (TL.summary) for the hover text and window.mpilens.rowSummary().
+function groupShares(g) {
+  const npx = Math.max(1, Math.ceil(g.x1 - g.x0)), K = KINDS.length;
+  const acc = new Float64Array(g.rows * npx * K);
+  const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
+  const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
+  for (let r = g.ra; r < g.rb; r++) {
+    const base = Math.floor((r - g.ra) / g.group) * npx, end = D.rankStart[r + 1];
+    for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
+      const i = o[p];
+      let a = t0[i];
+      if (a > TL.t1) break;
+      let b = a + du[i];
+      if (b < TL.t0) continue;
+      a = Math.max(a, TL.t0); b = Math.min(b, TL.t1);
+      const fa = (a - TL.t0) / nsPerPx, fb = (b - TL.t0) / nsPerPx, k = kind[i];
+      const c0 = Math.min(npx - 1, Math.floor(fa)), c1 = Math.min(npx - 1, Math.floor(fb));
+      if (c0 === c1) { acc[(base + c0) * K + k] += b - a; continue; }
+      acc[(base + c0) * K + k] += (c0 + 1 - fa) * nsPerPx;
+      for (let c = c0 + 1; c < c1; c++) acc[(base + c) * K + k] += nsPerPx;
+      acc[(base + c1) * K + k] += (fb - c1) * nsPerPx;
+    }
+  }
+  return { acc, npx, nsPerPx, K };
+}
+
+const KIND_RGB = KIND_COLOURS.map(c => [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)));
+
+function drawGroups(ctx, g) {
+  const S = groupShares(g), { acc, npx, nsPerPx, K } = S;
+  TL.summary = S;
+  const H = Math.max(1, Math.round(g.rows * g.rowH));
+  const img = new ImageData(npx, H), px = img.data;
+  for (let row = 0; row < g.rows; row++) {
+    const r0 = g.ra + row * g.group, n = Math.min(g.rb, r0 + g.group) - r0;
+    const y0 = Math.round(row * g.rowH), y1 = Math.min(H, Math.round((row + 1) * g.rowH));
+    const full = n * nsPerPx;
+    for (let c = 0; c < npx; c++) {
+      const base = ((row * npx) + c) * K;
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += acc[base + k];
+      if (sum <= 0) continue;
+      const busy = Math.min(1, sum / full);
+      let R = 0, G = 0, B = 0;
+      for (let k = 0; k < K; k++) {
+        const f = acc[base + k] / sum;
+        if (f) { R += f * KIND_RGB[k][0]; G += f * KIND_RGB[k][1]; B += f * KIND_RGB[k][2]; }
+      }
+      // at least a third of the colour: a busy moment of a few ranks stays visible
+      const a = 0.33 + 0.67 * busy;
+      R = 255 - a * (255 - R); G = 255 - a * (255 - G); B = 255 - a * (255 - B);
+      for (let y = y0; y < y1; y++) {
+        const q = (y * npx + c) * 4;
+        px[q] = R; px[q + 1] = G; px[q + 2] = B; px[q + 3] = 255;
+      }
+    }
+  }
+  if (!TL.groupCanvas) TL.groupCanvas = document.createElement('canvas');
+  const oc = TL.groupCanvas;
+  oc.width = npx; oc.height = H;
+  oc.getContext('2d').putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(oc, g.x0, AXIS);
+}
+
+// What grouped row `row` does over columns [c0, c1) of the last drawing:
+// its ranks and the share of their time in each kind and in computation.
+function rowSummary(row, c0, c1) {
+  const g = TL.g, S = TL.summary;
+  if (!g || !S || row < 0 || row >= g.rows) return null;
+  const { acc, npx, nsPerPx, K } = S;
+  c0 = Math.max(0, c0 == null ? 0 : c0); c1 = Math.min(npx, c1 == null ? npx : c1);
+  const r0 = g.ra + row * g.group, r1 = Math.min(g.rb, r0 + g.group) - 1;
+  const ns = new Array(K).fill(0);
+  for (let c = c0; c < c1; c++) for (let k = 0; k < K; k++) ns[k] += acc[(row * npx + c) * K + k];
+  const total = (r1 - r0 + 1) * (c1 - c0) * nsPerPx;
+  const shares = {};
+  let mpi = 0;
+  for (let k = 0; k < K; k++) { shares[KINDS[k]] = total ? ns[k] / total : 0; mpi += ns[k]; }
+  shares.computation = total ? Math.max(0, 1 - mpi / total) : 0;
+  return { ranks: [r0, r1], t0: TL.t0 + c0 * nsPerPx, t1: TL.t0 + c1 * nsPerPx, mpi_ns: mpi, shares };
+}
+
+function summaryText(s) {
+  const parts = Object.entries(s.shares).filter(([, v]) => v >= 0.0005)
+    .sort((x, y) => y[1] - x[1]).map(([k, v]) => k + ' ' + (100 * v).toFixed(1) + '%');
+  return 'ranks ' + s.ranks[0] + '-' + s.ranks[1] + ' (' + (s.ranks[1] - s.ranks[0] + 1) + ' ranks summarised), ' +
+    fmtTime(s.t0) + ' to ' + fmtTime(s.t1) + ': ' + parts.join(', ');
 }
 
 // Zoomed out: per rank, the kind that fills most of each time bin
@@ -490,7 +589,7 @@ function drawMessages(ctx, g) {
   const small = D.ranks <= 1024;
   const last = crowded ? (small ? new Float64Array(D.ranks * D.ranks).fill(-1) : new Map()) : null;
   const seg = [];
-  let lines = 0, represented = 0;
+  let lines = 0, represented = 0, hidden = 0, aggregated = 0;
   const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
   const maxW = Math.max(1, Math.round(g.rowH * 0.8));
   // one path per sender row and width: few strokes however many lines
@@ -500,7 +599,8 @@ function drawMessages(ctx, g) {
     if (b < TL.t0) continue;
     const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
     const s = src[j], d = dst[j];
-    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) continue;
+    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) { hidden++; continue; }
+    if (g.group > 1) aggregated++;
     const lw = Math.min(Math.max(1, Math.round(by[j] / bpp)), maxW);
     represented++;
     if (crowded) {   // one line for the messages of a pair that start and end in the same 3 pixels
@@ -529,7 +629,7 @@ function drawMessages(ctx, g) {
     ctx.stroke(path);
   }
   TL.segs = seg;
-  drawnStats = { lines, represented, crowded };
+  drawnStats = { lines, represented, crowded, hidden, aggregated };
 }
 
 function tlPick(x, y) {
@@ -545,8 +645,14 @@ function tlPick(x, y) {
     const d = Math.hypot(ax + t * dx - x, ay + t * dy - y);
     if (d < bestD) { bestD = d; best = j; }
   }
-  if (best >= 0) return { msg: best };
   const row = g.rowOf(y);
+  if (g.group > 1 && row >= 0 && row < g.rows) {
+    // a summarised row says what its ranks do around the cursor (5 columns),
+    // then the message under the cursor if there is one
+    const c = Math.floor(x - g.x0), s = rowSummary(row, c - 2, c + 3);
+    if (s) return best >= 0 ? { group: s, msg: best } : { group: s };
+  }
+  if (best >= 0) return { msg: best };
   if (row < 0 || row >= g.rows) return null;
   const slack = 3 * (TL.t1 - TL.t0) / (g.x1 - g.x0), t = g.t(x);
   for (let r = g.ra + row * g.group; r < Math.min(g.rb, g.ra + (row + 1) * g.group); r++) {
@@ -590,8 +696,13 @@ function scheduleDraw() {
   requestAnimationFrame(() => { drawPending = false; tlDraw(); });
 }
 
+function pickText(p) {
+  if (p.group) return summaryText(p.group) + (p.msg != null ? '\n' + msgText(p.msg) : '');
+  return p.msg != null ? msgText(p.msg) : callText(p.call);
+}
+
 function showDetails(pick) {
-  $('tl-details').textContent = pick ? (pick.msg != null ? msgText(pick.msg) : callText(pick.call)) :
+  $('tl-details').textContent = pick ? pickText(pick) :
     'Click a call or a message.';
 }
 
@@ -662,7 +773,7 @@ function tlInit() {
     if (e.target !== c) { $('tl-tip').style.display = 'none'; return; }
     const p = tlPick(x, y), tip = $('tl-tip');
     if (!p) { tip.style.display = 'none'; return; }
-    tip.textContent = p.msg != null ? msgText(p.msg) : callText(p.call);
+    tip.textContent = pickText(p);
     tip.style.display = 'block';
     tip.style.left = Math.min(x + 14, r.width - tip.offsetWidth - 4) + 'px';
     tip.style.top = (y + 14) + 'px';
@@ -1061,7 +1172,9 @@ let READY = false;
 window.mpilens = Object.freeze({
   get ready() { return READY; },
   stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
-  drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, frame_ms: TL.frameMs, timing: D.timing }),
+  drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, hidden: drawnStats.hidden,
+    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, timing: D.timing }),
+  rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
   scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
   interval: () => { const [a, b] = ldInterval(); return { a, b }; },
   load: () => (LD.drawn || []).map(x => Object.assign({}, x)),

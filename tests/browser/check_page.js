@@ -46,6 +46,14 @@ async function main() {
     out.drawn = await page.evaluate(() => window.mpilens.drawn());
     out.scale_fit = await page.evaluate(() => window.mpilens.scale());
     out.axis_note = await page.evaluate(() => document.getElementById('tl-canvas').dataset.note || '');
+    if (out.scale_fit.group > 1) {
+      // a summarised row: what rowSummary says and what the hover shows
+      out.row_summary = await page.evaluate(() => window.mpilens.rowSummary(0));
+      const box = await page.locator('#tl-canvas').boundingBox();
+      await page.mouse.move(box.x + box.width / 2, box.y + 31);
+      out.row_hover = await page.textContent('#tl-tip');
+      await page.mouse.move(0, 0);
+    }
     await page.screenshot({ path: shots + '/timeline.png' });
     // the ranks box: ranks 0-15 only, then all again
     await page.fill('#tl-ranks', '0-15');

@@ -5,7 +5,11 @@
 # stands for several ranks, and the canvas says how many) and every message
 # of the run is represented at "fit all" (drawn, or merged into the line of
 # its rank pair on the same pixels); showing ranks 0-15 (the ranks box)
-# gives one row per rank.
+# gives one row per rank. A summarised row says what its ranks do: at fit
+# all, window.mpilens.rowSummary(0) covers ranks 0..N-1 and their time in MPI
+# calls equals report --json's mpi_ns + init_ns + finalize_ns of those ranks;
+# hovering on the row names its ranks and shares; the messages between
+# summarised rows are counted as drawn aggregated.
 # timeout: 300
 source "$ROOT/tests/browser/lib.sh"
 need_mpilens
@@ -27,6 +31,19 @@ if d.get("stats") != want: bad.append("stats %s, report %s" % (d.get("stats"), w
 if want["ranks"] != 2048 or want["messages"] < 10000: bad.append("the synthetic run is not what the test expects: %s" % want)
 if d["drawn"]["represented"] != want["messages"]: bad.append("%s messages represented at fit all of %s" % (d["drawn"]["represented"], want["messages"]))
 if d["scale_fit"]["group"] <= 1 or "ranks" not in d["axis_note"]: bad.append("rows not summarised: group %s, note %r" % (d["scale_fit"]["group"], d["axis_note"]))
+rs = d.get("row_summary")
+if not rs: bad.append("no rowSummary(0) for a summarised row")
+else:
+    a, b = rs["ranks"]
+    if [a, b] != [0, d["scale_fit"]["group"] - 1]: bad.append("row 0 stands for ranks %s, group %s" % (rs["ranks"], d["scale_fit"]["group"]))
+    want_ns = sum(x["mpi_ns"] + x["init_ns"] + x["finalize_ns"] for x in rep["ranks"][a:b + 1])
+    if abs(rs["mpi_ns"] - want_ns) > 1e-6 * want_ns + 1: bad.append("row 0: %s ns in MPI, report says %s" % (rs["mpi_ns"], want_ns))
+    sh = rs["shares"]
+    if abs(sum(sh.values()) - 1) > 1e-6 or sh["wait/test"] <= 0 or sh["computation"] <= 0: bad.append("row 0 shares %s" % sh)
+    hv = d.get("row_hover") or ""
+    if not hv.startswith("ranks %d-%d (%d ranks summarised)" % (a, b, b - a + 1)) or "%" not in hv: bad.append("hover on row 0: %r" % hv[:200])
+if d["drawn"]["aggregated"] != want["messages"] or "messages drawn between rows of ranks" not in d["axis_note"]:
+    bad.append("aggregated messages %s of %s, note %r" % (d["drawn"]["aggregated"], want["messages"], d["axis_note"]))
 sr = d["scale_ranks"]
 if sr["ranks"] != [0, 16] or sr["group"] != 1: bad.append("ranks 0-15 shown as %s, %s ranks per row" % (sr["ranks"], sr["group"]))
 print("; ".join(bad) if bad else "ok")
