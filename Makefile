@@ -59,9 +59,15 @@ $(B)/obj/tool/demangle.o: format/demangle.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(CFLAGS) $(WARN) -c -o $@ $<
 
-$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR) $(B)/obj/tool/demangle.o
+# The page of `mpilens view`: views/ inlined into one C file (never committed)
+VIEW_SRC := $(wildcard views/*.html) $(wildcard views/*.js) $(wildcard views/*.css)
+$(B)/gen/views.c: views/embed.py $(VIEW_SRC)
 	@mkdir -p $(dir $@)
-	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) $(B)/obj/tool/demangle.o -ldw -lelf -lm -lstdc++ $(OTF2_LIBS)
+	$(PYTHON) views/embed.py views $@
+
+$(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR) $(B)/obj/tool/demangle.o $(B)/gen/views.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) $(B)/gen/views.c $(B)/obj/tool/demangle.o -ldw -lelf -lm -lz -lstdc++ $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)

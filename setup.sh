@@ -14,9 +14,9 @@ cd "$(dirname "$0")"
 
 # what building mpilens and running the example need
 PKGS=(build-essential python3 pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
-      libdw-dev libelf-dev libotf2-trace-dev)
-# what only the test suite uses (real programs, tools the cases call)
-TEST_PKGS=(otf2-tools vite valgrind clang lammps lammps-examples hpcc python3-mpi4py strace)
+      libdw-dev libelf-dev libotf2-trace-dev zlib1g-dev)
+# what only the test suite uses (real programs, tools the cases call, the browser of the view tests)
+TEST_PKGS=(otf2-tools vite valgrind clang lammps lammps-examples hpcc python3-mpi4py strace chromium nodejs)
 
 say() { echo "setup: $*" >&2; }
 
@@ -55,6 +55,17 @@ build() {
     say "built build/bin/mpilens and build/lib/mpilens/"
 }
 
+browser() {
+    # playwright-core (pinned in tests/browser/package-lock.json) drives
+    # Debian's chromium in the tests of `mpilens view` (Debian's npm only
+    # where the nodejs installed brings none)
+    if ! command -v npm >/dev/null; then
+        deps npm
+    fi
+    [ -d tests/browser/node_modules/playwright-core ] ||
+        (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
+
 mpi_env() {
     # Open MPI refuses to run as root without these; harmless otherwise.
     if [ "$(id -u)" -eq 0 ]; then
@@ -87,6 +98,7 @@ example)
 test)
     deps "${PKGS[@]}" "${TEST_PKGS[@]}"
     build
+    browser
     mpi_env
     exec tests/run "${@:2}" ;;
 *)

@@ -458,4 +458,48 @@ uint64_t an_profile_calls(const struct an_profile *p);
 /* Rank 0's-clock span of the run: first call start to last call end. */
 void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
 
+/* ---- the page of `mpilens view` (viewdata.c) ----------------------------
+ * Every call, matched message and collective instance of one pass as
+ * columns of LEB128 integers ("s": zigzag; "d": difference to the previous
+ * value of the column, zigzag), times in ns since the run's earliest call. */
+
+enum an_view_kind { AN_VIEW_OTHER, AN_VIEW_P2P, AN_VIEW_COLL, AN_VIEW_WAIT, AN_VIEW_RMA, AN_VIEW_IO };
+
+enum an_view_col {
+    /* calls, in stream order: world rank, start (s: time since the end of
+     * the rank's previous call, or since time 0), duration, routine
+     * (an_run.names), kind, call site (0 none, else an_view_site(i - 1)),
+     * communicator (0 none, else an_comm id + 1), peer (0 none, 1
+     * MPI_ANY_SOURCE, 2 MPI_PROC_NULL, 3 unknown, else world rank + 4),
+     * tag (s: 0 none, else tag + 1), bytes, datatype (0 none, else
+     * an_view_type(i - 1)), repeats (polls folded into this call) */
+    AN_VC_RANK, AN_VC_T0, AN_VC_DUR, AN_VC_NAME, AN_VC_KIND, AN_VC_SITE, AN_VC_COMM,
+    AN_VC_PEER, AN_VC_TAG, AN_VC_BYTES, AN_VC_TYPE, AN_VC_REPEAT,
+    /* matched messages: sender, receiver, send start (d), receive
+     * completion minus send start (s), bytes, tag (s), communicator + 1 */
+    AN_VM_SRC, AN_VM_DST, AN_VM_TS, AN_VM_LAT, AN_VM_BYTES, AN_VM_TAG, AN_VM_COMM,
+    /* collective instances: communicator + 1, routine, first arrival (d),
+     * latest end minus first arrival (s), members, bytes */
+    AN_VK_COMM, AN_VK_NAME, AN_VK_FIRST, AN_VK_LEN, AN_VK_MEMBERS, AN_VK_BYTES,
+    AN_VIEW_NCOLS
+};
+
+struct an_view_counts {
+    uint64_t calls, calls_repeated, messages, bytes, colls;
+    int64_t origin;           /* aligned ns of time 0 */
+    int64_t last;             /* latest call end, ns since origin */
+    unsigned sites, types;
+};
+
+struct an_view;
+struct an_view *an_view_new(struct an_run *run);
+struct an_sink an_view_sink(struct an_view *v);
+/* After the pass: names the call sites (where) and datatypes.  0 or -1 (memory). */
+int an_view_finish(struct an_view *v, an_site_namer where);
+const uint8_t *an_view_column(const struct an_view *v, int col, size_t *len);
+const struct an_view_counts *an_view_counts(const struct an_view *v);
+const char *an_view_site(const struct an_view *v, unsigned i);
+const char *an_view_type(const struct an_view *v, unsigned i);
+void an_view_free(struct an_view *v);
+
 #endif

@@ -15,6 +15,7 @@ int cmd_run(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Failure diagnosis of run directory `dir` (or one rank file), to `out`
  * (tool/diag.c): each failed rank with how, where and when; what the other

@@ -1,0 +1,363 @@
+/*
+ * view.c — `mpilens view DIR [-o app.html]`: one self-contained HTML page
+ * showing a recorded run (message timeline, network load, communication
+ * matrix, summary).  The page's source is views/ (HTML, CSS, JavaScript),
+ * put into this binary at build time (build/gen/views.c); this file writes
+ * it with the run's data inside: a JSON object of names, profile and
+ * diagnosis, and the call/message/collective columns of analysis/viewdata.c
+ * compressed (raw deflate) and in base64, which the page inflates with the
+ * browser's DecompressionStream.  Nothing is fetched when the page opens.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "analysis.h"
+#include "json_out.h"
+#include "symbols.h"
+#include "tool.h"
+
+/* build/gen/views.c: the page around the data */
+extern const char ml_view_head[], ml_view_tail[];
+
+/* ---- writing ------------------------------------------------------------------ */
+
+/* Text into a <script> element: "</" would end it. */
+static void put_script_text(FILE *o, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<' && i + 1 < n && s[i + 1] == '/') {
+            fputs("<\\/", o);
+            i++;
+        } else {
+            putc(s[i], o);
+        }
+    }
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static void put_base64(FILE *o, const uint8_t *p, size_t n)
+{
+    char line[4 * 1024 + 4];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n) v |= p[i + 2];
+        line[k++] = b64[v >> 18 & 63];
+        line[k++] = b64[v >> 12 & 63];
+        line[k++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+        line[k++] = i + 2 < n ? b64[v & 63] : '=';
+        if (k >= sizeof line - 4) {
+            fwrite(line, 1, k, o);
+            k = 0;
+        }
+    }
+    fwrite(line, 1, k, o);
+}
+
+/* Deflate n bytes of p (finish: end the stream) into the growing *buf. */
+static int deflate_more(z_stream *z, const uint8_t *p, size_t n, int finish, uint8_t **buf, size_t *len, size_t *cap)
+{
+    z->next_in = (Bytef *)p;
+    z->avail_in = (uInt)n;
+    for (;;) {
+        if (*cap - *len < 65536) {
+            size_t nc = *cap ? *cap * 2 : 1 << 20;
+            uint8_t *nb = realloc(*buf, nc);
+            if (!nb) return -1;
+            *buf = nb;
+            *cap = nc;
+        }
+        z->next_out = *buf + *len;
+        z->avail_out = (uInt)(*cap - *len);
+        int zr = deflate(z, finish ? Z_FINISH : Z_NO_FLUSH);
+        *len = *cap - z->avail_out;
+        if (zr == Z_STREAM_ERROR) return -1;
+        if (finish ? zr == Z_STREAM_END : (z->avail_in == 0 && z->avail_out > 0)) return 0;
+    }
+}
+
+/* All columns, each preceded by its length (LEB128), deflated (raw). */
+static int pack_columns(const struct an_view *v, uint8_t **out, size_t *outlen, size_t *rawlen)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    uint8_t *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    *rawlen = 0;
+    for (int c = 0; c < AN_VIEW_NCOLS && rc == 0; c++) {
+        uint8_t hdr[10];
+        size_t len = 0, hl = 0;
+        const uint8_t *p = an_view_column(v, c, &len);
+        uint64_t l = len;
+        do {
+            hdr[hl++] = (uint8_t)((l & 0x7f) | (l >= 0x80 ? 0x80 : 0));
+            l >>= 7;
+        } while (l);
+        rc = deflate_more(&z, hdr, hl, 0, &buf, &n, &cap);
+        /* in pieces: avail_in is 32 bits */
+        for (size_t off = 0; rc == 0 && off < len; off += 1u << 30)
+            rc = deflate_more(&z, p + off, len - off < (1u << 30) ? len - off : 1u << 30, 0, &buf, &n, &cap);
+        *rawlen += hl + len;
+    }
+    if (rc == 0) rc = deflate_more(&z, NULL, 0, 1, &buf, &n, &cap);
+    deflateEnd(&z);
+    if (rc != 0) {
+        free(buf);
+        return -1;
+    }
+    *out = buf;
+    *outlen = n;
+    return 0;
+}
+
+/* The run's metadata as one JSON object (names, profile, diagnosis). */
+static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
+                     const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw)
+{
+    const struct an_view_counts *c = an_view_counts(v);
+    fputs("{\"mpilens_view\":1,\"dir\":", o);
+    json_str(o, dir);
+    fputs(",\"exe\":", o);
+    json_str(o, run->exe);
+    fputs(",\"mpi\":", o);
+    json_str(o, run->mpi_version);
+    fprintf(o, ",\"ranks\":%d,\"ranks_read\":%u,\"rank_files\":%u", run->size, run->n, run->nfiles);
+    fprintf(o, ",\"calls\":%" PRIu64 ",\"calls_repeated\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"bytes\":%" PRIu64
+               ",\"colls\":%" PRIu64 ",\"origin_ns\":%" PRId64 ",\"last_ns\":%" PRId64 ",\"packed\":%zu,\"raw\":%zu",
+            c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, c->origin, c->last, packed, raw);
+    int64_t first, last;
+    an_run_span(run, &first, &last);
+    fprintf(o, ",\"diag_origin_ns\":%" PRId64, first == INT64_MAX ? c->origin : first);
+    const struct an_match_stats *st = &res->stats;
+    fprintf(o, ",\"match\":{\"unmatched_sends\":%" PRIu64 ",\"unmatched_receives\":%" PRIu64
+               ",\"pending_receives\":%" PRIu64 ",\"coll_incomplete\":%" PRIu64 ",\"repaired\":%" PRIu64 "}",
+            st->unmatched_sends, st->unmatched_recvs, st->pending_recvs, st->coll_incomplete, res->repair_steps);
+    fputs(",\"rank_list\":[", o);
+    for (unsigned i = 0; i < run->n; i++) {
+        const struct an_rank *r = &run->ranks[i];
+        fprintf(o, "%s{\"rank\":%d,\"host\":", i ? "," : "", r->rank);
+        json_str(o, mlr_host(r->f));
+        fprintf(o, ",\"pid\":%d}", mlr_header(r->f)->pid);
+    }
+    fputs("],\"names\":[", o);
+    for (unsigned i = 0; i < run->nnames; i++) {
+        if (i) putc(',', o);
+        json_str(o, run->names[i]);
+    }
+    fputs("],\"sites\":[", o);
+    for (unsigned i = 0; i < c->sites; i++) {
+        if (i) putc(',', o);
+        json_str(o, an_view_site(v, i));
+    }
+    fputs("],\"types\":[", o);
+    for (unsigned i = 0; i < c->types; i++) {
+        if (i) putc(',', o);
+        json_str(o, an_view_type(v, i));
+    }
+    fputs("],\"comms\":[", o);
+    for (unsigned i = 0; i < run->ncomms; i++) {
+        const struct an_comm *cm = &run->comms[i];
+        char name[160];
+        an_comm_name(run, i, name, sizeof name);
+        fprintf(o, "%s{\"name\":", i ? "," : "");
+        json_str(o, name);
+        fprintf(o, ",\"size\":%u,\"world\":%d,\"members\":", cm->size, cm->world);
+        if (cm->members && cm->size <= 16384) {
+            putc('[', o);
+            for (uint32_t k = 0; k < cm->size; k++) fprintf(o, "%s%d", k ? "," : "", cm->members[k]);
+            putc(']', o);
+        } else {
+            fputs("null", o);
+        }
+        putc('}', o);
+    }
+    fputs("],\"problems\":[", o);
+    int k = 0;
+    for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {
+        if (k++) putc(',', o);
+        json_str(o, p);
+    }
+    fputs("]", o);
+    /* the profile of `report`, for the summary */
+    unsigned n;
+    const struct an_rank_prof *rp = an_profile_ranks(prof, &n);
+    fputs(",\"prof_ranks\":[", o);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s{\"rank\":%d,\"app\":%" PRId64 ",\"mpi\":%" PRId64 ",\"calls\":%" PRIu64 "}", i ? "," : "",
+                rp[i].rank, rp[i].app, rp[i].mpi, rp[i].calls);
+    const struct an_routine_prof *ro = an_profile_routines(prof, &n);
+    fputs("],\"prof_routines\":[", o);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%s{\"name\":%u,\"calls\":%" PRIu64 ",\"total\":%" PRId64 ",\"max\":%" PRId64 ",\"bytes\":%" PRIu64 "}",
+                i ? "," : "", ro[i].name, ro[i].all.calls, ro[i].all.total, ro[i].all.max, ro[i].all.bytes);
+    const struct an_site_prof *sp = an_profile_sites(prof, &n);
+    fputs("],\"prof_sites\":[", o);
+    for (unsigned i = 0; i < n && i < 50; i++) {
+        fprintf(o, "%s{\"where\":", i ? "," : "");
+        json_str(o, sp[i].where ? sp[i].where : "(unknown)");
+        fprintf(o, ",\"name\":%u,\"calls\":%" PRIu64 ",\"total\":%" PRId64 ",\"bytes\":%" PRIu64 "}", sp[i].name,
+                sp[i].all.calls, sp[i].all.total, sp[i].all.bytes);
+    }
+    uint64_t cnt[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS];
+    an_profile_sizes(prof, cnt, by);
+    fputs("],\"sizes\":[", o);
+    for (int i = 0; i < AN_SIZE_BUCKETS; i++) fprintf(o, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", cnt[i], by[i]);
+    fputs("],\"diagnosis\":", o);
+    /* the failure diagnosis of `report --json --failures` */
+    char *d = NULL;
+    size_t dl = 0;
+    FILE *m = open_memstream(&d, &dl);
+    int dr = m ? diag_json(dir, m, 1) : -1;
+    if (m) fclose(m);
+    if (dr >= 0 && d && dl) fwrite(d, 1, dl, o);
+    else fputs("null", o);
+    free(d);
+    fputs("}", o);
+}
+
+static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page)
+{
+    struct an_profile *prof = an_profile_new(run);
+    struct an_view *v = an_view_new(run);
+    struct an_result res;
+    memset(&res, 0, sizeof res);
+    int rc = -1;
+    if (!prof || !v) goto out;
+    struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
+    if (an_analyse(run, &ps, &vs, progress, &res) != 0) goto out;
+    if (an_profile_finish(prof, sym_site) != 0 || an_view_finish(v, sym_site) != 0) goto out;
+    uint8_t *packed = NULL;
+    size_t plen = 0, raw = 0;
+    if (pack_columns(v, &packed, &plen, &raw) != 0) goto out;
+    char *meta = NULL;
+    size_t mlen = 0;
+    FILE *m = open_memstream(&meta, &mlen);
+    if (!m) {
+        free(packed);
+        goto out;
+    }
+    put_meta(m, dir, run, v, prof, &res, plen, raw);
+    fclose(m);
+    fputs(ml_view_head, o);
+    fputs("<script type=\"application/json\" id=\"mpilens-meta\">", o);
+    put_script_text(o, meta, mlen);
+    fputs("</script>\n<script type=\"application/octet-stream\" id=\"mpilens-data\">", o);
+    put_base64(o, packed, plen);
+    fputs("</script>\n", o);
+    fputs(ml_view_tail, o);
+    free(meta);
+    free(packed);
+    *msgs = an_view_counts(v)->messages;
+    *page = plen;
+    rc = 0;
+out:
+    an_result_free(&res);
+    an_view_free(v);
+    if (prof) an_profile_free(prof);
+    return rc;
+}
+
+/* ---- the verb ----------------------------------------------------------------- */
+
+static void help(FILE *out)
+{
+    fprintf(out,
+            "usage: mpilens view DIR [-o FILE.html]\n\n"
+            "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
+            "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
+            "and pan), the network load between ranks over a chosen interval, the\n"
+            "communication matrix and a summary (time per rank and routine, top call sites,\n"
+            "message sizes, the failure diagnosis).  It opens from a file in Chromium or\n"
+            "Firefox and fetches nothing: scripts, styles and data are inside.\n\n"
+            "  -o, --output F   where to write (default: <run>.html); an existing file is\n"
+            "                   never overwritten\n"
+            "  --serve          serve the page from a local web server: not yet available\n"
+            "  -q, --quiet      no progress line\n"
+            "  -h, --help       this text\n");
+}
+
+int cmd_view(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+        {"serve", no_argument, 0, 'S'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *outpath = NULL;
+    int progress = 1, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': outpath = optarg; break;
+        case 'q': progress = 0; break;
+        case 'S':
+            fprintf(stderr, "mpilens view: --serve is not available yet; write the page with -o FILE.html\n");
+            return 2;
+        case 'h': help(stdout); return 0;
+        default: help(stderr); return 2;
+        }
+    }
+    if (optind != argc - 1) {
+        fprintf(stderr, "mpilens view: give one run directory, e.g. 'mpilens view mpilens-app-1234/ -o app.html'\n");
+        return 2;
+    }
+    const char *dir = argv[optind];
+    char def[4096];
+    if (!outpath) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s", dir);
+        size_t l = strlen(tmp);
+        while (l > 1 && tmp[l - 1] == '/') tmp[--l] = 0;
+        const char *b = strrchr(tmp, '/');
+        snprintf(def, sizeof def, "%s.html", b ? b + 1 : tmp);
+        outpath = def;
+    }
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        fprintf(stderr, "mpilens view: %s: %s (give the directory the run wrote, e.g. mpilens-app-1234/)\n", dir,
+                strerror(errno));
+        return 1;
+    }
+    struct an_run run;
+    if (an_run_open(dir, &run) != 0) {
+        const char *p = an_run_problem(&run, NULL);
+        fprintf(stderr, "mpilens view: %s: not a run directory (%s)\n", dir, p ? p : "no readable rank file");
+        an_run_close(&run);
+        return 1;
+    }
+    for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+        if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
+    int fd = strcmp(outpath, "-") == 0 ? 1 : open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
+                errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+        an_run_close(&run);
+        return 1;
+    }
+    FILE *o = fd == 1 ? stdout : fdopen(fd, "w");
+    uint64_t msgs = 0;
+    size_t page = 0;
+    int rc = o ? view_write(o, dir, &run, progress, &msgs, &page) : -1;
+    if (o && o != stdout && fclose(o) != 0) rc = -1;
+    if (rc != 0) {
+        fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
+        if (fd != 1) unlink(outpath);   /* no half-written page left behind */
+    } else if (progress && fd != 1) {
+        fprintf(stderr, "mpilens view: wrote %s (%" PRIu64 " messages on %d ranks); open it in a browser\n", outpath,
+                msgs, run.size);
+    }
+    an_run_close(&run);
+    sym_cleanup();
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,1184 @@
+// view.js — the page of `mpilens view`: decodes the run's data (written by
+// tool/view.c from analysis/viewdata.c) and draws four views on canvases:
+// message timings, network load, communication matrix, summary.
+// Nothing is fetched: the data is in the page (#mpilens-meta, #mpilens-data).
+//
+// The timeline draws in layers (rows, collectives, calls, messages,
+// markers, overlays): an extra layer (for example a critical path) is a
+// function pushed onto TL.overlays, called with (ctx, geometry) after the
+// others.
+'use strict';
+
+const KINDS = ['other', 'point-to-point', 'collective', 'wait/test', 'one-sided', 'I/O'];
+const KIND_COLOURS = ['#9e9e9e', '#1e88e5', '#fb8c00', '#e53935', '#8e24aa', '#43a047'];
+
+const D = {};          // the run: meta and decoded columns
+const TL = { overlays: [], marks: [] };  // timeline state
+const LD = {};         // network load state
+let drawnStats = { lines: 0, represented: 0 };
+
+// ---- helpers -----------------------------------------------------------------
+
+function $(id) { return document.getElementById(id); }
+
+function rankColour(r) {
+  return 'hsl(' + ((r * 137.508) % 360).toFixed(1) + ',65%,' + (r % 2 ? 40 : 50) + '%)';
+}
+
+function fmtTime(ns) {
+  const a = Math.abs(ns);
+  if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e10 ? 2 : 3) + ' s';
+  if (a >= 1e6) return (ns / 1e6).toFixed(a >= 1e7 ? 2 : 3) + ' ms';
+  if (a >= 1e3) return (ns / 1e3).toFixed(a >= 1e4 ? 2 : 3) + ' µs';
+  return ns.toFixed(0) + ' ns';
+}
+
+function fmtBytes(b) {
+  if (b >= 1 << 30) return (b / (1 << 30)).toFixed(2) + ' GiB';
+  if (b >= 1 << 20) return (b / (1 << 20)).toFixed(2) + ' MiB';
+  if (b >= 1 << 10) return (b / (1 << 10)).toFixed(2) + ' KiB';
+  return b + ' B';
+}
+
+function fmtCount(n) { return n.toLocaleString('en-US'); }
+
+function setupCanvas(c) {
+  const r = c.getBoundingClientRect();
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(1, Math.round(r.width)), h = Math.max(1, Math.round(r.height));
+  if (c.width !== Math.round(w * dpr) || c.height !== Math.round(h * dpr)) {
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+  }
+  const ctx = c.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { ctx, w, h };
+}
+
+// ---- decoding ----------------------------------------------------------------
+
+// n LEB128 integers from buf at pos; mode 0 unsigned, 1 zigzag, 2 zigzag
+// differences (running sum).  Returns the position after them.
+function decode(buf, pos, end, n, out, mode) {
+  let acc = 0;
+  for (let i = 0; i < n; i++) {
+    let b = buf[pos++], v = b & 127;
+    if (b & 128) {
+      let mul = 128;
+      do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+    }
+    if (mode) {
+      v = (v % 2) ? -(v + 1) / 2 : v / 2;
+      if (mode === 2) { acc += v; v = acc; }
+    }
+    out[i] = v;
+  }
+  if (pos > end) throw new Error('data column overruns its length');
+  return pos;
+}
+
+function base64Bytes(s) {
+  const bin = atob(s.replace(/\s+/g, ''));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function loadData() {
+  const tA = performance.now();
+  const meta = JSON.parse($('mpilens-meta').textContent);
+  Object.assign(D, { meta });
+  const packed = base64Bytes($('mpilens-data').textContent);
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  const buf = new Uint8Array(await new Response(stream).arrayBuffer());
+  const tB = performance.now();
+  const nc = meta.calls, nm = meta.messages, nk = meta.colls;
+  // column order: analysis/analysis.h, enum an_view_col
+  const spec = [
+    ['c_rank', Int32Array, nc, 0], ['c_t0', Float64Array, nc, 1], ['c_dur', Float64Array, nc, 0],
+    ['c_name', Uint16Array, nc, 0], ['c_kind', Uint8Array, nc, 0], ['c_site', Int32Array, nc, 0],
+    ['c_comm', Int32Array, nc, 0], ['c_peer', Int32Array, nc, 0], ['c_tag', Int32Array, nc, 1],
+    ['c_bytes', Float64Array, nc, 0], ['c_type', Int32Array, nc, 0], ['c_repeat', Uint32Array, nc, 0],
+    ['m_src', Int32Array, nm, 0], ['m_dst', Int32Array, nm, 0], ['m_ts', Float64Array, nm, 2],
+    ['m_lat', Float64Array, nm, 1], ['m_bytes', Float64Array, nm, 0], ['m_tag', Int32Array, nm, 1],
+    ['m_comm', Int32Array, nm, 0],
+    ['k_comm', Int32Array, nk, 0], ['k_name', Uint16Array, nk, 0], ['k_first', Float64Array, nk, 2],
+    ['k_len', Float64Array, nk, 1], ['k_members', Uint32Array, nk, 0], ['k_bytes', Float64Array, nk, 0],
+  ];
+  let pos = 0;
+  // decode() always writes a Float64Array (one shape: it stays fast), then
+  // the values go to the column's own type
+  const scratch = new Float64Array(Math.max(nc, nm, nk, 1));
+  for (const [name, T, n, mode] of spec) {
+    const len = new Float64Array(1);
+    pos = decode(buf, pos, buf.length, 1, len, 0);
+    const end = pos + len[0];
+    decode(buf, pos, end, n, scratch, mode);
+    pos = end;
+    D[name] = T === Float64Array ? scratch.slice(0, n) : new T(scratch.subarray(0, n));
+  }
+  // a call's start is stored as the time since its rank's previous call ended
+  const prevEnd = new Float64Array(Math.max(meta.ranks, 1));
+  for (let i = 0; i < nc; i++) {
+    const r = D.c_rank[i], t = prevEnd[r] + D.c_t0[i];
+    D.c_t0[i] = t;
+    prevEnd[r] = t + D.c_dur[i];
+  }
+  const tC = performance.now();
+  index();
+  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC };
+}
+
+// Per rank: its calls in time order; messages in send order.
+function index() {
+  const m = D.meta, nc = m.calls, nm = m.messages;
+  const ranks = Math.max(m.ranks, 1);
+  D.ranks = ranks;
+  const count = new Int32Array(ranks + 1);
+  for (let i = 0; i < nc; i++) count[D.c_rank[i] + 1]++;
+  for (let r = 0; r < ranks; r++) count[r + 1] += count[r];
+  const order = new Int32Array(nc), fill = count.slice(0, ranks);
+  for (let i = 0; i < nc; i++) order[fill[D.c_rank[i]]++] = i;
+  D.rankStart = count;
+  D.rankCalls = order;
+  // per rank the longest call: the search for the first call in a window
+  D.rankMaxDur = new Float64Array(ranks);
+  for (let i = 0; i < nc; i++) {
+    const r = D.c_rank[i];
+    if (D.c_dur[i] > D.rankMaxDur[r]) D.rankMaxDur[r] = D.c_dur[i];
+  }
+  const mo = new Int32Array(nm);
+  for (let i = 0; i < nm; i++) mo[i] = i;
+  const ts = D.m_ts;
+  let sorted = true;
+  for (let i = 1; i < nm; i++) if (ts[i] < ts[i - 1]) { sorted = false; break; }
+  if (!sorted) sortByTime(mo, ts);
+  D.msgOrder = mo;
+  D.msgTsSorted = new Float64Array(nm);
+  let maxLat = 0;
+  for (let i = 0; i < nm; i++) {
+    D.msgTsSorted[i] = ts[mo[i]];
+    if (D.m_lat[i] > maxLat) maxLat = D.m_lat[i];
+  }
+  D.maxLat = maxLat;
+  let span = m.last_ns;
+  for (let i = 0; i < nm; i++) span = Math.max(span, ts[i] + D.m_lat[i]);
+  D.span = Math.max(span, 1);
+  let bytes = 0;
+  for (let i = 0; i < nm; i++) bytes += D.m_bytes[i];
+  D.bytes = bytes;
+  buildBins();
+}
+
+// order (indices) sorted by t[order[i]]: bucketed by time, then an
+// insertion sort that only moves messages within their bucket
+function sortByTime(order, t) {
+  const n = order.length;
+  let min = Infinity, max = -Infinity;
+  for (let i = 0; i < n; i++) { if (t[i] < min) min = t[i]; if (t[i] > max) max = t[i]; }
+  const B = Math.max(1, n), f = B / (max - min + 1);
+  const cnt = new Int32Array(B + 1);
+  for (let i = 0; i < n; i++) cnt[Math.floor((t[i] - min) * f) + 1]++;
+  for (let b = 0; b < B; b++) cnt[b + 1] += cnt[b];
+  for (let i = 0; i < n; i++) order[cnt[Math.floor((t[i] - min) * f)]++] = i;
+  for (let i = 1; i < n; i++) {
+    const v = order[i], tv = t[v];
+    let j = i - 1;
+    while (j >= 0 && t[order[j]] > tv) { order[j + 1] = order[j]; j--; }
+    order[j + 1] = v;
+  }
+}
+
+// first index i in sorted array a (length n) with a[i] >= v
+function lowerBound(a, lo, hi, v) {
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// first call of rank r (position in rankCalls) that starts at or after t
+function firstCallAt(r, t) {
+  let lo = D.rankStart[r], hi = D.rankStart[r + 1];
+  const o = D.rankCalls, t0 = D.c_t0;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (t0[o[mid]] < t) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+// the call of rank r running at time t (or nearest within slack), -1 if none
+function callAt(r, t, slack) {
+  if (r < 0 || r >= D.ranks) return -1;
+  let p = firstCallAt(r, t - D.rankMaxDur[r] - slack);
+  const end = D.rankStart[r + 1], o = D.rankCalls;
+  let best = -1, bestD = Infinity;
+  for (; p < end; p++) {
+    const i = o[p], a = D.c_t0[i], b = a + D.c_dur[i];
+    if (a > t + slack) break;
+    const d = t < a ? a - t : (t > b ? t - b : 0);
+    if (d <= slack && d < bestD) { best = i; bestD = d; }
+  }
+  return best;
+}
+
+function siteName(s) { return s > 0 ? D.meta.sites[s - 1] : '(unknown)'; }
+function routineName(n) { return D.meta.names[n] || '?'; }
+function commName(c) { return c > 0 && D.meta.comms[c - 1] ? D.meta.comms[c - 1].name : '-'; }
+function peerName(p) {
+  return p === 0 ? '-' : p === 1 ? 'MPI_ANY_SOURCE' : p === 2 ? 'MPI_PROC_NULL' : p === 3 ? '(unknown)' : 'rank ' + (p - 4);
+}
+
+function callText(i) {
+  const lines = [
+    routineName(D.c_name[i]) + '  (' + KINDS[D.c_kind[i]] + ')  on rank ' + D.c_rank[i],
+    'at        ' + siteName(D.c_site[i]),
+    'start     ' + fmtTime(D.c_t0[i]) + '   end ' + fmtTime(D.c_t0[i] + D.c_dur[i]) +
+      '   duration ' + fmtTime(D.c_dur[i]),
+  ];
+  if (D.c_comm[i]) lines.push('comm      ' + commName(D.c_comm[i]));
+  if (D.c_peer[i]) lines.push((D.c_kind[i] === 2 ? 'root      ' : 'peer      ') + peerName(D.c_peer[i]));
+  if (D.c_tag[i]) lines.push('tag       ' + (D.c_tag[i] - 1));
+  if (D.c_kind[i] === 1 || D.c_kind[i] === 2 || D.c_bytes[i]) lines.push('bytes     ' + fmtCount(D.c_bytes[i]));
+  if (D.c_type[i]) lines.push('datatype  ' + D.meta.types[D.c_type[i] - 1]);
+  if (D.c_repeat[i]) lines.push('calls     ' + (D.c_repeat[i] + 1) + ' (a run of equal polls)');
+  return lines.join('\n');
+}
+
+function msgText(j) {
+  const s = D.m_src[j], d = D.m_dst[j], ts = D.m_ts[j], tr = ts + D.m_lat[j];
+  const sc = callAt(s, ts, 0), rc = callAt(d, tr, 0);
+  const lines = [
+    'message rank ' + s + ' -> rank ' + d + ', ' + fmtCount(D.m_bytes[j]) + ' bytes, tag ' + D.m_tag[j] +
+      ', comm ' + commName(D.m_comm[j]),
+    'send      ' + (sc >= 0 ? routineName(D.c_name[sc]) + ' at ' + siteName(D.c_site[sc]) : '?') +
+      '  started ' + fmtTime(ts),
+    'receive   ' + (rc >= 0 ? routineName(D.c_name[rc]) + ' at ' + siteName(D.c_site[rc]) : '?') +
+      '  completed ' + fmtTime(tr),
+  ];
+  if (sc >= 0 && D.c_type[sc]) lines.push('datatype  ' + D.meta.types[D.c_type[sc] - 1]);
+  lines.push('in flight ' + fmtTime(tr - ts));
+  return lines.join('\n');
+}
+
+// ---- timeline ------------------------------------------------------------------
+
+const AXIS = 30, LABEL = 78;
+
+function tlGeometry(w, h) {
+  const ra = TL.ra, n = TL.rb - TL.ra, avail = Math.max(h - AXIS - 4, 10);
+  const group = Math.max(1, Math.ceil(n * 3 / avail));   // ranks per row when rows under 3 px
+  const rows = Math.ceil(n / group);
+  const rowH = Math.min(40, avail / rows);
+  return {
+    w, h, group, rows, rowH, ra, rb: TL.rb, x0: LABEL, x1: w - 8,
+    inside: r => r >= ra && r < TL.rb,
+    rowY: r => AXIS + Math.floor((r - ra) / group) * rowH,
+    x: t => LABEL + (t - TL.t0) / (TL.t1 - TL.t0) * (w - 8 - LABEL),
+    t: x => TL.t0 + (x - LABEL) / (w - 8 - LABEL) * (TL.t1 - TL.t0),
+    yMid: r => AXIS + (Math.floor((r - ra) / group) + 0.5) * rowH,
+    rowOf: y => Math.floor((y - AXIS) / rowH),
+  };
+}
+
+function niceStep(range, px) {
+  const raw = range / Math.max(1, px / 110);
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+function tlDraw() {
+  if (!TL.canvas || !$('view-timeline').classList.contains('on')) return;
+  const t_start = performance.now();
+  const { ctx, w, h } = setupCanvas(TL.canvas);
+  const g = tlGeometry(w, h);
+  TL.g = g;
+  ctx.clearRect(0, 0, w, h);
+  ctx.font = '11px sans-serif';
+  // rows
+  for (let row = 0; row < g.rows; row++) {
+    const r0 = g.ra + row * g.group, r1 = Math.min(g.rb, r0 + g.group) - 1;
+    const y = AXIS + row * g.rowH;
+    ctx.strokeStyle = rankColour(r0);
+    ctx.lineWidth = g.rowH > 6 ? 2 : 1;
+    if (g.rowH >= 4) ctx.strokeRect(g.x0 + 0.5, y + 1.5, g.x1 - g.x0 - 1, g.rowH - 3);
+    else { ctx.fillStyle = row % 2 ? '#f3f3f3' : '#fff'; ctx.fillRect(g.x0, y, g.x1 - g.x0, g.rowH); }
+    if (g.rowH >= 10 || row % Math.ceil(12 / g.rowH) === 0) {
+      ctx.fillStyle = rankColour(r0);
+      ctx.textBaseline = 'middle';
+      ctx.fillText(g.group > 1 ? 'ranks ' + r0 + '-' + r1 : 'rank ' + r0, 4, y + g.rowH / 2);
+    }
+  }
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(g.x0, AXIS, g.x1 - g.x0, h - AXIS);
+  ctx.clip();
+  // collective instances: one band across the members' rows
+  const kf = D.k_first, kl = D.k_len;
+  for (let k = 0; k < kf.length; k++) {
+    const a = kf[k], b = a + kl[k];
+    if (b < TL.t0 || a > TL.t1) continue;
+    const c = D.meta.comms[D.k_comm[k] - 1];
+    let lo = 0, hi = D.ranks - 1;
+    if (c && c.members && !c.world) {
+      if (c.lo == null) { c.lo = c.members.reduce((x, y) => Math.min(x, y)); c.hi = c.members.reduce((x, y) => Math.max(x, y)); }
+      lo = c.lo; hi = c.hi;
+    }
+    lo = Math.max(lo, g.ra); hi = Math.min(hi, g.rb - 1);
+    if (lo > hi) continue;
+    const x0 = g.x(a), x1 = Math.max(g.x(b), x0 + 1);
+    const y0 = g.rowY(lo), y1 = g.rowY(hi) + g.rowH;
+    ctx.fillStyle = 'rgba(251,140,0,0.13)';
+    ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+    ctx.strokeStyle = 'rgba(251,140,0,0.6)';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(x0 + 0.5, y0 + 0.5, x1 - x0, y1 - y0 - 1);
+  }
+  // calls: boxes, at most one per pixel column and kind when they crowd;
+  // one path per kind, filled once
+  const boxH = Math.max(1, g.rowH - (g.rowH > 8 ? 8 : 2));
+  const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
+  const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
+  const hl = TL.highlight;
+  const paths = KINDS.map(() => new Path2D());
+  const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
+  TL.summary = null;
+  if (g.group > 1) drawGroups(ctx, g);
+  else if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
+  else for (let r = g.ra; r < g.rb; r++) {
+    const y = g.rowY(r) + (g.rowH - boxH) / 2;
+    const end = D.rankStart[r + 1];
+    const lastPx = [-1, -1, -1, -1, -1, -1];
+    for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
+      const i = o[p], a = t0[i];
+      if (a > TL.t1) break;
+      const b = a + du[i];
+      if (b < TL.t0) continue;
+      const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
+      const k = kind[i], px = x0 | 0;
+      if (x1 - x0 < 1) {
+        if (px === lastPx[k]) continue;
+        lastPx[k] = px;
+        paths[k].rect(px, y, 1, boxH);
+      } else {
+        lastPx[k] = x1 | 0;
+        paths[k].rect(x0, y, x1 - x0, boxH);
+      }
+    }
+  }
+  for (let k = 0; k < KINDS.length; k++) { ctx.fillStyle = KIND_COLOURS[k]; ctx.fill(paths[k]); }
+  // highlighted calls (search)
+  if (hl) {
+    ctx.strokeStyle = '#000';
+    ctx.lineWidth = 2;
+    for (let r = g.ra; r < g.rb; r++) {
+      const y = g.rowY(r);
+      const end = D.rankStart[r + 1];
+      let lastPx = -10;
+      for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
+        const i = o[p], a = t0[i];
+        if (a > TL.t1) break;
+        if (!hl[i] || a + du[i] < TL.t0) continue;
+        const x0 = g.x(a), x1 = Math.max(g.x(a + du[i]), x0 + 2);
+        if (x1 - lastPx < 2) continue;
+        lastPx = x1;
+        ctx.fillStyle = '#ffeb3b';
+        ctx.fillRect(x0 - 1, y + 1, x1 - x0 + 2, g.rowH - 2);
+        ctx.fillStyle = KIND_COLOURS[kind[i]];
+        ctx.fillRect(x0, y + (g.rowH - boxH) / 2, x1 - x0, boxH);
+      }
+    }
+  }
+  // messages: a line from the send's start to the receive's completion
+  drawMessages(ctx, g);
+  // failure marks
+  for (const mk of TL.marks) {
+    if (mk.t < TL.t0 || mk.t > TL.t1 || !g.inside(mk.rank)) continue;
+    const x = g.x(mk.t), y = g.yMid(mk.rank);
+    ctx.strokeStyle = '#c62828';
+    ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.moveTo(x, AXIS); ctx.lineTo(x, h); ctx.stroke();
+    ctx.fillStyle = '#c62828';
+    ctx.beginPath(); ctx.moveTo(x, y - 7); ctx.lineTo(x + 7, y); ctx.lineTo(x, y + 7); ctx.lineTo(x - 7, y); ctx.fill();
+  }
+  for (const f of TL.overlays) f(ctx, g, D);
+  if (TL.drag && TL.drag.zoom) {
+    ctx.fillStyle = 'rgba(30,136,229,0.15)';
+    const a = Math.min(TL.drag.x, TL.drag.cx), b = Math.max(TL.drag.x, TL.drag.cx);
+    ctx.fillRect(a, AXIS, b - a, h - AXIS);
+  }
+  ctx.restore();
+  // time scale
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, AXIS);
+  ctx.strokeStyle = '#555';
+  ctx.fillStyle = '#333';
+  ctx.lineWidth = 1;
+  ctx.beginPath(); ctx.moveTo(g.x0, AXIS - 0.5); ctx.lineTo(g.x1, AXIS - 0.5); ctx.stroke();
+  const step = niceStep(TL.t1 - TL.t0, g.x1 - g.x0);
+  const labels = [];
+  ctx.textBaseline = 'top';
+  for (let t = Math.ceil(TL.t0 / step) * step; t <= TL.t1; t += step) {
+    const x = g.x(t);
+    ctx.beginPath(); ctx.moveTo(x + 0.5, AXIS - 6); ctx.lineTo(x + 0.5, AXIS); ctx.stroke();
+    const s = fmtTime(t);
+    labels.push(s);
+    ctx.fillText(s, x + 2, 4);
+  }
+  ctx.fillText('elapsed', 4, 4);
+  TL.labels = labels;
+  let note = g.group > 1 ? 'each row: ' + g.group + ' ranks summarised (colour: their share of time per kind, ' +
+    'pale: computing; ' + fmtCount(drawnStats.aggregated) + ' messages drawn between rows of ranks; hover for shares)' : '';
+  if (drawnStats.hidden) note += (note ? '; ' : '') + fmtCount(drawnStats.hidden) + ' messages to or from ranks not shown';
+  TL.canvas.dataset.note = note;
+  if (note) {
+    ctx.fillStyle = '#6d4c41';
+    ctx.fillText(note + (g.group > 1 ? ' (ctrl+wheel or the ranks box shows fewer)' : ''), g.x0 + 4, AXIS - 14);
+  }
+  TL.frameMs = performance.now() - t_start;
+}
+
+// Rows that stand for several ranks: per row and pixel column, the time the
+// group spent in each call kind, from one pass over the window's calls;
+// drawn as one colour per cell, the kinds' colours mixed by their shares and
+// faded towards white by the share of computation (no call). The shares are
+// kept (TL.summary) for the hover text and window.mpilens.rowSummary().
+function groupShares(g) {
+  const npx = Math.max(1, Math.ceil(g.x1 - g.x0)), K = KINDS.length;
+  const acc = new Float64Array(g.rows * npx * K);
+  const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
+  const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
+  for (let r = g.ra; r < g.rb; r++) {
+    const base = Math.floor((r - g.ra) / g.group) * npx, end = D.rankStart[r + 1];
+    for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
+      const i = o[p];
+      let a = t0[i];
+      if (a > TL.t1) break;
+      let b = a + du[i];
+      if (b < TL.t0) continue;
+      a = Math.max(a, TL.t0); b = Math.min(b, TL.t1);
+      const fa = (a - TL.t0) / nsPerPx, fb = (b - TL.t0) / nsPerPx, k = kind[i];
+      const c0 = Math.min(npx - 1, Math.floor(fa)), c1 = Math.min(npx - 1, Math.floor(fb));
+      if (c0 === c1) { acc[(base + c0) * K + k] += b - a; continue; }
+      acc[(base + c0) * K + k] += (c0 + 1 - fa) * nsPerPx;
+      for (let c = c0 + 1; c < c1; c++) acc[(base + c) * K + k] += nsPerPx;
+      acc[(base + c1) * K + k] += (fb - c1) * nsPerPx;
+    }
+  }
+  return { acc, npx, nsPerPx, K };
+}
+
+const KIND_RGB = KIND_COLOURS.map(c => [1, 3, 5].map(i => parseInt(c.slice(i, i + 2), 16)));
+
+function drawGroups(ctx, g) {
+  const S = groupShares(g), { acc, npx, nsPerPx, K } = S;
+  TL.summary = S;
+  const H = Math.max(1, Math.round(g.rows * g.rowH));
+  const img = new ImageData(npx, H), px = img.data;
+  for (let row = 0; row < g.rows; row++) {
+    const r0 = g.ra + row * g.group, n = Math.min(g.rb, r0 + g.group) - r0;
+    const y0 = Math.round(row * g.rowH), y1 = Math.min(H, Math.round((row + 1) * g.rowH));
+    const full = n * nsPerPx;
+    for (let c = 0; c < npx; c++) {
+      const base = ((row * npx) + c) * K;
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += acc[base + k];
+      if (sum <= 0) continue;
+      const busy = Math.min(1, sum / full);
+      let R = 0, G = 0, B = 0;
+      for (let k = 0; k < K; k++) {
+        const f = acc[base + k] / sum;
+        if (f) { R += f * KIND_RGB[k][0]; G += f * KIND_RGB[k][1]; B += f * KIND_RGB[k][2]; }
+      }
+      // at least a third of the colour: a busy moment of a few ranks stays visible
+      const a = 0.33 + 0.67 * busy;
+      R = 255 - a * (255 - R); G = 255 - a * (255 - G); B = 255 - a * (255 - B);
+      for (let y = y0; y < y1; y++) {
+        const q = (y * npx + c) * 4;
+        px[q] = R; px[q + 1] = G; px[q + 2] = B; px[q + 3] = 255;
+      }
+    }
+  }
+  if (!TL.groupCanvas) TL.groupCanvas = document.createElement('canvas');
+  const oc = TL.groupCanvas;
+  oc.width = npx; oc.height = H;
+  oc.getContext('2d').putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(oc, g.x0, AXIS);
+}
+
+// What grouped row `row` does over columns [c0, c1) of the last drawing:
+// its ranks and the share of their time in each kind and in computation.
+function rowSummary(row, c0, c1) {
+  const g = TL.g, S = TL.summary;
+  if (!g || !S || row < 0 || row >= g.rows) return null;
+  const { acc, npx, nsPerPx, K } = S;
+  c0 = Math.max(0, c0 == null ? 0 : c0); c1 = Math.min(npx, c1 == null ? npx : c1);
+  const r0 = g.ra + row * g.group, r1 = Math.min(g.rb, r0 + g.group) - 1;
+  const ns = new Array(K).fill(0);
+  for (let c = c0; c < c1; c++) for (let k = 0; k < K; k++) ns[k] += acc[(row * npx + c) * K + k];
+  const total = (r1 - r0 + 1) * (c1 - c0) * nsPerPx;
+  const shares = {};
+  let mpi = 0;
+  for (let k = 0; k < K; k++) { shares[KINDS[k]] = total ? ns[k] / total : 0; mpi += ns[k]; }
+  shares.computation = total ? Math.max(0, 1 - mpi / total) : 0;
+  return { ranks: [r0, r1], t0: TL.t0 + c0 * nsPerPx, t1: TL.t0 + c1 * nsPerPx, mpi_ns: mpi, shares };
+}
+
+function summaryText(s) {
+  const parts = Object.entries(s.shares).filter(([, v]) => v >= 0.0005)
+    .sort((x, y) => y[1] - x[1]).map(([k, v]) => k + ' ' + (100 * v).toFixed(1) + '%');
+  return 'ranks ' + s.ranks[0] + '-' + s.ranks[1] + ' (' + (s.ranks[1] - s.ranks[0] + 1) + ' ranks summarised), ' +
+    fmtTime(s.t0) + ' to ' + fmtTime(s.t1) + ': ' + parts.join(', ');
+}
+
+// Zoomed out: per rank, the kind that fills most of each time bin
+// (buildBins), one box per run of equal pixels: the work grows with ranks
+// and pixels, not with calls.
+function drawBins(paths, g, boxH, nsPerPx) {
+  const B = D.binN, w = D.binW, bins = D.bins;
+  const px0 = g.x0, npx = Math.ceil(g.x1 - g.x0);
+  for (let r = g.ra; r < g.rb; r++) {
+    const y = g.rowY(r) + (g.rowH - boxH) / 2, base = r * B;
+    let runK = 0, runX = 0;
+    for (let x = 0; x <= npx; x++) {
+      let k = 0;
+      if (x < npx) {
+        const ta = TL.t0 + x * nsPerPx;
+        let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
+        if (b1 >= 0 && b0 < B) {
+          b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
+          for (let b = b0; b <= b1 && !k; b++) k = bins[base + b];
+        }
+      }
+      if (k !== runK) {
+        if (runK) paths[runK - 1].rect(px0 + runX, y, x - runX, boxH);
+        runK = k; runX = x;
+      }
+    }
+  }
+}
+
+function buildBins() {
+  const R = D.ranks;
+  const B = Math.max(256, Math.min(65536, 2 ** Math.floor(Math.log2((1 << 24) / R))));
+  const w = D.span / B;
+  const bins = new Uint8Array(R * B), best = new Float32Array(R * B);
+  const t0 = D.c_t0, du = D.c_dur, kind = D.c_kind, rk = D.c_rank;
+  for (let i = 0; i < t0.length; i++) {
+    const a = t0[i], b = a + du[i], base = rk[i] * B;
+    const b0 = Math.max(0, Math.floor(a / w)), b1 = Math.min(B - 1, Math.floor(b / w));
+    for (let k = b0; k <= b1; k++) {
+      const ov = Math.min(b, (k + 1) * w) - Math.max(a, k * w) + 1e-3;
+      if (ov > best[base + k]) { best[base + k] = ov; bins[base + k] = kind[i] + 1; }
+    }
+  }
+  D.binN = B; D.binW = w; D.bins = bins;
+}
+
+function drawMessages(ctx, g) {
+  const nm = D.msgOrder.length;
+  const mo = D.msgOrder, src = D.m_src, dst = D.m_dst, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes;
+  const bpp = TL.bpp;
+  const lo = lowerBound(D.msgTsSorted, 0, nm, TL.t0 - D.maxLat);
+  const hi = lowerBound(D.msgTsSorted, lo, nm, TL.t1 + 1);
+  const crowded = hi - lo > 20000;
+  const small = D.ranks <= 1024;
+  const last = crowded ? (small ? new Float64Array(D.ranks * D.ranks).fill(-1) : new Map()) : null;
+  const seg = [];
+  let lines = 0, represented = 0, hidden = 0, aggregated = 0;
+  const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
+  const maxW = Math.max(1, Math.round(g.rowH * 0.8));
+  // one path per sender row and width: few strokes however many lines
+  const paths = new Map();
+  for (let p = lo; p < hi; p++) {
+    const j = mo[p], a = ts[j], b = a + lat[j];
+    if (b < TL.t0) continue;
+    const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
+    const s = src[j], d = dst[j];
+    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) { hidden++; continue; }
+    if (g.group > 1) aggregated++;
+    const lw = Math.min(Math.max(1, Math.round(by[j] / bpp)), maxW);
+    represented++;
+    if (crowded) {   // one line for the messages of a pair that start and end in the same 3 pixels
+      const k2 = Math.floor(x0 / 3) * 65536 + Math.floor(x1 / 3);   // 3-pixel cells
+      if (small) {
+        const key = s * D.ranks + d;
+        if (last[key] === k2) continue;
+        last[key] = k2;
+      } else {
+        const key = s * 1048576 + d;
+        if (last.get(key) === k2) continue;
+        last.set(key, k2);
+      }
+    }
+    const pk = s * 256 + lw;
+    let path = paths.get(pk);
+    if (!path) { path = new Path2D(); paths.set(pk, path); }
+    path.moveTo(x0, g.yMid(s));
+    path.lineTo(x1, g.yMid(d));
+    lines++;
+    if (seg.length < 400000) seg.push(j);
+  }
+  for (const [pk, path] of paths) {
+    ctx.strokeStyle = rankColour(Math.floor(pk / 256));
+    ctx.lineWidth = pk % 256;
+    ctx.stroke(path);
+  }
+  TL.segs = seg;
+  drawnStats = { lines, represented, crowded, hidden, aggregated };
+}
+
+function tlPick(x, y) {
+  const g = TL.g;
+  if (!g || x < g.x0 || y < AXIS) return null;
+  // a message line within 4 px
+  let best = -1, bestD = 4;
+  for (const j of TL.segs || []) {
+    const ax = g.x(D.m_ts[j]), ay = g.yMid(D.m_src[j]), bx = g.x(D.m_ts[j] + D.m_lat[j]), by = g.yMid(D.m_dst[j]);
+    const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
+    let t = l2 ? ((x - ax) * dx + (y - ay) * dy) / l2 : 0;
+    t = Math.max(0, Math.min(1, t));
+    const d = Math.hypot(ax + t * dx - x, ay + t * dy - y);
+    if (d < bestD) { bestD = d; best = j; }
+  }
+  const row = g.rowOf(y);
+  if (g.group > 1 && row >= 0 && row < g.rows) {
+    // a summarised row says what its ranks do around the cursor (5 columns),
+    // then the message under the cursor if there is one
+    const c = Math.floor(x - g.x0), s = rowSummary(row, c - 2, c + 3);
+    if (s) return best >= 0 ? { group: s, msg: best } : { group: s };
+  }
+  if (best >= 0) return { msg: best };
+  if (row < 0 || row >= g.rows) return null;
+  const slack = 3 * (TL.t1 - TL.t0) / (g.x1 - g.x0), t = g.t(x);
+  for (let r = g.ra + row * g.group; r < Math.min(g.rb, g.ra + (row + 1) * g.group); r++) {
+    const c = callAt(r, t, slack);
+    if (c >= 0) return { call: c };
+  }
+  return null;
+}
+
+function tlSetRange(a, b) {
+  const span = D.span;
+  if (b - a < 100) { const m = (a + b) / 2; a = m - 50; b = m + 50; }
+  const pad = span * 0.02;
+  if (b - a > span + 2 * pad) { a = -pad; b = span + pad; }
+  TL.t0 = a; TL.t1 = b;
+  scheduleDraw();
+}
+
+function tlFit() { const pad = D.span * 0.02; tlSetRanks(0, D.ranks); tlSetRange(-pad, D.span + pad); }
+
+// the ranks shown: [a, b)
+function tlSetRanks(a, b) {
+  a = Math.max(0, Math.min(D.ranks - 1, Math.floor(a)));
+  b = Math.max(a + 1, Math.min(D.ranks, Math.ceil(b)));
+  TL.ra = a; TL.rb = b;
+  $('tl-ranks').value = a + '-' + (b - 1);
+  scheduleDraw();
+}
+
+function tlZoom(f, atX) {
+  const g = TL.g, t = atX != null && g ? g.t(atX) : (TL.t0 + TL.t1) / 2;
+  tlSetRange(t - (t - TL.t0) * f, t + (TL.t1 - t) * f);
+}
+
+function tlPan(frac) { const d = (TL.t1 - TL.t0) * frac; tlSetRange(TL.t0 + d, TL.t1 + d); }
+
+let drawPending = false;
+function scheduleDraw() {
+  if (drawPending) return;
+  drawPending = true;
+  requestAnimationFrame(() => { drawPending = false; tlDraw(); });
+}
+
+function pickText(p) {
+  if (p.group) return summaryText(p.group) + (p.msg != null ? '\n' + msgText(p.msg) : '');
+  return p.msg != null ? msgText(p.msg) : callText(p.call);
+}
+
+function showDetails(pick) {
+  $('tl-details').textContent = pick ? pickText(pick) :
+    'Click a call or a message.';
+}
+
+function tlSearch(q) {
+  q = q.trim().toLowerCase();
+  if (!q) { TL.highlight = null; $('tl-found').textContent = ''; scheduleDraw(); return; }
+  const names = D.meta.names.map(n => n.toLowerCase().includes(q));
+  const sites = D.meta.sites.map(s => s.toLowerCase().includes(q));
+  const n = D.c_name.length, hl = new Uint8Array(n);
+  let cnt = 0;
+  for (let i = 0; i < n; i++) {
+    if (names[D.c_name[i]] || (D.c_site[i] > 0 && sites[D.c_site[i] - 1])) { hl[i] = 1; cnt++; }
+  }
+  TL.highlight = hl;
+  $('tl-found').textContent = fmtCount(cnt) + ' call' + (cnt === 1 ? '' : 's') + ' found';
+  scheduleDraw();
+}
+
+function tlInit() {
+  const c = $('tl-canvas');
+  TL.canvas = c;
+  const bytes = D.m_bytes;
+  let maxB = 1;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] > maxB) maxB = bytes[i];
+  TL.bpp = Math.max(1, Math.ceil(maxB / 6));
+  $('tl-bpp').value = TL.bpp;
+  $('tl-bpp').addEventListener('input', e => { const v = +e.target.value; if (v > 0) { TL.bpp = v; scheduleDraw(); } });
+  $('tl-fit').onclick = tlFit;
+  $('tl-ranks').addEventListener('change', e => {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(e.target.value);
+    if (m) tlSetRanks(+m[1], (m[2] != null ? +m[2] : +m[1]) + 1);
+  });
+  $('tl-in').onclick = () => tlZoom(0.5);
+  $('tl-out').onclick = () => tlZoom(2);
+  $('tl-search').addEventListener('input', e => tlSearch(e.target.value));
+  $('tl-legend').innerHTML = KINDS.map((k, i) => '<span style="background:' + KIND_COLOURS[i] + '">' + k + '</span>')
+    .join('') + '<span style="background:rgba(251,140,0,0.5)">collective instance</span>';
+  c.tabIndex = 0;
+  c.addEventListener('wheel', e => {
+    e.preventDefault();
+    const r = c.getBoundingClientRect();
+    if (e.ctrlKey && TL.g) {   // ranks: fewer or more rows around the cursor's
+      const g = TL.g, row = Math.max(0, g.rowOf(e.clientY - r.top)), at = g.ra + row * g.group;
+      const f = e.deltaY > 0 ? 1.5 : 0.66, n = Math.max(1, (g.rb - g.ra) * f);
+      const a = at - (at - g.ra) * f;
+      tlSetRanks(a, a + n);
+    } else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) tlPan((e.deltaX || e.deltaY) > 0 ? 0.1 : -0.1);
+    else tlZoom(e.deltaY > 0 ? 1.25 : 0.8, e.clientX - r.left);
+  }, { passive: false });
+  c.addEventListener('mousedown', e => {
+    const r = c.getBoundingClientRect();
+    TL.drag = { x: e.clientX - r.left, cx: e.clientX - r.left, t0: TL.t0, t1: TL.t1,
+      zoom: !(e.altKey || e.button === 1), moved: false };
+    c.focus();
+  });
+  window.addEventListener('mousemove', e => {
+    const r = c.getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+    if (TL.drag) {
+      TL.drag.cx = x;
+      if (Math.abs(x - TL.drag.x) > 4) TL.drag.moved = true;
+      if (!TL.drag.zoom && TL.g) {
+        const dt = (x - TL.drag.x) / (TL.g.x1 - TL.g.x0) * (TL.drag.t1 - TL.drag.t0);
+        TL.t0 = TL.drag.t0 - dt; TL.t1 = TL.drag.t1 - dt;
+      }
+      scheduleDraw();
+      return;
+    }
+    if (e.target !== c) { $('tl-tip').style.display = 'none'; return; }
+    const p = tlPick(x, y), tip = $('tl-tip');
+    if (!p) { tip.style.display = 'none'; return; }
+    tip.textContent = pickText(p);
+    tip.style.display = 'block';
+    tip.style.left = Math.min(x + 14, r.width - tip.offsetWidth - 4) + 'px';
+    tip.style.top = (y + 14) + 'px';
+  });
+  window.addEventListener('mouseup', e => {
+    if (!TL.drag) return;
+    const d = TL.drag;
+    TL.drag = null;
+    if (d.zoom && d.moved && TL.g) {
+      const a = TL.g.t(Math.min(d.x, d.cx)), b = TL.g.t(Math.max(d.x, d.cx));
+      tlSetRange(a, b);
+    } else if (!d.moved) {
+      const r = c.getBoundingClientRect();
+      showDetails(tlPick(e.clientX - r.left, e.clientY - r.top));
+      scheduleDraw();
+    } else scheduleDraw();
+  });
+  c.addEventListener('keydown', e => {
+    if (e.key === '+' || e.key === '=') tlZoom(0.5);
+    else if (e.key === '-') tlZoom(2);
+    else if (e.key === '0' || e.key === 'f') tlFit();
+    else if (e.key === 'ArrowLeft') tlPan(-0.2);
+    else if (e.key === 'ArrowRight') tlPan(0.2);
+    else return;
+    e.preventDefault();
+  });
+  tlFit();
+}
+
+// ---- network load ------------------------------------------------------------------
+
+function ldInterval() {
+  const len = Math.min(LD.len, D.span);
+  const a = (D.span - len) * (+$('ld-slider').value) / 1000;
+  return [a, a + len];
+}
+
+// traffic per pair (sender < receiver folded) of messages sent in [a, b)
+function trafficIn(a, b, metric) {
+  const nm = D.msgOrder.length, mo = D.msgOrder;
+  const lo = lowerBound(D.msgTsSorted, 0, nm, a), hi = lowerBound(D.msgTsSorted, lo, nm, b);
+  const pairs = new Map();
+  for (let p = lo; p < hi; p++) {
+    const j = mo[p];
+    const s = D.m_src[j], d = D.m_dst[j];
+    const key = s < d ? s * 1048576 + d : d * 1048576 + s;
+    pairs.set(key, (pairs.get(key) || 0) + (metric === 'bytes' ? D.m_bytes[j] : 1));
+  }
+  return pairs;
+}
+
+function ldDraw() {
+  if (!$('view-load').classList.contains('on')) return;
+  const { ctx, w, h } = setupCanvas($('ld-canvas'));
+  ctx.clearRect(0, 0, w, h);
+  const metric = document.querySelector('input[name=ld-metric]:checked').value;
+  const [a, b] = ldInterval();
+  const pairs = trafficIn(a, b, metric);
+  const n = D.ranks, cx = w / 2, cy = h / 2, R = Math.max(20, Math.min(w, h) / 2 - 40);
+  const per = metric === 'bytes' ? LD.bppBytes : LD.bppMsgs;
+  const pos = r => [cx + R * Math.cos(2 * Math.PI * r / n - Math.PI / 2), cy + R * Math.sin(2 * Math.PI * r / n - Math.PI / 2)];
+  const drawn = [];
+  ctx.globalAlpha = 0.75;
+  for (const [key, v] of pairs) {
+    const s = Math.floor(key / 1048576), d = key % 1048576;
+    const width = v / per;
+    const [x0, y0] = pos(s), [x1, y1] = pos(d);
+    ctx.strokeStyle = rankColour(s);
+    ctx.lineWidth = Math.max(0.5, Math.min(width, 60));
+    ctx.beginPath(); ctx.moveTo(x0, y0); ctx.quadraticCurveTo(cx, cy, x1, y1); ctx.stroke();
+    drawn.push({ a: s, b: d, value: v, width });
+  }
+  ctx.globalAlpha = 1;
+  LD.drawn = drawn;
+  const dot = Math.max(1.5, Math.min(8, Math.PI * R / n));
+  ctx.font = '11px sans-serif';
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  const every = Math.max(1, Math.ceil(n / 64));
+  for (let r = 0; r < n; r++) {
+    const [x, y] = pos(r);
+    ctx.fillStyle = rankColour(r);
+    ctx.beginPath(); ctx.arc(x, y, dot, 0, 2 * Math.PI); ctx.fill();
+    if (r % every === 0) {
+      const [lx, ly] = [cx + (R + 18) * Math.cos(2 * Math.PI * r / n - Math.PI / 2), cy + (R + 18) * Math.sin(2 * Math.PI * r / n - Math.PI / 2)];
+      ctx.fillText(String(r), lx, ly);
+    }
+  }
+  ctx.textAlign = 'left';
+  let tot = 0;
+  for (const v of pairs.values()) tot += v;
+  $('ld-text').textContent = 'interval ' + fmtTime(a) + ' to ' + fmtTime(b) + ' (' + fmtTime(b - a) + ') of a run of ' +
+    fmtTime(D.span) + ': ' + (metric === 'bytes' ? fmtBytes(tot) : fmtCount(tot) + ' messages') + ' between ' +
+    pairs.size + ' pair' + (pairs.size === 1 ? '' : 's') + '; line width: ' + per + (metric === 'bytes' ? ' bytes' : ' messages') +
+    ' per pixel' + (n > 64 ? '; every ' + every + 'th rank numbered' : '');
+}
+
+function ldInit() {
+  LD.len = Math.max(1, D.span / 10);
+  $('ld-len').value = +(LD.len / 1e6).toPrecision(4);
+  let maxB = 1, maxM = 1;
+  for (const v of trafficIn(0, D.span + 1, 'bytes').values()) maxB = Math.max(maxB, v);
+  for (const v of trafficIn(0, D.span + 1, 'messages').values()) maxM = Math.max(maxM, v);
+  LD.bppBytes = Math.max(1, Math.ceil(maxB / 10 / 10));
+  LD.bppMsgs = Math.max(0.01, +(maxM / 100).toPrecision(2));
+  const syncBpp = () => {
+    const m = document.querySelector('input[name=ld-metric]:checked').value;
+    $('ld-bpp').value = m === 'bytes' ? LD.bppBytes : LD.bppMsgs;
+  };
+  syncBpp();
+  $('ld-slider').addEventListener('input', ldDraw);
+  $('ld-len').addEventListener('input', e => { const v = +e.target.value; if (v > 0) { LD.len = v * 1e6; ldDraw(); } });
+  $('ld-bpp').addEventListener('input', e => {
+    const v = +e.target.value;
+    if (!(v > 0)) return;
+    if (document.querySelector('input[name=ld-metric]:checked').value === 'bytes') LD.bppBytes = v; else LD.bppMsgs = v;
+    ldDraw();
+  });
+  for (const el of document.querySelectorAll('input[name=ld-metric]')) el.addEventListener('change', () => { syncBpp(); ldDraw(); });
+  $('ld-play').onclick = () => {
+    if (LD.timer) { clearInterval(LD.timer); LD.timer = null; $('ld-play').textContent = 'Play'; return; }
+    $('ld-play').textContent = 'Stop';
+    LD.timer = setInterval(() => {
+      const s = $('ld-slider');
+      const stepv = Math.max(1, Math.round(1000 * Math.min(LD.len, D.span) / Math.max(1, D.span - Math.min(LD.len, D.span) || 1) / 4));
+      let v = +s.value + Math.min(stepv, 100);
+      if (v > 1000) v = 0;
+      s.value = v;
+      ldDraw();
+    }, 400);
+  };
+}
+
+// ---- communication matrix -------------------------------------------------------------
+
+function mxDraw() {
+  if (!$('view-matrix').classList.contains('on')) return;
+  const { ctx, w, h } = setupCanvas($('mx-canvas'));
+  ctx.clearRect(0, 0, w, h);
+  const metric = $('mx-metric').value, scope = $('mx-scope').value;
+  let a = -Infinity, b = Infinity;
+  if (scope === 'interval') [a, b] = ldInterval();
+  else if (scope === 'visible') [a, b] = [TL.t0, TL.t1];
+  const n = D.ranks, side = Math.max(40, Math.min(w - 200, h - 100));
+  const group = Math.max(1, Math.ceil(n / side));
+  const cells = Math.ceil(n / group), cell = side / cells;
+  const bytes = new Float64Array(cells * cells), cnt = new Float64Array(cells * cells);
+  const nm = D.msgOrder.length;
+  const lo = a === -Infinity ? 0 : lowerBound(D.msgTsSorted, 0, nm, a);
+  const hi = b === Infinity ? nm : lowerBound(D.msgTsSorted, lo, nm, b);
+  for (let p = lo; p < hi; p++) {
+    const j = D.msgOrder[p], k = Math.floor(D.m_src[j] / group) * cells + Math.floor(D.m_dst[j] / group);
+    bytes[k] += D.m_bytes[j]; cnt[k]++;
+  }
+  const val = k => metric === 'bytes' ? bytes[k] : metric === 'messages' ? cnt[k] : (cnt[k] ? bytes[k] / cnt[k] : 0);
+  let max = 0;
+  for (let k = 0; k < cells * cells; k++) max = Math.max(max, val(k));
+  const X = 60, Y = 40;
+  for (let i = 0; i < cells; i++) for (let j = 0; j < cells; j++) {
+    const v = val(i * cells + j);
+    if (!v) continue;
+    const f = Math.log1p(v) / Math.log1p(max);
+    ctx.fillStyle = 'hsl(' + (220 - 220 * f) + ',80%,' + (85 - 45 * f) + '%)';
+    ctx.fillRect(X + j * cell, Y + i * cell, Math.ceil(cell), Math.ceil(cell));
+  }
+  ctx.strokeStyle = '#999';
+  ctx.strokeRect(X, Y, side, side);
+  ctx.fillStyle = '#333';
+  ctx.font = '11px sans-serif';
+  ctx.fillText('receiver →', X, 12);
+  ctx.save(); ctx.translate(12, Y + 60); ctx.rotate(-Math.PI / 2); ctx.fillText('sender →', 0, 0); ctx.restore();
+  const every = Math.max(1, Math.ceil(14 / cell));
+  ctx.textBaseline = 'middle';
+  for (let i = 0; i < cells; i += every) {
+    const lab = group > 1 ? String(i * group) : String(i);
+    ctx.fillText(lab, X - 4 - ctx.measureText(lab).width, Y + (i + 0.5) * cell);
+    ctx.fillText(lab, X + (i + 0.2) * cell, Y - 8);
+  }
+  // totals: a column at the right (sent), a row below (received)
+  const rowT = new Float64Array(cells), colT = new Float64Array(cells), rowC = new Float64Array(cells), colC = new Float64Array(cells);
+  for (let i = 0; i < cells; i++) for (let j = 0; j < cells; j++) {
+    const k = i * cells + j;
+    rowT[i] += bytes[k]; colT[j] += bytes[k]; rowC[i] += cnt[k]; colC[j] += cnt[k];
+  }
+  const tv = (B, C, i) => metric === 'bytes' ? B[i] : metric === 'messages' ? C[i] : (C[i] ? B[i] / C[i] : 0);
+  let tmax = 0;
+  for (let i = 0; i < cells; i++) tmax = Math.max(tmax, tv(rowT, rowC, i), tv(colT, colC, i));
+  for (let i = 0; i < cells; i++) {
+    const fr = tmax ? tv(rowT, rowC, i) / tmax : 0, fc = tmax ? tv(colT, colC, i) / tmax : 0;
+    ctx.fillStyle = '#546e7a';
+    ctx.fillRect(X + side + 6, Y + i * cell, 60 * fr, Math.max(1, cell - 1));
+    ctx.fillRect(X + i * cell, Y + side + 6, Math.max(1, cell - 1), 24 * fc);
+  }
+  ctx.fillStyle = '#333';
+  ctx.fillText('sent (row totals)', X + side + 6, Y - 8);
+  ctx.fillText('received (column totals)', X, Y + side + 40);
+  const unit = metric === 'messages' ? ' messages' : ' bytes';
+  const show = v => metric === 'messages' ? fmtCount(v) + unit : fmtCount(Math.round(v)) + unit + (metric === 'mean' ? ' mean' : '');
+  $('mx-canvas').onmousemove = e => {
+    const r = $('mx-canvas').getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
+    const i = Math.floor((y - Y) / cell), j = Math.floor((x - X) / cell);
+    const rn = k => group > 1 ? 'ranks ' + k * group + '-' + Math.min(n, (k + 1) * group) - 1 : 'rank ' + k;
+    if (i >= 0 && i < cells && j >= 0 && j < cells)
+      $('mx-hover').textContent = rn(i) + ' → ' + rn(j) + ': ' + show(val(i * cells + j)) + '; row total ' +
+        show(tv(rowT, rowC, i)) + ', column total ' + show(tv(colT, colC, j));
+    else $('mx-hover').textContent = '';
+  };
+  $('mx-hover').textContent = (group > 1 ? 'each cell: ' + group + 'x' + group + ' ranks; ' : '') +
+    'largest cell ' + show(max) + (scope === 'run' ? ' over the whole run' : ' in ' + fmtTime(a) + ' to ' + fmtTime(b));
+}
+
+// ---- summary -------------------------------------------------------------------------
+
+function smDraw() {
+  if (!$('view-summary').classList.contains('on')) return;
+  const m = D.meta;
+  // per rank and routine: time in MPI (from the calls)
+  const top = m.prof_routines.slice(0, 8).map(r => r.name);
+  const slot = new Map(top.map((n, i) => [n, i]));
+  const n = D.ranks, K = top.length + 1;
+  const t = new Float64Array(n * K);
+  for (let i = 0; i < D.c_t0.length; i++) {
+    const s = slot.has(D.c_name[i]) ? slot.get(D.c_name[i]) : K - 1;
+    t[D.c_rank[i] * K + s] += D.c_dur[i];
+  }
+  const app = new Float64Array(n), mpi = new Float64Array(n);
+  for (const r of m.prof_ranks) { app[r.rank] = r.app; mpi[r.rank] = r.mpi; }
+  const { ctx, w, h } = setupCanvas($('sm-ranks'));
+  ctx.clearRect(0, 0, w, h);
+  const group = Math.max(1, Math.ceil(n / (h - 40)));
+  const rows = Math.ceil(n / group), rh = (h - 40) / rows;
+  let maxT = 1;
+  const tot = new Float64Array(rows), parts = new Float64Array(rows * (K + 1));
+  for (let r = 0; r < n; r++) {
+    const row = Math.floor(r / group);
+    let sum = 0;
+    for (let k = 0; k < K; k++) { parts[row * (K + 1) + k + 1] += t[r * K + k] / group; sum += t[r * K + k]; }
+    const comp = Math.max(0, app[r] - mpi[r]);   // computation: the application's time outside MPI
+    parts[row * (K + 1)] += comp / group;
+  }
+  for (let row = 0; row < rows; row++) {
+    for (let k = 0; k <= K; k++) tot[row] += parts[row * (K + 1) + k];
+    maxT = Math.max(maxT, tot[row]);
+  }
+  const cols = ['#cfd8dc', '#1e88e5', '#fb8c00', '#e53935', '#8e24aa', '#43a047', '#00acc1', '#6d4c41', '#fdd835', '#9e9e9e'];
+  const X = 90, W = w - X - 10;
+  ctx.font = '11px sans-serif';
+  ctx.textBaseline = 'middle';
+  for (let row = 0; row < rows; row++) {
+    let x = X;
+    for (let k = 0; k <= K; k++) {
+      const v = parts[row * (K + 1) + k], ww = v / maxT * W;
+      ctx.fillStyle = cols[k];
+      ctx.fillRect(x, row * rh + 1, ww, Math.max(1, rh - 2));
+      x += ww;
+    }
+    if (rh >= 9 || row % Math.ceil(10 / rh) === 0) {
+      ctx.fillStyle = '#333';
+      ctx.fillText(group > 1 ? 'ranks ' + row * group + '-' + Math.min(n - 1, (row + 1) * group - 1) : 'rank ' + row, 4, row * rh + rh / 2);
+    }
+  }
+  let lx = X, ly = h - 14;
+  const names = ['computation'].concat(top.map(routineName)).concat(['other MPI']);
+  for (let k = 0; k <= K; k++) {
+    ctx.fillStyle = cols[k];
+    ctx.fillRect(lx, ly - 5, 10, 10);
+    ctx.fillStyle = '#333';
+    ctx.fillText(names[k], lx + 13, ly);
+    lx += 20 + ctx.measureText(names[k]).width;
+  }
+  if (group > 1) ctx.fillText('(each bar: the mean of ' + group + ' ranks)', lx + 10, ly);
+  // sizes
+  const s = setupCanvas($('sm-sizes'));
+  s.ctx.clearRect(0, 0, s.w, s.h);
+  const sz = m.sizes;
+  let maxC = 1, first = sz.length, last = 0;
+  sz.forEach((v, i) => { if (v[0]) { maxC = Math.max(maxC, v[0]); first = Math.min(first, i); last = i; } });
+  if (first <= last) {
+    const bw = (s.w - 20) / (last - first + 1);
+    s.ctx.font = '10px sans-serif';
+    for (let i = first; i <= last; i++) {
+      const bh = sz[i][0] / maxC * (s.h - 40);
+      s.ctx.fillStyle = '#1e88e5';
+      s.ctx.fillRect(10 + (i - first) * bw + 2, s.h - 24 - bh, bw - 4, bh);
+      s.ctx.fillStyle = '#333';
+      const lab = i === 0 ? '0' : '≥' + fmtBytes(2 ** (i - 1)).replace('.00', '');
+      s.ctx.fillText(lab, 10 + (i - first) * bw + 2, s.h - 10);
+      s.ctx.fillText(fmtCount(sz[i][0]), 10 + (i - first) * bw + 2, s.h - 30 - bh);
+    }
+  } else {
+    s.ctx.fillText('no matched point-to-point messages', 10, 20);
+  }
+}
+
+function smInit() {
+  const m = D.meta;
+  const totalMpi = m.prof_routines.reduce((a, r) => a + r.total, 0) || 1;
+  $('sm-routines').innerHTML = '<tr><th>routine</th><th>calls</th><th>time</th><th>%</th><th>bytes</th></tr>' +
+    m.prof_routines.slice(0, 15).map(r => '<tr><td>' + esc(routineName(r.name)) + '</td><td>' + fmtCount(r.calls) +
+      '</td><td>' + fmtTime(r.total) + '</td><td>' + (100 * r.total / totalMpi).toFixed(1) + '</td><td>' + fmtBytes(r.bytes) +
+      '</td></tr>').join('');
+  $('sm-sites').innerHTML = '<tr><th>call site</th><th>routine</th><th>calls</th><th>time</th></tr>' +
+    m.prof_sites.slice(0, 15).map(r => '<tr><td>' + esc(r.where) + '</td><td>' + esc(routineName(r.name)) + '</td><td>' +
+      fmtCount(r.calls) + '</td><td>' + fmtTime(r.total) + '</td></tr>').join('');
+  const dg = m.diagnosis, box = $('sm-diag');
+  const fails = dg && dg.failures ? dg.failures : [];
+  if (!fails.length) {
+    box.innerHTML = '<div class="ok">' + esc(dg && dg.failure_summary && dg.failure_summary.text ? dg.failure_summary.text :
+      'No rank failed.') + '</div>';
+  } else {
+    box.innerHTML = '';
+    if (dg.failure_summary && dg.failure_summary.text) {
+      const d = document.createElement('div');
+      d.className = 'fail';
+      d.textContent = dg.failure_summary.text;
+      box.appendChild(d);
+    }
+    for (const f of fails) {
+      const d = document.createElement('div');
+      d.className = 'fail';
+      const when = f.time_s != null ? timeOfFailure(f) : null;
+      d.textContent = 'rank ' + f.rank + ': ' + (f.how || f.kind) + (f.where ? ' at ' + f.where : '') +
+        (f.call && f.call.routine ? ' in ' + f.call.routine : '') + (f.time_s != null ? ', ' + fmtTime(f.time_s * 1e9) : '') +
+        (f.time_s != null ? '  (click: show it on the timeline)' : '');
+      if (when != null) {
+        TL.marks.push({ rank: f.rank, t: when });
+        d.onclick = () => { showView('timeline'); const half = Math.max(D.span / 50, 1e5); tlSetRange(when - half, when + half); };
+      }
+      box.appendChild(d);
+    }
+  }
+}
+
+// failures say seconds since the run's start (the earliest MPI_Init anchor,
+// diag_origin_ns); the timeline's 0 is the earliest call
+function timeOfFailure(f) {
+  return f.time_s * 1e9 + (D.meta.diag_origin_ns - D.meta.origin_ns);
+}
+
+function esc(s) { return String(s).replace(/[&<>"]/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c])); }
+
+// ---- the page ------------------------------------------------------------------------
+
+function showView(v) {
+  for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === v);
+  for (const s of document.querySelectorAll('.view')) s.classList.toggle('on', s.id === 'view-' + v);
+  redraw();
+}
+
+function redraw() { tlDraw(); ldDraw(); mxDraw(); smDraw(); }
+
+function notes() {
+  const m = D.meta, out = [];
+  out.push('Shows ' + m.ranks_read + ' of ' + m.ranks + ' rank' + (m.ranks === 1 ? '' : 's') + ', ' + fmtCount(m.calls) +
+    ' MPI calls, ' + fmtCount(m.messages) + ' matched messages (' + fmtBytes(D.bytes) + '), ' + fmtCount(m.colls) +
+    ' collective instances, over ' + fmtTime(D.span) + '.');
+  if (m.ranks_read < m.ranks) out.push('Missing: ' + (m.ranks - m.ranks_read) + ' rank(s) have no readable file; their rows stay empty.');
+  for (const p of m.problems) out.push('Problem: ' + p);
+  if (!m.calls) out.push('Missing: no MPI call was recorded; there is nothing to draw.');
+  else if (!m.messages) out.push('No point-to-point message was matched in this run: the timeline has calls only, the network load and the matrix are empty.');
+  if (m.ranks === 1) out.push('One rank only: there is no traffic between ranks.');
+  const mt = m.match;
+  if (mt.unmatched_sends || mt.unmatched_receives || mt.pending_receives || mt.coll_incomplete)
+    out.push('Not drawn: ' + mt.unmatched_sends + ' unmatched sends, ' + mt.unmatched_receives + ' unmatched and ' +
+      mt.pending_receives + ' pending receives, ' + mt.coll_incomplete + ' incomplete collectives (mpilens report lists them).');
+  const dg = m.diagnosis;
+  if (dg && dg.failures && dg.failures.length)
+    out.push('The run failed: ' + (dg.failure_summary && dg.failure_summary.text || dg.failures.length + ' rank(s)') +
+      ' (Summary: the diagnosis; the red mark on the timeline shows where).');
+  $('notes').textContent = out.join('\n');
+}
+
+async function main() {
+  try {
+    await loadData();
+  } catch (e) {
+    $('notes').textContent = 'This page cannot show its run: ' + e.message;
+    return;
+  }
+  const m = D.meta;
+  $('runinfo').textContent = m.exe + ' · ' + m.ranks + ' ranks · ' + m.mpi.split('\n')[0].slice(0, 60);
+  notes();
+  for (const b of document.querySelectorAll('#tabs button')) b.onclick = () => showView(b.dataset.view);
+  tlInit();
+  ldInit();
+  smInit();
+  $('mx-metric').onchange = mxDraw;
+  $('mx-scope').onchange = mxDraw;
+  window.addEventListener('resize', redraw);
+  tlDraw();
+  READY = true;
+}
+
+// The page's read-only hook (tests, automation): what the page holds.
+let READY = false;
+window.mpilens = Object.freeze({
+  get ready() { return READY; },
+  stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
+  drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, hidden: drawnStats.hidden,
+    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, timing: D.timing }),
+  rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
+  scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
+  interval: () => { const [a, b] = ldInterval(); return { a, b }; },
+  load: () => (LD.drawn || []).map(x => Object.assign({}, x)),
+  messagePos: j => { const g = TL.g; return { x: g.x(D.m_ts[j]), y: g.yMid(D.m_src[j]), x1: g.x(D.m_ts[j] + D.m_lat[j]), y1: g.yMid(D.m_dst[j]) }; },
+  message: j => ({ src: D.m_src[j], dst: D.m_dst[j], ts: D.m_ts[j], tr: D.m_ts[j] + D.m_lat[j], bytes: D.m_bytes[j], tag: D.m_tag[j] }),
+});
+main();
