@@ -333,8 +333,8 @@ static void estimated_note(FILE *o, const struct report *rp)
     const struct an_rank_prof *r = an_profile_ranks(rp->prof, &n);
     for (unsigned i = 0; i < n; i++) est += r[i].estimated;
     if (est)
-        fprintf(o, "  ~ an estimate: it holds %" PRIu64 " repeated call%s (unsuccessful polls, MPI_Wtime) recorded "
-                   "once per run, each taken to last as long as the first\n", est, est == 1 ? "" : "s");
+        fprintf(o, "  ~ an estimate: it holds %" PRIu64 " repeated call%s (unsuccessful polls, MPI_Wtime),\n"
+                   "    recorded once per run, each taken to last as long as the first\n", est, est == 1 ? "" : "s");
 }
 
 static void unfinished_note(FILE *o, uint64_t unfinished)
