@@ -351,6 +351,10 @@ int cmd_view(int argc, char **argv)
         fprintf(stderr, "mpilens view: give one run directory, e.g. 'mpilens view mpilens-app-1234/ -o app.html'\n");
         return 2;
     }
+    if (serve && outpath) {
+        fprintf(stderr, "mpilens view: --serve writes no file; leave out -o\n");
+        return 2;
+    }
     const char *dir = argv[optind];
     char def[4096];
     if (!outpath) {

@@ -8,7 +8,8 @@
  * at start (the page's own analysis, tool/view.c); the window queries read
  * the view's columns decoded once into arrays kept in memory.  One request
  * at a time, poll()-based, each connection closed after its answer; SIGINT
- * or SIGTERM ends the server with exit status 0.
+ * or SIGTERM ends the server with exit status 0 (before it serves, while
+ * the run is analysed, Ctrl+C ends it as any command: status 130).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -394,6 +396,9 @@ int view_serve(const char *dir, const char *page, size_t plen, const struct an_v
         }
         int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0) continue;
+        /* a client that stops reading cannot hold the server */
+        struct timeval tv = {30, 0};
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         handle(fd, token, page, plen, &c, nranks);
         close(fd);
     }
