@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "symbols.h"
 #include "tool.h"
+#include "view.h"
 
 /* build/gen/views.c: the page around the data */
 extern const char ml_view_head[], ml_view_tail[];
@@ -226,7 +227,11 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     fputs("}", o);
 }
 
-static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page)
+/* The page into o; *keep (when given) receives the view's data instead of
+ * it being freed (--serve answers window queries from it); served: the
+ * page's Content-Security-Policy lets it connect to its own server. */
+static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page,
+                      struct an_view **keep)
 {
     struct an_profile *prof = an_profile_new(run);
     struct an_view *v = an_view_new(run);
@@ -249,7 +254,15 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     }
     put_meta(m, dir, run, v, prof, &res, plen, raw);
     fclose(m);
-    fputs(ml_view_head, o);
+    if (keep) {
+        const char *csp = strstr(ml_view_head, "connect-src 'none'");
+        if (!csp) goto out;
+        fwrite(ml_view_head, 1, (size_t)(csp - ml_view_head), o);
+        fputs("connect-src 'self'", o);
+        fputs(csp + strlen("connect-src 'none'"), o);
+    } else {
+        fputs(ml_view_head, o);
+    }
     fputs("<script type=\"application/json\" id=\"mpilens-meta\">", o);
     put_script_text(o, meta, mlen);
     fputs("</script>\n<script type=\"application/octet-stream\" id=\"mpilens-data\">", o);
@@ -261,9 +274,13 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     *msgs = an_view_counts(v)->messages;
     *page = plen;
     rc = 0;
+    if (keep) {
+        *keep = v;
+        v = NULL;
+    }
 out:
     an_result_free(&res);
-    an_view_free(v);
+    if (v) an_view_free(v);
     if (prof) an_profile_free(prof);
     return rc;
 }
@@ -273,7 +290,8 @@ out:
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens view DIR [-o FILE.html]\n\n"
+            "usage: mpilens view DIR [-o FILE.html] [--max-size MB]\n"
+            "       mpilens view --serve DIR [--port N]\n\n"
             "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
             "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
             "and pan), the network load between ranks over a chosen interval, the\n"
@@ -282,7 +300,13 @@ static void help(FILE *out)
             "Firefox and fetches nothing: scripts, styles and data are inside.\n\n"
             "  -o, --output F   where to write (default: <run>.html); an existing file is\n"
             "                   never overwritten\n"
-            "  --serve          serve the page from a local web server: not yet available\n"
+            "  --max-size MB    the largest page to write (default 200); a bigger run stops\n"
+            "                   with a hint to use --serve\n"
+            "  --serve          serve the page from a web server on 127.0.0.1 (a random\n"
+            "                   token in the URL, printed on stdout) and the calls and\n"
+            "                   messages of any window at /TOKEN/data?from=NS&to=NS&ranks=A-B;\n"
+            "                   Ctrl+C stops it (exit status 0)\n"
+            "  --port N         the port for --serve (default: any free one)\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
@@ -292,24 +316,43 @@ int cmd_view(int argc, char **argv)
     static const struct option opts[] = {
         {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"serve", no_argument, 0, 'S'},        {"help", no_argument, 0, 'h'},
+        {"max-size", required_argument, 0, 'M'}, {"port", required_argument, 0, 'P'},
         {0, 0, 0, 0},
     };
     const char *outpath = NULL;
-    int progress = 1, c;
+    int progress = 1, c, serve = 0, port = 0;
+    double max_mb = 200;
+    char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outpath = optarg; break;
         case 'q': progress = 0; break;
-        case 'S':
-            fprintf(stderr, "mpilens view: --serve is not available yet; write the page with -o FILE.html\n");
-            return 2;
+        case 'S': serve = 1; break;
+        case 'M':
+            max_mb = strtod(optarg, &end);
+            if (end == optarg || *end || !(max_mb > 0)) {
+                fprintf(stderr, "mpilens view: --max-size %s: give megabytes, e.g. --max-size 500\n", optarg);
+                return 2;
+            }
+            break;
+        case 'P':
+            port = (int)strtol(optarg, &end, 10);
+            if (end == optarg || *end || port < 0 || port > 65535) {
+                fprintf(stderr, "mpilens view: --port %s: give a port number (0: any free one)\n", optarg);
+                return 2;
+            }
+            break;
         case 'h': help(stdout); return 0;
         default: help(stderr); return 2;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens view: give one run directory, e.g. 'mpilens view mpilens-app-1234/ -o app.html'\n");
+        return 2;
+    }
+    if (serve && outpath) {
+        fprintf(stderr, "mpilens view: --serve writes no file; leave out -o\n");
         return 2;
     }
     const char *dir = argv[optind];
@@ -338,6 +381,28 @@ int cmd_view(int argc, char **argv)
     }
     for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
         if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
+    if (serve) {
+        char *pg = NULL;
+        size_t pl = 0, packed = 0;
+        uint64_t msgs = 0;
+        struct an_view *v = NULL;
+        FILE *m = open_memstream(&pg, &pl);
+        int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &v) : -1;
+        if (m && fclose(m) != 0) rc = -1;
+        if (rc != 0) {
+            fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
+            if (v) an_view_free(v);
+            free(pg);
+            an_run_close(&run);
+            return 1;
+        }
+        rc = view_serve(dir, pg, pl, v, run.size, port);
+        an_view_free(v);
+        free(pg);
+        an_run_close(&run);
+        sym_cleanup();
+        return rc;
+    }
     int fd = strcmp(outpath, "-") == 0 ? 1 : open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
     if (fd < 0) {
         fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
@@ -348,8 +413,25 @@ int cmd_view(int argc, char **argv)
     FILE *o = fd == 1 ? stdout : fdopen(fd, "w");
     uint64_t msgs = 0;
     size_t page = 0;
-    int rc = o ? view_write(o, dir, &run, progress, &msgs, &page) : -1;
+    /* built in memory first: a page over --max-size is never written */
+    char *pg = NULL;
+    size_t pl = 0;
+    FILE *m = open_memstream(&pg, &pl);
+    int rc = m ? view_write(m, dir, &run, progress, &msgs, &page, NULL) : -1;
+    if (m && fclose(m) != 0) rc = -1;
+    int too_big = rc == 0 && (double)pl > max_mb * 1e6;
+    if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;
+    free(pg);
+    if (!o) rc = -1;
     if (o && o != stdout && fclose(o) != 0) rc = -1;
+    if (too_big) {
+        fprintf(stderr, "mpilens view: the page would be %.0f MB, over --max-size %g MB: serve it with "
+                        "'mpilens view --serve %s', or raise --max-size\n", pl / 1e6, max_mb, dir);
+        if (fd != 1) unlink(outpath);
+        an_run_close(&run);
+        sym_cleanup();
+        return 1;
+    }
     if (rc != 0) {
         fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
         if (fd != 1) unlink(outpath);   /* no half-written page left behind */

@@ -24,17 +24,21 @@ async function main() {
   });
   const out = { errors: [], requests: [] };
   try {
-    const ctx = await browser.newContext({ offline: true, viewport: { width: 1280, height: 800 } });
-    const url = 'file://' + path.resolve(page_path);
+    // a page served by `mpilens view --serve` (http://127.0.0.1:PORT/TOKEN/):
+    // only requests under that URL may go out; a file: nothing may
+    const served = /^http:\/\/127\.0\.0\.1:\d+\//.test(page_path);
+    const ctx = await browser.newContext({ offline: !served, viewport: { width: 1280, height: 800 } });
+    const url = served ? page_path : 'file://' + path.resolve(page_path);
+    const allowed = u => served ? u.startsWith(url) : u === url;
     await ctx.route('**/*', route => {
       const u = route.request().url();
-      if (u !== url) { out.requests.push(u); return route.abort(); }
+      if (!allowed(u)) { out.requests.push(u); return route.abort(); }
       return route.continue();
     });
     const page = await ctx.newPage();
     page.on('console', m => { if (m.type() === 'error') out.errors.push('console: ' + m.text()); });
     page.on('pageerror', e => out.errors.push('page: ' + e.message));
-    page.on('request', r => { if (r.url() !== url && !out.requests.includes(r.url())) out.requests.push(r.url()); });
+    page.on('request', r => { if (!allowed(r.url()) && !out.requests.includes(r.url())) out.requests.push(r.url()); });
     await page.goto(url);
     await page.waitForFunction(() => window.mpilens && (window.mpilens.ready || document.getElementById('notes').textContent.startsWith('This page cannot')), null, { timeout: 60000 });
     out.notes = await page.textContent('#notes');

@@ -21,7 +21,7 @@ CC=${CC:-cc}
 src=()
 for f in "$ROOT"/tool/*.c "$ROOT"/live/*.c "$ROOT"/format/*.c "$ROOT"/analysis/*.c; do
     # mpilens.c: its own main; view.c: needs zlib and the page (build/gen/views.c)
-    [ "$f" = "$ROOT/tool/mpilens.c" ] || [ "$f" = "$ROOT/tool/view.c" ] || src+=("$f")
+    [ "$f" = "$ROOT/tool/mpilens.c" ] || [ "$f" = "$ROOT/tool/view.c" ] || [ "$f" = "$ROOT/tool/view_serve.c" ] || src+=("$f")
 done
 san=-fsanitize=address,undefined
 echo 'int main(void){return 0;}' >"$TEST_TMP/san.c"
