@@ -504,6 +504,22 @@ static void pager_wake(void)
     if (__atomic_load_n(&pager_sleeping, __ATOMIC_SEQ_CST)) futex_wake(&pager_word);
 }
 
+/* Unmap the full chunks the writers left; 1 if there were any. */
+static int retired_drain(void)
+{
+    int n = 0;
+    if (__atomic_load_n(&retired_n, __ATOMIC_RELAXED) <= 0) return 0;
+    for (int i = 0; i < RETIRED_MAX; i++) {
+        struct ml_chunk *c = __atomic_exchange_n(&retired_slot[i], NULL, __ATOMIC_ACQ_REL);
+        if (!c) continue;
+        __atomic_sub_fetch(&retired_n, 1, __ATOMIC_RELAXED);
+        stretch();
+        munmap(c, ML_CHUNK_SIZE);
+        n = 1;
+    }
+    return n;
+}
+
 /* The pager takes no lock: slots go from NULL to a chunk only here, and
  * from a chunk to NULL only by an exchange in chunk_next. */
 static void *pager(void *arg)
@@ -520,19 +536,11 @@ static void *pager(void *arg)
     uint32_t idx = UINT32_MAX;                    /* reserved, not yet prepared */
     while (!__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE) && !ml_disabled) {
         uint32_t seen = __atomic_load_n(&pager_word, __ATOMIC_SEQ_CST);
-        int worked = 0;
-        if (__atomic_load_n(&retired_n, __ATOMIC_RELAXED) > 0) {
-            for (int i = 0; i < RETIRED_MAX; i++) {
-                struct ml_chunk *c = __atomic_exchange_n(&retired_slot[i], NULL, __ATOMIC_ACQ_REL);
-                if (!c) continue;
-                __atomic_sub_fetch(&retired_n, 1, __ATOMIC_RELAXED);
-                stretch();
-                munmap(c, ML_CHUNK_SIZE);
-                worked = 1;
-            }
-        }
+        int worked = retired_drain();
         for (int i = 0; i < POOL && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE); i++) {
             if (__atomic_load_n(&pool_slot[i], __ATOMIC_ACQUIRE)) continue;
+            retired_drain();         /* between chunks too: a pager that never fills the
+                                      * pool (no free core) would leave the writers to unmap */
             if (idx == UINT32_MAX) idx = __atomic_fetch_add(&next_idx, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&pager_busy_since, mono_ns(), __ATOMIC_RELAXED);
             struct ml_chunk *c = chunk_prepare(idx);
