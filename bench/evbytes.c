@@ -8,7 +8,7 @@
  * counts the records by type.  Prints one line of key=value totals:
  *
  *   files chunks committed records calls p2p p2p_bytes allocated
- *   changes stall_ns stall_max_ns type<N>=count...
+ *   changes stall_ns stall_max_ns stall_p99_ns type<N>=count...
  *
  * calls counts the records that are MPI calls (CALL, P2P, P2P_REQ, COLL,
  * SENDRECV, COMPLETE); TIME, RESULT, LONGDUR, COMM, TYPE and COMPLETE_MORE
@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "../format/mlformat.h"
@@ -34,6 +35,14 @@
 static uint64_t tcount[256], committed_total, chunks_total, records_total, calls_total;
 static uint64_t p2p_bytes, alloc_total;
 static uint64_t changes, stall_total_ns, stall_max_ns;
+static uint64_t *stalls;            /* every change's stall, for the 99th percentile */
+static size_t nstalls, stalls_cap;
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
 
 static int is_call(unsigned t)
 {
@@ -127,6 +136,15 @@ static int one_file(const char *path)
                     changes++;
                     stall_total_ns += ns;
                     if (ns > stall_max_ns) stall_max_ns = ns;
+                    if (nstalls == stalls_cap) {
+                        stalls_cap = stalls_cap ? 2 * stalls_cap : 1024;
+                        stalls = realloc(stalls, stalls_cap * sizeof *stalls);
+                        if (!stalls) {
+                            perror("evbytes");
+                            exit(1);
+                        }
+                    }
+                    stalls[nstalls++] = ns;
                 }
             }
             p += rl;
@@ -147,13 +165,18 @@ int main(int argc, char **argv)
     int bad = 0;
     for (int i = 1; i < argc; i++)
         if (one_file(argv[i]) != 0) bad = 1;
+    uint64_t p99 = 0;
+    if (nstalls) {
+        qsort(stalls, nstalls, sizeof *stalls, cmp_u64);
+        p99 = stalls[(nstalls * 99 + 99) / 100 - 1];
+    }
     printf("files=%d chunks=%llu committed=%llu records=%llu calls=%llu p2p=%llu p2p_bytes=%llu "
-           "allocated=%llu changes=%llu stall_ns=%llu stall_max_ns=%llu",
+           "allocated=%llu changes=%llu stall_ns=%llu stall_max_ns=%llu stall_p99_ns=%llu",
            argc - 1, (unsigned long long)chunks_total, (unsigned long long)committed_total,
            (unsigned long long)records_total, (unsigned long long)calls_total,
            (unsigned long long)tcount[ML_REC_P2P], (unsigned long long)p2p_bytes,
            (unsigned long long)alloc_total, (unsigned long long)changes,
-           (unsigned long long)stall_total_ns, (unsigned long long)stall_max_ns);
+           (unsigned long long)stall_total_ns, (unsigned long long)stall_max_ns, (unsigned long long)p99);
     for (int t = 0; t < 256; t++)
         if (tcount[t]) printf(" type%d=%llu", t, (unsigned long long)tcount[t]);
     printf("\n");

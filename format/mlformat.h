@@ -150,6 +150,11 @@ struct ml_header {
     uint32_t ncomms, ntypes;   /* definitions handed out so far */
     uint32_t pad1;
     struct ml_failure failure; /* kind == ML_FAIL_NONE unless this process failed */
+    /* Records the runtime could not write (disk full, file system stalled:
+     * no chunk to be had without stopping the program): calls dropped, and
+     * the tick of the first one (0: none).  Zero in older files. */
+    uint64_t dropped;
+    uint64_t dropped_since;
 };
 
 struct ml_module {             /* one mapping of /proc/self/maps, executable */

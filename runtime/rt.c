@@ -27,6 +27,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -227,6 +228,27 @@ static size_t routines_bytes(void)
     return (n + 4095) & ~(size_t)4095;
 }
 
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+static char zeros[ML_CHUNK_SIZE];               /* pwrite source (bss: never written) */
+
+/* The file's first len bytes, allocated on disk (and sized). */
+static int file_alloc(off_t len)
+{
+    if (fallocate(fd, 0, 0, len) == 0) return 0;
+    if (errno == ENOSPC) return -1;
+    for (off_t done = 0; done < len;) {          /* fallocate not supported here */
+        size_t n = (size_t)(len - done) < sizeof zeros ? (size_t)(len - done) : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, n, done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        done += w;
+    }
+    return 0;
+}
+
 static void process_init(void)
 {
     const char *e = getenv("MPILENS_DISABLE");
@@ -263,7 +285,9 @@ static void process_init(void)
     uint64_t chunks_off = (live_off + (uint64_t)ML_MAX_THREADS * sizeof(struct ml_live) + 4095) & ~4095ull;
     tables_len = chunks_off;
     void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)chunks_off) == 0)
+    /* blocks allocated now (not a sparse ftruncate): a store to a table page
+     * on a full disk would otherwise be a SIGBUS, any time later */
+    if (file_alloc((off_t)chunks_off) == 0)
         m = mmap(NULL, tables_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (m == MAP_FAILED) {
         warn("cannot map %s: %s; this process is not recorded", path, strerror(errno));
@@ -338,6 +362,7 @@ static void process_init(void)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     memcpy(hdr->magic, ML_MAGIC, 8);
     ml_fs_process_init(hdr, lives, fd);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* ---- chunks ----------------------------------------------------------------
@@ -345,42 +370,72 @@ static void process_init(void)
  * file mapping costs a fault.  On ext4 a write fault on a hole (ftruncate'd
  * file) goes through the filesystem's page_mkwrite and costs about 5 us per
  * 4 KiB page: 320 us per 256 KiB chunk, 20-40 ns per record if paid on the
- * hot path, and still that much CPU taken from the program on a machine
- * whose cores it keeps busy if paid by another thread.  Measured on this
- * kind of machine, preparing a chunk costs instead about 50 us when it is
+ * hot path.  Preparing a chunk costs instead about 50 us when it is
  *   - preallocated on disk ahead (fallocate, FALLOCATE_AHEAD chunks at a
  *     time, KEEP_SIZE: the file grows only with the chunks written),
- *   - written with zeros by pwrite (page-cache pages allocated in bulk;
- *     this also extends the file),
+ *   - written with zeros by pwrite (page-cache pages and disk blocks taken
+ *     in bulk, so a full disk says ENOSPC here and never later as a SIGBUS
+ *     on a store; this also extends the file),
  *   - mapped, and every page mapped writable at once (MADV_POPULATE_WRITE;
  *     MAP_POPULATE maps shared pages read-only, so stores would still fault).
- * A pager thread (nice 19) does that for POOL chunks ahead; a thread whose
- * chunk is full takes a ready one under the lock (no system call) and leaves its
- * old chunk for the pager to unmap (munmap flushes TLBs and would wait for
- * the pager's mmap_lock).  Ready chunks have a zero magic until taken,
- * which readers skip silently; unused ones at the end of the file are cut
- * off when the process exits.  Without the pager (MPILENS_PAGER=0, or before
- * it started) a thread prepares its chunk itself. */
+ *
+ * The pager thread does that for POOL chunks ahead.  A thread whose chunk
+ * is full takes a ready one from pool_slot[] by an atomic exchange and
+ * leaves its old one in retired_slot[] for the pager to unmap: no lock, no
+ * system call (but a futex wake when the pager sleeps and the pool is half
+ * empty).  Ready chunks have a zero magic until taken, which readers skip.
+ *
+ * The file never shrinks while the process lives (no ftruncate after
+ * creation): every chunk any mapping may still store to stays inside the
+ * file, whatever the order of exit, the pager and other threads.  Cutting
+ * the unused chunks off at exit (as before) killed with SIGBUS a child
+ * forked by the program that held copies of them (tests/cases/pager_fork).
+ * Instead the chunks nobody took and the blocks preallocated past the end
+ * are given back with FALLOC_FL_PUNCH_HOLE (size kept; a hole reads as
+ * zeros, so as unused chunks).  A forked child stops recording (atfork):
+ * its copies of the thread's chunk and of the pool are the parent's.
+ *
+ * When the pool is empty: without the pager (MPILENS_PAGER=0, or before it
+ * started) a thread prepares its chunk itself; with it, the thread also
+ * does, unless the disk is full or the pager has been stuck in one chunk for
+ * STUCK_NS asleep in the kernel (state D: a stalled file system; not merely
+ * without a CPU on a loaded machine): then the thread records into `scratch`,
+ * never a system call, and its records there are dropped and counted
+ * (hdr->dropped, from hdr->dropped_since): the program never stops in a
+ * recording call.  Recording resumes when the pager has chunks again; a
+ * thread whose own preparation failed tries again after RETRY_NS. */
 
 #define POOL 8
 #define RETIRED_MAX 64
 #define FALLOCATE_AHEAD 8
-static struct ml_chunk *pool[POOL];
-static uint32_t pool_idx[POOL];
-static int npool, pager_started, pager_stop;
-static int preparing;      /* chunks reserved and being prepared, lock released: the file
-                            * must not be cut below them (pool_trim) */
-static struct ml_chunk *retired[RETIRED_MAX];   /* full chunks the pager unmaps */
-static int nretired;
-static uint32_t next_idx;                       /* chunks reserved so far (lock held) */
-static off_t falloc_end;                        /* preallocated up to here */
+#define STUCK_NS 200000000         /* 200 ms in one chunk: the file system stalls */
+#define RETRY_NS 100000000         /* a full disk is tried again this often */
+static struct ml_chunk *pool_slot[POOL];          /* ready chunks, NULL: empty slot */
+static uint32_t pool_idx[POOL];                   /* their indexes (set before the slot) */
+static int pool_n;                                /* non-NULL slots (about) */
+static struct ml_chunk *retired_slot[RETIRED_MAX]; /* full chunks the pager unmaps */
+static int retired_n;
+static int pager_started, pager_stop, pager_sleeping;
+static uint32_t pager_word;                       /* futex the pager sleeps on */
+static int64_t pager_busy_since;                  /* mono ns the pager's chunk began, 0: idle */
+static int pager_tid;
+static int disk_full;                             /* the last preparation failed */
+static int64_t self_retry_at;                     /* without pager: no try before (mono ns) */
+static uint32_t next_idx;                         /* chunks reserved so far */
+static off_t falloc_end;                          /* preallocated up to here */
 static int falloc_ok = 1;
-static char zeros[ML_CHUNK_SIZE];               /* pwrite source (bss: never written) */
-static pthread_cond_t pager_cv = PTHREAD_COND_INITIALIZER;
+static int forked_child;                          /* this process is a fork of the recorded one */
+static uint32_t stretch_us;                       /* tests: MPILENS_PAGER_STRETCH_US */
 
 static off_t chunk_off(uint32_t idx)
 {
     return (off_t)(hdr->chunks_off + (uint64_t)idx * ML_CHUNK_SIZE);
+}
+
+/* Tests widen the pager's windows with MPILENS_PAGER_STRETCH_US. */
+static void stretch(void)
+{
+    if (stretch_us) usleep(stretch_us);
 }
 
 /* Make chunk idx of the file ready: allocated, in the page cache, mapped
@@ -397,16 +452,18 @@ static struct ml_chunk *chunk_prepare(uint32_t idx)
                    !__atomic_compare_exchange_n(&falloc_end, &e, off + len, 0, __ATOMIC_RELAXED,
                                                 __ATOMIC_RELAXED)) {
             }
-        } else {
+        } else if (errno != ENOSPC) {
             __atomic_store_n(&falloc_ok, 0, __ATOMIC_RELAXED);   /* not supported here */
         }
     }
+    stretch();
     for (size_t done = 0; done < ML_CHUNK_SIZE;) {
         ssize_t w = pwrite(fd, zeros + done, ML_CHUNK_SIZE - done, off + (off_t)done);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) return NULL;                  /* disk full: no chunk rather than SIGBUS later */
         done += (size_t)w;
     }
+    stretch();
     char *m = mmap(NULL, ML_CHUNK_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off);
     if (m == MAP_FAILED) return NULL;
     if (madvise(m, ML_CHUNK_SIZE, MADV_POPULATE_WRITE) != 0) {
@@ -416,73 +473,118 @@ static struct ml_chunk *chunk_prepare(uint32_t idx)
         }
         for (size_t i = 0; i < ML_CHUNK_SIZE; i += 4096) ((volatile char *)m)[i] = 0;
     }
+    stretch();
     return (struct ml_chunk *)m;
 }
 
-/* Chunk idx exists in the file now: readers may look at it (lock held). */
+/* Chunk idx exists in the file now: readers may look at it. */
 static void chunk_publish(uint32_t idx)
 {
-    if (idx + 1 > hdr->nchunks) __atomic_store_n(&hdr->nchunks, idx + 1, __ATOMIC_RELEASE);
+    uint32_t n = __atomic_load_n(&hdr->nchunks, __ATOMIC_RELAXED);
+    while (idx + 1 > n &&
+           !__atomic_compare_exchange_n(&hdr->nchunks, &n, idx + 1, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
 }
 
-/* The pager holds the lock only to take work and to hand chunks over, so a
- * thread changing chunks never waits for a chunk being prepared. */
+/* Give the blocks of chunks [idx, idx + n) back; the size stays. */
+static void chunk_punch(uint32_t idx, uint32_t n)
+{
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, chunk_off(idx), (off_t)n * ML_CHUNK_SIZE) != 0) {
+    }
+}
+
+static void futex_wake(uint32_t *w)
+{
+    syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void pager_wake(void)
+{
+    __atomic_add_fetch(&pager_word, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&pager_sleeping, __ATOMIC_SEQ_CST)) futex_wake(&pager_word);
+}
+
+/* Unmap the full chunks the writers left; 1 if there were any. */
+static int retired_drain(void)
+{
+    int n = 0;
+    if (__atomic_load_n(&retired_n, __ATOMIC_RELAXED) <= 0) return 0;
+    for (int i = 0; i < RETIRED_MAX; i++) {
+        struct ml_chunk *c = __atomic_exchange_n(&retired_slot[i], NULL, __ATOMIC_ACQ_REL);
+        if (!c) continue;
+        __atomic_sub_fetch(&retired_n, 1, __ATOMIC_RELAXED);
+        stretch();
+        munmap(c, ML_CHUNK_SIZE);
+        n = 1;
+    }
+    return n;
+}
+
+/* The pager takes no lock: slots go from NULL to a chunk only here, and
+ * from a chunk to NULL only by an exchange in chunk_next. */
 static void *pager(void *arg)
 {
     (void)arg;
-    /* Lowest priority (nice 19, this thread only): a pager woken on a core
-     * the program keeps busy does not preempt it (it did, for a whole refill
-     * of the pool: 0.3-0.5 ms stalls every POOL/2 chunks); it runs on idle
-     * cores, or at a small share, and the writers prepare their own chunks
-     * when the pool is empty, one at a time.  Not SCHED_IDLE: that could
-     * leave it off the CPU for long while it holds the lock. */
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19) != 0) {
+    /* Below the program's threads (nice 10, this thread only): woken on a
+     * core the program keeps busy it does not preempt it for a whole refill
+     * of the pool (it did at nice 0: 0.3-0.5 ms stalls), yet gets a share
+     * large enough to keep up there (at nice 19 it did not, and the writers
+     * prepared their own chunks).  Not SCHED_IDLE: it could starve. */
+    __atomic_store_n(&pager_tid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
+    if (setpriority(PRIO_PROCESS, (id_t)pager_tid, 10) != 0) {
     }
-    pthread_mutex_lock(&lock);
-    while (!pager_stop && !ml_disabled) {
-        if (nretired > 0) {
-            struct ml_chunk *old[RETIRED_MAX];
-            int n = nretired;
-            memcpy(old, retired, sizeof *old * (size_t)n);
-            nretired = 0;
-            pthread_mutex_unlock(&lock);
-            for (int i = 0; i < n; i++) munmap(old[i], ML_CHUNK_SIZE);
-            pthread_mutex_lock(&lock);
-            continue;
-        }
-        if (npool < POOL) {
-            uint32_t idx = next_idx++;
-            preparing++;
-            pthread_mutex_unlock(&lock);
+    uint32_t idx = UINT32_MAX;                    /* reserved, not yet prepared */
+    while (!__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE) && !ml_disabled) {
+        uint32_t seen = __atomic_load_n(&pager_word, __ATOMIC_SEQ_CST);
+        int worked = retired_drain();
+        for (int i = 0; i < POOL && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE); i++) {
+            if (__atomic_load_n(&pool_slot[i], __ATOMIC_ACQUIRE)) continue;
+            retired_drain();         /* between chunks too: a pager that never fills the
+                                      * pool (no free core) would leave the writers to unmap */
+            if (idx == UINT32_MAX) idx = __atomic_fetch_add(&next_idx, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&pager_busy_since, mono_ns(), __ATOMIC_RELAXED);
             struct ml_chunk *c = chunk_prepare(idx);
-            pthread_mutex_lock(&lock);
-            preparing--;
-            if (pager_stop) {                      /* the process is exiting */
-                if (c) munmap(c, ML_CHUNK_SIZE);
-                /* cut what it prepared, unless a writer prepares one now */
-                if (!preparing && ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
-                }
+            __atomic_store_n(&pager_busy_since, 0, __ATOMIC_RELAXED);
+            if (!c) {                              /* full disk: try again later, same chunk */
+                __atomic_store_n(&disk_full, 1, __ATOMIC_RELAXED);
+                worked = 0;
                 break;
             }
-            if (!c) break;                         /* the writers will say so */
+            __atomic_store_n(&disk_full, 0, __ATOMIC_RELAXED);
+            if (__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE)) {   /* the process is exiting */
+                munmap(c, ML_CHUNK_SIZE);
+                chunk_punch(idx, 1);
+                idx = UINT32_MAX;
+                break;
+            }
             chunk_publish(idx);
-            pool_idx[npool] = idx;
-            pool[npool++] = c;
-            continue;
+            pool_idx[i] = idx;
+            idx = UINT32_MAX;
+            __atomic_store_n(&pool_slot[i], c, __ATOMIC_RELEASE);
+            __atomic_add_fetch(&pool_n, 1, __ATOMIC_RELAXED);
+            worked = 1;
         }
-        pthread_cond_wait(&pager_cv, &lock);
+        if (worked) continue;
+        /* sleep until woken (pager_word moved) or, a full disk, RETRY_NS */
+        __atomic_store_n(&pager_sleeping, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&pager_word, __ATOMIC_SEQ_CST) == seen && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE)) {
+            struct timespec ts = {RETRY_NS / 1000000000, RETRY_NS % 1000000000};
+            int full = __atomic_load_n(&disk_full, __ATOMIC_RELAXED);
+            syscall(SYS_futex, &pager_word, FUTEX_WAIT_PRIVATE, seen, full ? &ts : NULL, NULL, 0);
+        }
+        __atomic_store_n(&pager_sleeping, 0, __ATOMIC_SEQ_CST);
     }
-    pthread_mutex_unlock(&lock);
     return NULL;
 }
 
 static void pager_start(void)
 {
-    /* Off unless MPILENS_PAGER=1: with it, a SIGBUS after MPI_Finalize was
-     * seen under load (CI, not reproduced on a quiet machine; cause not yet
-     * found), so the threads prepare their own chunks by default. */
+    static int tried;
+    if (__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL) || forked_child) return;
     const char *e = getenv("MPILENS_PAGER");
-    if (!e || *e != '1') return;
+    if (e && *e == '0') return;
+    e = getenv("MPILENS_PAGER_STRETCH_US");
+    if (e) stretch_us = (uint32_t)strtoul(e, NULL, 10);
     pthread_attr_t a;
     pthread_t t;
     sigset_t all, old;
@@ -492,37 +594,95 @@ static void pager_start(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);  /* the program's signals are not ours */
     ml_own_thread = 1;
-    if (pthread_create(&t, &a, pager, NULL) == 0) pager_started = 1;
+    if (pthread_create(&t, &a, pager, NULL) == 0) __atomic_store_n(&pager_started, 1, __ATOMIC_RELEASE);
     ml_own_thread = 0;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&a);
 }
 
+/* The pager has been in one chunk for STUCK_NS and sleeps in the kernel
+ * (state D: waiting for the file system), not merely waiting for a CPU. */
+static int pager_stalled(void)
+{
+    int64_t busy = __atomic_load_n(&pager_busy_since, __ATOMIC_RELAXED);
+    if (!busy || mono_ns() - busy < STUCK_NS) return 0;
+    char p[64], buf[256];
+    snprintf(p, sizeof p, "/proc/self/task/%d/stat", __atomic_load_n(&pager_tid, __ATOMIC_RELAXED));
+    int f = open(p, O_RDONLY | O_CLOEXEC);
+    if (f < 0) return 0;
+    ssize_t n = read(f, buf, sizeof buf - 1);
+    close(f);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *e = strrchr(buf, ')');
+    return e && e[1] == ' ' && e[2] == 'D';
+}
+
+/* A ready chunk from the pool, or NULL. */
+static struct ml_chunk *pool_take(void)
+{
+    if (__atomic_load_n(&pool_n, __ATOMIC_RELAXED) <= 0) return NULL;
+    for (int i = 0; i < POOL; i++) {
+        if (!__atomic_load_n(&pool_slot[i], __ATOMIC_RELAXED)) continue;
+        struct ml_chunk *c = __atomic_exchange_n(&pool_slot[i], NULL, __ATOMIC_ACQ_REL);
+        if (c) {
+            __atomic_sub_fetch(&pool_n, 1, __ATOMIC_RELAXED);
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* Records a thread wrote into scratch (dropped): calls, runs counted in full. */
+static void drop_count(struct ml_thread *th)
+{
+    const char *p = scratch + sizeof(struct ml_chunk), *end = th->cur;
+    uint64_t n = 0;
+    while (p + sizeof(struct ml_rec) <= end) {
+        const struct ml_rec *r = (const struct ml_rec *)p;
+        size_t l = r->words ? (size_t)r->words * 8 : r->dur;
+        if (l < sizeof *r || l > (size_t)(end - p)) break;
+        if (r->type >= ML_REC_CALL && r->type <= ML_REC_COMPLETE) n++;
+        else if (r->type == ML_REC_REPEAT) n += r->dt;
+        p += l;
+    }
+    if (n && hdr && !forked_child) __atomic_add_fetch(&hdr->dropped, n, __ATOMIC_RELAXED);
+}
+
 /* A new chunk for this thread; its records' times count from `base`. */
 static void chunk_next(struct ml_thread *th, uint64_t base)
 {
-    struct ml_chunk *ch = NULL, *unmap = NULL;
-    struct ml_chunk *old = th->chunk && (char *)th->chunk != scratch ? th->chunk : NULL;
+    struct ml_chunk *ch = NULL;
+    int was_scratch = (char *)th->chunk == scratch;
+    struct ml_chunk *old = th->chunk && !was_scratch ? th->chunk : NULL;
     /* a run of polls never spans chunks: its records are in the old one,
      * which may be unmapped and its addresses reused by a later chunk */
-    th->idle_next = NULL;
     th->idle_rec = th->idle_rep = NULL;
-    th->idle_next = NULL;   /* a run of idle calls ends with its chunk (which may be unmapped) */
-    pthread_mutex_lock(&lock);
-    if (fd >= 0 && !ml_disabled) {
-        if (npool > 0) {
-            ch = pool[0];
-            memmove(pool, pool + 1, sizeof *pool * (size_t)(npool - 1));
-            memmove(pool_idx, pool_idx + 1, sizeof *pool_idx * (size_t)(npool - 1));
-            npool--;
-        } else {                                  /* no pager, or it fell behind */
-            uint32_t idx = next_idx++;
-            preparing++;
-            pthread_mutex_unlock(&lock);
-            ch = chunk_prepare(idx);
-            pthread_mutex_lock(&lock);
-            preparing--;
-            if (ch) chunk_publish(idx);
+    th->idle_next = NULL;
+    if (was_scratch) drop_count(th);
+    if (fd >= 0 && !ml_disabled && !forked_child) {
+        int started = __atomic_load_n(&pager_started, __ATOMIC_ACQUIRE);
+        ch = pool_take();
+        if (!ch) {
+            /* no pager, or it fell behind: prepare one here, unless the disk
+             * is full or the file system stalls (then drop the records) */
+            int skip = 0;
+            if (started && (__atomic_load_n(&disk_full, __ATOMIC_RELAXED) || pager_stalled()))
+                skip = 1;
+            else if (__atomic_load_n(&self_retry_at, __ATOMIC_RELAXED) &&
+                     mono_ns() < __atomic_load_n(&self_retry_at, __ATOMIC_RELAXED))
+                skip = 1;
+            if (!skip) {
+                uint32_t idx = __atomic_fetch_add(&next_idx, 1, __ATOMIC_RELAXED);
+                ch = chunk_prepare(idx);
+                if (ch) {
+                    chunk_publish(idx);
+                    __atomic_store_n(&self_retry_at, 0, __ATOMIC_RELAXED);
+                } else {
+                    chunk_punch(idx, 1);           /* whatever pwrite got before it failed */
+                    __atomic_store_n(&self_retry_at, mono_ns() + RETRY_NS, __ATOMIC_RELAXED);
+                }
+            }
         }
         if (ch) {
             ch->thread = th->index;
@@ -531,23 +691,34 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
             ch->committed = 0;
             ch->base_ticks = base;
             __atomic_store_n(&ch->magic, ML_CHUNK_MAGIC, __ATOMIC_RELEASE);
-            anchor_refresh();
-            if (!pager_started) pager_start();
-        } else {
-            warn("cannot extend %s: %s; recording stops here", path, strerror(errno));
-            ml_disabled = 1;
+            if (!started) pager_start();
+        } else if (!was_scratch) {
+            uint64_t z = 0;
+            if (__atomic_compare_exchange_n(&hdr->dropped_since, &z, base, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                warn("cannot extend %s: %s; records are dropped (and counted) until it can", path,
+                     errno ? strerror(errno) : "file system stalled");
         }
+        /* (a full disk: the pager tries again on its own clock) */
+        if (started && __atomic_load_n(&pool_n, __ATOMIC_RELAXED) <= POOL / 2 &&
+            !__atomic_load_n(&disk_full, __ATOMIC_RELAXED))
+            pager_wake();
     }
     if (old) {
-        if (pager_started && nretired < RETIRED_MAX) retired[nretired++] = old;
-        else unmap = old;
+        int put = 0;
+        if (__atomic_load_n(&pager_started, __ATOMIC_ACQUIRE) && !forked_child)
+            for (int i = 0; i < RETIRED_MAX && !put; i++)
+                if (!__atomic_load_n(&retired_slot[i], __ATOMIC_RELAXED)) {
+                    struct ml_chunk *z = NULL;
+                    put = __atomic_compare_exchange_n(&retired_slot[i], &z, old, 0, __ATOMIC_ACQ_REL,
+                                                      __ATOMIC_RELAXED);
+                }
+        if (put) {
+            if (__atomic_add_fetch(&retired_n, 1, __ATOMIC_RELAXED) >= RETIRED_MAX / 2) pager_wake();
+        } else if (!forked_child) {
+            munmap(old, ML_CHUNK_SIZE);
+        }
     }
-    /* wake the pager when the pool is half empty (it refills it in one go),
-     * after the unlock: it does not then block on the lock we hold */
-    int wake = pager_started && (npool <= POOL / 2 || nretired >= RETIRED_MAX / 2);
-    pthread_mutex_unlock(&lock);
-    if (wake) pthread_cond_signal(&pager_cv);             /* no system call unless it waits */
-    if (unmap) munmap(unmap, ML_CHUNK_SIZE);
+    if (ch) anchor_refresh();
     if (!ch) {                       /* keep the hot path branch-free: write into scratch */
         ch = (struct ml_chunk *)scratch;
         th->chunk = ch;
@@ -562,20 +733,70 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
     th->last = base;
 }
 
-/* Give back ready chunks that nobody took, if they are the last ones. */
+/* At exit: stop the pager, give back the blocks of the chunks nobody took
+ * and of the preallocation past them.  The file keeps its size, so no
+ * mapping of it (another thread's chunk, one the pager is preparing, a
+ * forked child's copies) can ever store past its end. */
 static void pool_trim(void)
 {
-    pthread_mutex_lock(&lock);
-    pager_stop = 1;
-    pthread_cond_signal(&pager_cv);
-    while (npool > 0 && pool_idx[npool - 1] + 1 == hdr->nchunks) {
-        npool--;
-        munmap(pool[npool], ML_CHUNK_SIZE);
-        hdr->nchunks--;
+    __atomic_store_n(&pager_stop, 1, __ATOMIC_RELEASE);
+    pager_wake();
+    if (fd < 0) return;
+    for (int i = 0; i < POOL; i++) {
+        struct ml_chunk *c = __atomic_exchange_n(&pool_slot[i], NULL, __ATOMIC_ACQ_REL);
+        if (!c) continue;
+        __atomic_sub_fetch(&pool_n, 1, __ATOMIC_RELAXED);
+        munmap(c, ML_CHUNK_SIZE);
+        chunk_punch(pool_idx[i], 1);
     }
-    /* Not below a chunk being prepared (its pages would be gone: SIGBUS when
-     * touched); the pager cuts the file itself once it has stopped. */
-    if (fd >= 0 && !preparing && ftruncate(fd, chunk_off(hdr->nchunks)) != 0) {
+    /* chunks from here on are never used: the preallocation ends below */
+    uint32_t e = __atomic_fetch_add(&next_idx, FALLOCATE_AHEAD, __ATOMIC_RELAXED);
+    off_t fe = __atomic_load_n(&falloc_end, __ATOMIC_RELAXED);
+    if (fe > chunk_off(e)) {
+        /* ext4 punches nothing past the end of the file: grow it over the
+         * preallocation first (fallocate never shrinks a file), then punch */
+        if (fallocate(fd, 0, chunk_off(e), fe - chunk_off(e)) != 0) {
+        }
+        chunk_punch(e, FALLOCATE_AHEAD);
+    }
+}
+
+/* fork(): the child's copies of the tables, of its thread's chunk and of the
+ * pool map the parent's file.  The child records into scratch (dropped, not
+ * counted) and keeps private copies of the tables; no lock is held. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&lock);
+}
+
+static void fork_child(void)
+{
+    forked_child = 1;
+    pager_started = 0;
+    for (int i = 0; i < POOL; i++) pool_slot[i] = NULL;
+    pool_n = 0;
+    if (hdr) {
+        void *tmp = mmap(NULL, tables_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (tmp != MAP_FAILED) {
+            memcpy(tmp, hdr, tables_len);
+            if (mmap(hdr, tables_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+                MAP_FAILED)
+                memcpy(hdr, tmp, tables_len);
+            munmap(tmp, tables_len);
+        }
+    }
+    struct ml_thread *th = &ml_th;
+    if (th->chunk) {
+        th->idle_rec = th->idle_rep = NULL;
+        th->idle_next = NULL;
+        th->chunk = (struct ml_chunk *)scratch;
+        th->cur = scratch + sizeof(struct ml_chunk);
+        th->end = scratch + sizeof scratch;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -1803,6 +2024,10 @@ __attribute__((destructor)) static void ml_exit(void)
     if (!hdr || hdr->pid != (int32_t)getpid()) return;
     ml_fs_at_exit();
     pool_trim();
+    if ((char *)ml_th.chunk == scratch) {      /* this thread's last dropped records */
+        drop_count(&ml_th);
+        ml_th.cur = scratch + sizeof(struct ml_chunk);
+    }
     if (hdr->state != ML_STATE_FINALIZED) hdr->state = ML_STATE_EXITED;
     anchor_refresh();
 }

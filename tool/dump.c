@@ -161,6 +161,10 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         fprintf(o, ", at MPI_Finalize ");
         if (b->valid) fprintf(o, "%+lld ns (rtt %lld ns)\n", (long long)b->offset_ns, (long long)b->rtt_ns);
         else fprintf(o, "not measured\n");
+        if (h->dropped)
+            fprintf(o, "# rank %d dropped: %llu calls not recorded (disk full or stalled), from %.3f s after start\n",
+                    rank, (unsigned long long)h->dropped,
+                    (double)(mlr_ticks_to_ns(f, h->dropped_since) - h->anchor0_ns) / 1e9);
     }
     for (unsigned i = 0; header && i < mlr_ncomms(f); i++) {   /* who is in each communicator */
         const struct mlr_comm *c = mlr_comm(f, (uint16_t)i);
