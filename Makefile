@@ -25,7 +25,7 @@ ifneq ($(OMPI_CC),)
 OMPI_INC := $(firstword $(shell mpicc.openmpi --showme:incdirs))
 OMPI_LIB := $(firstword $(shell mpicc.openmpi --showme:libdirs))
 OMPI_FLIBS := $(foreach l,mpi_mpifh mpi_usempif08 mpi_usempi_ignore_tkr,$(wildcard $(OMPI_LIB)/lib$(l).so))
-RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so $(B)/lib/mpilens/libmpilens-openmpi.a
+RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so $(B)/lib/mpilens/libmpilens-openmpi.a $(B)/lib/mpilens/mpilens-pingpong-openmpi
 endif
 
 # ---- MPICH -------------------------------------------------------------
@@ -34,7 +34,7 @@ ifneq ($(MPICH_CC),)
 MPICH_INC := $(patsubst -I%,%,$(filter -I%,$(shell mpicc.mpich -show)))
 MPICH_LIB := $(patsubst -L%,%,$(filter -L%,$(shell mpicc.mpich -show)))
 MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
-RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a
+RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a $(B)/lib/mpilens/mpilens-pingpong-mpich
 endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard live/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
@@ -115,11 +115,21 @@ $(B)/lib/mpilens/libmpilens-openmpi.a: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
 $(B)/lib/mpilens/libmpilens-mpich.a: $(B)/gen/wrap-mpich.c $(RT_DEPS)
 	$(call rt_archive,mpich,MPICH_CC)
 
+# The ping-pong of `mpilens calibrate`, one per MPI (tool/calibrate/)
+$(B)/lib/mpilens/mpilens-pingpong-openmpi: tool/calibrate/pingpong.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc.openmpi -O2 -o $@ $<
+
+$(B)/lib/mpilens/mpilens-pingpong-mpich: tool/calibrate/pingpong.c
+	@mkdir -p $(dir $@)
+	MPICH_CC=$(CC) mpicc.mpich -O2 -o $@ $<
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/mpilens $(DESTDIR)$(PREFIX)/bin/mpilens
 	install -m 755 $(filter %.so,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 $(filter %.a,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
+	install -m 755 $(filter %-openmpi %-mpich,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 format/mlformat.h $(DESTDIR)$(PREFIX)/include/mlformat.h
 
 test: all

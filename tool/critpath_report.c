@@ -131,7 +131,7 @@ static int seg_len_cmp(const void *a, const void *b)
 
 /* ---- text ---------------------------------------------------------------------- */
 
-void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all)
+void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all, const struct cp_cost *cost)
 {
     char a[64], b[64], c[64], d[64], w[1200];
     int64_t first, last;
@@ -140,6 +140,10 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     fprintf(o, "-------------------------------------------------------------------------------------\n");
     fprintf(o, "  window     %s to %s after the first call (%s)\n", tm(r->from - first, a, sizeof a),
             tm(r->to - first, b, sizeof b), r->source);
+    if (cost && cost->opts)
+        fprintf(o, "  costs      alpha %.1f ns per message, beta %.4f ns per byte, %s model (%s)\n",
+                cost->opts->alpha_ns, cost->opts->beta_ns, cost->opts->simple ? "simple" : "standard",
+                cost->source ? cost->source : "default");
     if (r->pcontrol_never_opened)
         fprintf(o, "  window     never opened on %d rank%s (no MPI_Pcontrol call there): left out\n",
                 r->pcontrol_never_opened, r->pcontrol_never_opened == 1 ? "" : "s");
@@ -259,14 +263,21 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
 
 /* ---- JSON ---------------------------------------------------------------------- */
 
-void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r)
+void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r, const struct cp_cost *cost)
 {
     char b[1200];
     fprintf(o, "  \"critical_path\": {\"window\": {\"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"source\": ",
             r->from, r->to);
     json_str(o, r->source);
-    fprintf(o, ", \"ranks_never_opened\": %d},\n    \"complete\": %s, \"unfinished_ranks\": %u, \"undecided_calls\": %" PRIu64 ",\n",
-            r->pcontrol_never_opened, r->unfinished || r->undecided ? "false" : "true", r->unfinished, r->undecided);
+    fprintf(o, ", \"ranks_never_opened\": %d},\n", r->pcontrol_never_opened);
+    if (cost && cost->opts) {
+        fprintf(o, "    \"cost_model\": {\"alpha_ns\": %.3f, \"beta_ns_per_byte\": %.6f, \"model\": \"%s\", \"source\": ",
+                cost->opts->alpha_ns, cost->opts->beta_ns, cost->opts->simple ? "simple" : "standard");
+        json_str(o, cost->source ? cost->source : "default");
+        fprintf(o, "},\n");
+    }
+    fprintf(o, "    \"complete\": %s, \"unfinished_ranks\": %u, \"undecided_calls\": %" PRIu64 ",\n",
+            r->unfinished || r->undecided ? "false" : "true", r->unfinished, r->undecided);
     fprintf(o, "    \"runtime_split\": {\"comm_ns\": %" PRId64 ", \"comp_ns\": %" PRId64 "},\n    \"measures\": {",
             r->rt_comm, r->rt_comp);
     for (int m = 0; m < AN_CP_NM; m++) {

@@ -9,10 +9,17 @@
 
 #include "critpath.h"
 
+/* The cost model used for the bandwidth and latency costs, and where its
+ * alpha and beta came from ("default", "flags", a calibration file). */
+struct cp_cost {
+    const struct an_cp_opts *opts;
+    const char *source;
+};
+
 /* The text section ("Critical path", "Wait states"). */
-void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all);
+void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all, const struct cp_cost *cost);
 /* The members "critical_path" and "wait_states" of report --json, each line
  * indented by 2, followed by a comma. */
-void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r);
+void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r, const struct cp_cost *cost);
 
 #endif

@@ -17,6 +17,7 @@ static const struct verb {
     {"report", cmd_report, "summarise a run: failures, profile, messages, findings"},
     {"export", cmd_export, "write a run as a Perfetto/Chrome trace or an OTF2 archive"},
     {"view", cmd_view, "write a run as one interactive HTML page (timeline, load, matrix, summary)"},
+    {"calibrate", cmd_calibrate, "measure message latency and bandwidth for the critical path's costs"},
     {"top", cmd_top, "live view of a run: what every rank does now; deadlock verdict"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
     {"agent", cmd_agent, "send this node's live state to a front end (top/run --listen)"},

@@ -74,6 +74,7 @@ struct report {
     struct an_profile *prof;
     struct an_result res;
     struct an_cp *cp;             /* critical path, or NULL */
+    struct cp_cost cost;          /* its cost model and where it came from */
     const char *dir;
     int all;
 };
@@ -847,7 +848,7 @@ static void report_json(FILE *o, const struct report *rp)
         fprintf(o, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", cnt[b], by[b]);
     }
     fprintf(o, "],\n");
-    if (rp->cp) cp_json(o, run, an_cp_result(rp->cp));
+    if (rp->cp) cp_json(o, run, an_cp_result(rp->cp), &rp->cost);
     fprintf(o, "  \"findings\": [");
     char buf[2048], site[600], comm[160];
     for (unsigned i = 0; i < rp->res.nfindings; i++) {
@@ -908,6 +909,8 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
     memset(&rp, 0, sizeof rp);
     rp.dir = dir;
     rp.all = opts->all;
+    rp.cost.opts = opts->cp;
+    rp.cost.source = opts->cost_source;
     int err = an_run_open(dir, &rp.run);
     if (err) {
         for (const char *p = an_run_problem(&rp.run, NULL); p; p = an_run_problem(&rp.run, p))
@@ -940,7 +943,7 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
     if (opts->json) report_json(out, &rp);
     else if (opts->critpath == 2) text_header(out, &rp);
     else report_text(out, &rp);
-    if (!opts->json && rp.cp) cp_text(out, &rp.run, an_cp_result(rp.cp), rp.all);
+    if (!opts->json && rp.cp) cp_text(out, &rp.run, an_cp_result(rp.cp), rp.all, &rp.cost);
     an_cp_free(rp.cp);
     an_profile_free(rp.prof);
     an_result_free(&rp.res);
@@ -951,6 +954,6 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
 
 int report_profile(const char *dir, FILE *out, int json)
 {
-    struct report_opts o = {json, 0, 1, 0, NULL};
+    struct report_opts o = {json, 0, 1, 0, NULL, NULL};
     return report_profile_opts(dir, out, &o);
 }

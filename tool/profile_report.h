@@ -15,6 +15,7 @@ struct report_opts {
     int progress;  /* progress line on stderr when it is a terminal */
     int critpath;  /* critical path and wait states: 0 no, 1 with the rest, 2 only them (text) */
     const struct an_cp_opts *cp;   /* its options (NULL: defaults) */
+    const char *cost_source;       /* where its alpha and beta came from (NULL: defaults) */
 };
 
 /* Profile, messages and findings of run directory dir (or one rank file)

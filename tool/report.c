@@ -41,8 +41,12 @@ static void help(FILE *out)
             "  --critical-path  only the critical path and wait states (text; JSON has all)\n"
             "  --no-critical-path  leave them out (faster)\n"
             "  --from S, --to S window: seconds after the run's first call (default: the run)\n"
-            "  --alpha NS       cost model: latency per message, ns (default 1000)\n"
-            "  --beta NS        cost model: time per byte, ns (default 0.1, i.e. 10 GB/s)\n"
+            "  --alpha NS       cost model: latency per message, ns (default: the calibration\n"
+            "                   file of 'mpilens calibrate' if there is one, else 1000)\n"
+            "  --beta NS        cost model: time per byte, ns (default: the calibration file,\n"
+            "                   else 0.1, i.e. 10 GB/s)\n"
+            "  --calibration F  alpha and beta from F (written by 'mpilens calibrate'; default\n"
+            "                   $MPILENS_CALIBRATION or ~/.config/mpilens/calibration, if present)\n"
             "  --cost-model M   standard (collectives by their usual algorithms) or simple\n"
             "                   (one message of its bytes per call); docs/CRITPATH.md\n"
             "  --eager BYTES    MPI_Send of at least this many bytes may wait for its\n"
@@ -60,16 +64,18 @@ int cmd_report(int argc, char **argv)
         {"critical-path", no_argument, 0, 'C'}, {"no-critical-path", no_argument, 0, 'N'},
         {"from", required_argument, 0, 1}, {"to", required_argument, 0, 2}, {"alpha", required_argument, 0, 3},
         {"beta", required_argument, 0, 4}, {"cost-model", required_argument, 0, 5}, {"eager", required_argument, 0, 6},
+        {"calibration", required_argument, 0, 7},
         {0, 0, 0, 0},
     };
-    struct report_opts ro = {0, 0, 1, 1, NULL};
+    struct report_opts ro = {0, 0, 1, 1, NULL, NULL};
     struct an_cp_opts cpo;
     an_cp_opts_default(&cpo);
     ro.cp = &cpo;
     double from_s = -1, to_s = -1;
     char *end;
     const char *outpath = NULL;
-    int c, failures_only = 0;
+    int c, failures_only = 0, alpha_set = 0, beta_set = 0;
+    const char *calib = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -92,8 +98,8 @@ int cmd_report(int argc, char **argv)
             }
             if (c == 1) from_s = v;
             else if (c == 2) to_s = v;
-            else if (c == 3) cpo.alpha_ns = v;
-            else cpo.beta_ns = v;
+            else if (c == 3) cpo.alpha_ns = v, alpha_set = 1;
+            else cpo.beta_ns = v, beta_set = 1;
             break;
         }
         case 5:
@@ -113,6 +119,7 @@ int cmd_report(int argc, char **argv)
             cpo.eager = v;
             break;
         }
+        case 7: calib = optarg; break;
         case 'h': help(stdout); return 0;
         default: tool_bad_option("report", argc, argv); return 2;
         }
@@ -121,6 +128,22 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "mpilens report: give one run directory, e.g. 'mpilens report mpilens-app-1234/'\n");
         return 2;
     }
+    /* alpha and beta: flags, else a calibration file, else the defaults */
+    char cpath[4096], cerr[4400], csrc[4200];
+    if (calib) snprintf(cpath, sizeof cpath, "%s", calib);
+    else calibrate_default_path(cpath, sizeof cpath);
+    if (alpha_set && beta_set) ro.cost_source = "--alpha, --beta";
+    else if (cpath[0] && (calib || access(cpath, F_OK) == 0)) {
+        double a, b;
+        if (calibrate_read(cpath, &a, &b, cerr, sizeof cerr) != 0) {
+            fprintf(stderr, "mpilens report: %s\n", cerr);
+            return 2;
+        }
+        if (!alpha_set) cpo.alpha_ns = a;
+        if (!beta_set) cpo.beta_ns = b;
+        snprintf(csrc, sizeof csrc, "%s%s", alpha_set || beta_set ? "flags and " : "", cpath);
+        ro.cost_source = csrc;
+    } else if (alpha_set || beta_set) ro.cost_source = "flags and defaults";
     if (from_s >= 0 && to_s >= 0 && to_s <= from_s) {
         fprintf(stderr, "mpilens report: --to must be later than --from\n");
         return 2;

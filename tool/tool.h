@@ -16,6 +16,13 @@ int cmd_dump(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_view(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+
+/* The calibration file of `mpilens calibrate` (tool/calibrate.c): its
+ * default path into b (empty when there is no HOME), and its alpha (ns per
+ * message) and beta (ns per byte); -1 with the reason in err. */
+void calibrate_default_path(char *b, size_t n);
+int calibrate_read(const char *path, double *alpha_ns, double *beta_ns, char *err, size_t nerr);
 
 /* Failure diagnosis of run directory `dir` (or one rank file), to `out`
  * (tool/diag.c): each failed rank with how, where and when; what the other
