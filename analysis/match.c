@@ -100,6 +100,9 @@ struct req {                     /* open request of a rank, by handle */
     uint8_t open;                /* an ISEND/IRECV op opened activation `id` for the exporters */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
+    struct req *succ;            /* the next request with this handle, made while this one */
+    int64_t succ_t1;             /* still runs in the stream: end of the call that made it */
+    uint32_t succ_thread;        /* and its thread (req_open) */
 };
 
 struct rstate {                  /* per rank */
@@ -591,6 +594,23 @@ static struct req *req_slot(struct rstate *rs, uint64_t handle)
     return &rs->reqs[i];
 }
 
+/* Request q's successor takes its place (q's own activation is over). */
+static void req_promote(struct req *q)
+{
+    struct req *s = q->succ;
+    uint64_t h = q->handle;
+    *q = *s;
+    q->handle = h;
+    free(s);
+}
+
+/* The request q is done with: deleted, or its successor takes its place. */
+static void req_gone(struct rstate *rs, struct req *q)
+{
+    if (q->succ) req_promote(q);
+    else req_del(rs, q);
+}
+
 /* The receive of a request is no longer reported by it (request freed,
  * handle reused, end of the run). */
 static void recv_abandon(struct an_match *m, struct rstate *rs, struct precv *rv)
@@ -718,6 +738,58 @@ static void req_abandon(struct an_match *m, struct rstate *rs, struct req *q)
     req_close(m, q, q->kind == RQ_SEND ? AN_OP_SEND_DONE : AN_OP_RECV_DONE, q->comm, -1, -1, q->tag, 0);
 }
 
+/* Where a new request with handle h, made by the call of event e, goes
+ * (NULL: nowhere, h is MPI_REQUEST_NULL or memory ran out); the caller
+ * fills it in.  MPI gives a handle to one request at a time, so when the
+ * request with handle h still runs here, MPI freed it before e's call got
+ * the handle again: either in a call we never saw complete it, or in a
+ * call of another thread that started before e's call ended.  Events come
+ * in start order, and such a call (MPI_Wait in one thread while another
+ * thread's MPI_Irecv waits for a lock inside MPI, then gets the handle
+ * MPI_Wait freed) may come after e: the new request waits beside the old
+ * one (succ) until a completion of h says which one it completes
+ * (req_at). */
+static struct req *req_open(struct an_match *m, struct rstate *rs, uint64_t h, const struct an_event *e)
+{
+    if (h == 0) return NULL;
+    struct req *old = req_find(rs, h);
+    if (old && old->running) {
+        if (old->succ) {          /* a third one: the first's completion was never recorded */
+            req_abandon(m, rs, old);
+            req_promote(old);
+        }
+        struct req *s = calloc(1, sizeof *s);
+        if (s) {
+            old->succ = s;
+            old->succ_t1 = e->ev.end_ns;
+            old->succ_thread = e->ev.thread;
+            return s;
+        }
+    }
+    if (old) {
+        req_abandon(m, rs, old);
+        if (old->succ) {
+            req_promote(old);
+            return req_open(m, rs, h, e);
+        }
+    }
+    return req_slot(rs, h);
+}
+
+/* The request with handle h that a completion in event e is about: the
+ * oldest one, unless the call of e started after the call that made the
+ * next one had ended (then it could not have freed the old one before the
+ * handle was given again: the old one's completion was never recorded). */
+static struct req *req_at(struct an_match *m, struct rstate *rs, uint64_t h, const struct an_event *e)
+{
+    struct req *q = req_find(rs, h);
+    while (q && q->succ && (e->ev.start_ns > q->succ_t1 || e->ev.thread == q->succ_thread)) {
+        req_abandon(m, rs, q);
+        req_promote(q);
+    }
+    return q;
+}
+
 /* Receive half: a receive posted with pattern p.  done: completed by this
  * same call (p holds the actual source, tag and size); orphan: nothing will
  * report its completion.  Fills *info (ok = a receive was posted) and
@@ -833,12 +905,10 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
     struct rstate *rs = &m->rs[r - m->run->ranks];
     const struct ml_p2p *p = &e->ev.p2p[0];
     uint64_t h = e->ev.request;
-    struct req *old = req_find(rs, h);
-    if (old) req_abandon(m, rs, old);
     int persistent = role == AN_SEND_INIT || role == AN_RECV_INIT;
     int is_send = role == AN_ISEND || role == AN_SEND_INIT;
-    struct req *q = NULL;
-    if (h != 0 && (q = req_slot(rs, h))) {   /* MPI_REQUEST_NULL: nothing will complete it */
+    struct req *q = req_open(m, rs, h, e);   /* MPI_REQUEST_NULL: nothing will complete it */
+    if (q) {
         memset(q, 0, sizeof *q);
         q->handle = h;
         q->kind = is_send ? RQ_SEND : RQ_RECV;
@@ -878,7 +948,7 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
     const struct an_rank *r = e->r;
     struct rstate *rs = &m->rs[r - m->run->ranks];
     for (uint32_t i = 0; i < e->ev.ndone; i++) {
-        struct req *q = req_find(rs, e->ev.done[i].request);
+        struct req *q = req_at(m, rs, e->ev.done[i].request, e);
         if (!q || !q->persistent) {
             m->st.untracked_done++;
             continue;
@@ -908,9 +978,7 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     uint64_t h = e->ev.request;
     uint64_t sid = ++rs->next_id;
     int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
-    struct req *old = req_find(rs, h);
-    if (old) req_abandon(m, rs, old);
-    struct req *q = req_slot(rs, h);
+    struct req *q = req_open(m, rs, h, e);
     if (q) {
         memset(q, 0, sizeof *q);
         q->handle = h;
@@ -1033,13 +1101,13 @@ static void do_complete(struct an_match *m, const struct an_event *e, int is_fre
     struct rstate *rs = &m->rs[r - m->run->ranks];
     for (uint32_t i = 0; i < e->ev.ndone; i++) {
         const struct ml_done *d = &e->ev.done[i];
-        struct req *q = req_find(rs, d->request);
+        struct req *q = req_at(m, rs, d->request, e);
         if (!q) {
             m->st.untracked_done++;
             continue;
         }
         if (!q->running) {
-            if (is_free) req_del(rs, q);
+            if (is_free) req_gone(rs, q);
             continue;
         }
         struct ml_done dd;
@@ -1082,7 +1150,7 @@ static void do_complete(struct an_match *m, const struct an_event *e, int is_fre
             if (pc < 0) src = -1;
             req_close(m, q, AN_OP_RECV_DONE, comm, src, pc, tag, d->source >= 0 ? d->bytes : 0);
         }
-        if (!q->persistent || is_free) req_del(rs, q);
+        if (!q->persistent || is_free) req_gone(rs, q);
     }
 }
 
@@ -1352,14 +1420,17 @@ void an_match_finish(struct an_match *m)
         struct rstate *rs = &m->rs[i];
         for (unsigned k = 0; k < rs->rcap; k++) {
             struct req *q = &rs->reqs[k];
-            if (!q->handle || !q->active) continue;
-            struct precv *rv = q->active;
-            q->active = NULL;
-            if (rv->flags & RV_PAIRED) {
-                emit(m, rv);
-                precv_free(m, rv);
-            } else {
-                rv->flags |= RV_ORPHAN;
+            for (; q->handle; req_promote(q)) {     /* and the requests waiting beside it */
+                struct precv *rv = q->active;
+                q->active = NULL;
+                if (!rv) {
+                } else if (rv->flags & RV_PAIRED) {
+                    emit(m, rv);
+                    precv_free(m, rv);
+                } else {
+                    rv->flags |= RV_ORPHAN;
+                }
+                if (!q->succ) break;
             }
         }
     }
@@ -1484,6 +1555,11 @@ void an_match_free(struct an_match *m)
             rn = rv->hnext;
             free(rv);
         }
+        for (unsigned k = 0; rs->reqs && k < rs->rcap; k++)
+            for (struct req *x = rs->reqs[k].succ, *xn; x; x = xn) {
+                xn = x->succ;
+                free(x);
+            }
         free(rs->reqs);
         free(rs->pos);
     }

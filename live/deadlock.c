@@ -49,6 +49,8 @@ struct op {
     uint32_t comm;           /* definition index in the rank's file */
     int coll;                /* a nonblocking collective's request: instance seq on gid */
     uint64_t seq;
+    char routine[40];        /* coll: the collective (MPI_Ibcast) */
+    char site[96];           /* coll: where it started */
     char desc[200];          /* "receive from 1 tag 5 (MPI_Irecv at x.c:10)" */
 };
 
@@ -94,6 +96,8 @@ struct inst {
     int *missing;            /* members that have not arrived / started */
     unsigned nmissing;
     const struct node *mis;  /* a member in another collective at the same position */
+    int mis_rank;            /* kind 1, or a member waiting on a nonblocking collective there: */
+    char mis_what[160];      /* that member, "MPI_Ibcast started at x.c:12", or -1 */
     unsigned left;           /* fixpoint: missing members not yet able to go on */
     unsigned *nodes, nnodes; /* the nodes that need it */
     int reported, marked;
@@ -160,6 +164,20 @@ static struct dl_req *req_find(struct dl_reqs *q, uint64_t h)
     return NULL;
 }
 
+/* Nonblocking collective r completed: the latest one of its communicator. */
+static void cdone_note(struct dl_reqs *q, const struct dl_req *r)
+{
+    for (unsigned i = 0; i < q->ncdone; i++)
+        if (q->cdone[i].comm == r->comm) {
+            if (r->seq > q->cdone[i].seq) q->cdone[i] = *r;
+            return;
+        }
+    struct dl_req *p = realloc(q->cdone, (q->ncdone + 1) * sizeof *p);
+    if (!p) return;
+    q->cdone = p;
+    q->cdone[q->ncdone++] = *r;
+}
+
 void dl_load_requests(const char *path, struct dl_reqs *q)
 {
     struct mlr_file *f;
@@ -219,7 +237,10 @@ void dl_load_requests(const char *path, struct dl_reqs *q)
                 if (!r) continue;
                 if (start) r->active = 1;
                 else if (r->persistent) r->active = 0;
-                else *r = q->r[--q->n];          /* gone */
+                else {
+                    if (r->coll) cdone_note(q, r);
+                    *r = q->r[--q->n];          /* gone */
+                }
             }
         }
     }
@@ -231,6 +252,7 @@ void dl_reqs_free(struct dl_reqs *q)
 {
     free(q->r);
     free(q->nb);
+    free(q->cdone);
     memset(q, 0, sizeof *q);
 }
 
@@ -251,6 +273,13 @@ void dl_reqs_copy(const struct dl_reqs *from, struct dl_reqs *to)
         if (to->nb) {
             memcpy(to->nb, from->nb, from->nnb * sizeof *to->nb);
             to->nnb = from->nnb;
+        }
+    }
+    if (from->ncdone) {
+        to->cdone = malloc(from->ncdone * sizeof *to->cdone);
+        if (to->cdone) {
+            memcpy(to->cdone, from->cdone, from->ncdone * sizeof *to->cdone);
+            to->ncdone = from->ncdone;
         }
     }
 }
@@ -359,6 +388,65 @@ static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
     return 0;
 }
 
+static void ent_where(const struct ent *e, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", lf_site_text(e->sgid));
+}
+
+/* Names compared across ranks: MPI_Bcast_c and MPI_Bcast are one collective. */
+static int same_coll(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 2 && !strcmp(a + la - 2, "_c")) la -= 2;
+    if (lb > 2 && !strcmp(b + lb - 2, "_c")) lb -= 2;
+    return la == lb && !strncmp(a, b, la);
+}
+
+/* A key for a collective's name, the same for MPI_Ibcast and MPI_Ibcast_c. */
+static int coll_key(const char *a)
+{
+    size_t l = strlen(a);
+    if (l > 2 && !strcmp(a + l - 2, "_c")) l -= 2;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < l; i++) h = (h ^ (unsigned char)a[i]) * 16777619u;
+    return (int)(h & 0x7fffffff);
+}
+
+/* Which collective rank r started as #seq on communicator gid, if that is
+ * known: the blocking one it is in, or a nonblocking one still active (its
+ * wait, or its trace).  Fills what ("MPI_Ibcast started at x.c:12") and
+ * returns the routine's name, else NULL. */
+static const char *coll_at(struct g *G, int r, uint64_t gid, uint64_t seq, char *what, size_t wn)
+{
+    if (r < 0 || r >= G->nranks || !seq) return NULL;
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k]) {
+        const struct node *m = &G->nodes[k];
+        if (m->kind == K_COLL && m->gid == gid && m->seq == seq) {
+            const struct ent *e = &G->ents[m->ent];
+            char where[160];
+            ent_where(e, where, sizeof where);
+            snprintf(what, wn, "%s at %s", lf_routine(e->f, e->l.routine), where);
+            return lf_routine(e->f, e->l.routine);
+        }
+        for (unsigned i = 0; i < m->nops; i++)
+            if (m->ops[i].coll && m->ops[i].gid == gid && m->ops[i].seq == seq) {
+                snprintf(what, wn, "%s started at %s", m->ops[i].routine, m->ops[i].site);
+                return m->ops[i].routine;
+            }
+    }
+    struct dl_reqs *q = rank_reqs(G, r);
+    int i = G->rank_first[r];
+    if (!q || i < 0 || !G->ents[i].f) return NULL;
+    for (unsigned j = 0; j < q->n + q->ncdone; j++) {
+        const struct dl_req *x = j < q->n ? &q->r[j] : &q->cdone[j - q->n];
+        if (x->coll && (x->active || j >= q->n) && x->seq == seq && comm_gid(G->ents[i].f, x->comm) == gid) {
+            snprintf(what, wn, "%s started at %s%s", x->routine, x->site, j < q->n ? "" : " (completed)");
+            return x->routine;
+        }
+    }
+    return NULL;
+}
+
 /* The operations of a Wait/Test-family node from the rank's requests. */
 static void node_requests(struct g *G, struct node *n, const struct ent *e)
 {
@@ -425,6 +513,8 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
             o->comm = pick[i]->comm;
             o->gid = comm_gid(e->f, pick[i]->comm);
             o->peer = -3;
+            snprintf(o->routine, sizeof o->routine, "%s", pick[i]->routine);
+            snprintf(o->site, sizeof o->site, "%s", pick[i]->site);
             snprintf(o->desc, sizeof o->desc, "%s on %s (collective #%llu on it, at %s)", pick[i]->routine,
                      fmt_comm(e->f, pick[i]->comm, cb, sizeof cb), (unsigned long long)pick[i]->seq,
                      pick[i]->site);
@@ -656,7 +746,9 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
 {
     int kind = o != NULL;
     uint64_t gid = kind ? o->gid : n->gid, seq = kind ? o->seq : n->seq;
-    int rgid = kind ? -1 : n->rgid, root = kind ? -1 : n->root;
+    /* kind 1: one instance per routine (ranks that started different
+     * collectives as #seq are in different ones) */
+    int rgid = kind ? coll_key(o->routine) : n->rgid, root = kind ? -1 : n->root;
     uint64_t h = (gid * 0x9E3779B97F4A7C15ull) ^ (seq * 0xff51afd7ed558ccdull) ^
                  ((uint64_t)(uint32_t)rgid << 20) ^ (uint64_t)(uint32_t)root ^ (uint64_t)kind << 62;
     h ^= h >> 29;
@@ -700,6 +792,7 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
     x->root = root;
     x->first = n;
     x->comm = kind ? o->comm : 0;
+    x->mis_rank = -1;
     /* the members that have not arrived (kind 0) / not started it (kind 1) */
     const struct lf_comm *c = NULL;
     unsigned m;
@@ -714,8 +807,23 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
         int r = kind ? ((c->flags & 2) ? (int)i : c->members[i]) : member(n, i);
         if (r == n->rank || r < 0 || r >= G->nranks) continue;
         const struct node *mm = NULL;
-        if (kind ? coll_past(G, r, gid, seq) : coll_arrived(G, n, r, &mm)) continue;
+        char w[160];
+        const char *other = NULL;
+        if (kind ? coll_past(G, r, gid, seq) : coll_arrived(G, n, r, &mm)) {
+            /* a member that started another collective as #seq (MPI
+             * matches collectives by their order on the communicator)
+             * never completes this one */
+            if (!kind) continue;
+            other = coll_at(G, r, gid, seq, w, sizeof w);
+            if (!other || same_coll(other, o->routine)) continue;
+        } else if (!kind && !mm) {
+            other = coll_at(G, r, gid, seq, w, sizeof w);   /* a nonblocking one there */
+        }
         if (mm && !x->mis) x->mis = mm;
+        if (other && x->mis_rank < 0) {
+            x->mis_rank = r;
+            snprintf(x->mis_what, sizeof x->mis_what, "%s", w);
+        }
         x->missing[x->nmissing++] = r;
     }
     G->inst[G->ninst] = x;
@@ -853,11 +961,6 @@ static void sput(struct sbuf *b, const char *fmt, ...)
 static const char *term_name(int t)
 {
     return t == ES_FINALIZED ? "finalized" : t == ES_EXITED ? "exited" : t == ES_DIED ? "died" : "";
-}
-
-static void ent_where(const struct ent *e, char *buf, size_t n)
-{
-    snprintf(buf, n, "%s", lf_site_text(e->sgid));
 }
 
 /* Short description of what rank r is doing: "in MPI_Recv from 1 tag 5 at x.c:3". */
@@ -1036,10 +1139,34 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 sput(b, "\n");
                 /* said once: the other side's collective is the same story */
                 if (mis->kind == K_COLL && mis->nci) mis->ci[0]->reported = 1;
+            } else if (x->mis_rank >= 0) {
+                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d in %s (both collective #%llu on "
+                     "the communicator)\n", n->rank, what, where, x->mis_rank, x->mis_what,
+                     (unsigned long long)n->seq);
             }
         }
         free(in);
         free(out);
+    }
+    /* nonblocking collectives waited for, that a member started as another */
+    for (unsigned k = 0; k < G->nnodes; k++) {
+        struct node *n = &G->nodes[k];
+        if (n->active || n->kind == K_COLL) continue;
+        for (unsigned c = 0; c < n->nci; c++) {
+            struct inst *x = n->ci[c];
+            if (x->kind != 1 || x->mis_rank < 0 || x->reported) continue;
+            x->reported = 1;
+            const struct op *o = NULL;
+            for (unsigned i = 0; i < n->nops && !o; i++)
+                if (n->ops[i].coll && n->ops[i].gid == x->gid && n->ops[i].seq == x->seq) o = &n->ops[i];
+            if (!o) continue;
+            const struct ent *e = &G->ents[n->ent];
+            char where[160];
+            ent_where(e, where, sizeof where);
+            sput(b, "  mismatched collectives: rank %d waits (%s at %s) in %s started at %s, rank %d in %s (both "
+                 "collective #%llu on the communicator)\n", n->rank, lf_routine(e->f, e->l.routine), where,
+                 o->routine, o->site, x->mis_rank, x->mis_what, (unsigned long long)x->seq);
+        }
     }
 
     /* a cycle among the blocked ranks */

@@ -230,6 +230,10 @@ struct dl_reqs {
     unsigned n, cap;
     struct dl_nbc *nb;
     unsigned nnb;
+    struct dl_req *cdone;    /* nonblocking collectives completed: the latest per
+                              * communicator (local files only: what a rank that went
+                              * on started as #seq, for a mismatch) */
+    unsigned ncdone;
     int undescribed;         /* calls that made requests the trace does not describe
                               * (I/O, RMA, generalized, partitioned, ...); a remote
                               * rank's agent that did not say: 1 */

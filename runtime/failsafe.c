@@ -860,10 +860,29 @@ static int is_ours(MPI_Errhandler e)
     return e != MPI_ERRHANDLER_NULL && (e == eh_comm || e == eh_win || e == eh_file);
 }
 
-/* A reference to MPI_ERRORS_ARE_FATAL, counted like the one MPI hands out. */
+/* A reference to MPI_ERRORS_ARE_FATAL, counted like the one MPI hands out.
+ * Its holder, a duplicate of MPI_COMM_SELF, is made the first time the
+ * program asks for an error handler that is ours, not at MPI_Init: a
+ * communicator the runtime keeps from the start changes the context ids
+ * and handles of every communicator the program makes (Open MPI takes the
+ * lowest free ones), so the program would not see what it sees without
+ * the runtime. */
 static MPI_Errhandler fatal_ref(void)
 {
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static int tried;
     MPI_Errhandler r = MPI_ERRORS_ARE_FATAL;
+    if (!__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) {
+        pthread_mutex_lock(&mu);
+        if (!tried && mpi_inited) {
+            if (PMPI_Comm_dup(MPI_COMM_SELF, &fatal_holder) == MPI_SUCCESS)
+                PMPI_Comm_set_errhandler(fatal_holder, MPI_ERRORS_ARE_FATAL);
+            else
+                fatal_holder = MPI_COMM_NULL;
+            __atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
+        }
+        pthread_mutex_unlock(&mu);
+    }
     if (fatal_holder != MPI_COMM_NULL && PMPI_Comm_get_errhandler(fatal_holder, &r) != MPI_SUCCESS)
         r = MPI_ERRORS_ARE_FATAL;
     return r;
@@ -1127,10 +1146,6 @@ void ml_fs_after_init(void)
     if (PMPI_Comm_create_errhandler(fatal_comm, &eh_comm) != MPI_SUCCESS) eh_comm = MPI_ERRHANDLER_NULL;
     if (PMPI_Win_create_errhandler(fatal_win, &eh_win) != MPI_SUCCESS) eh_win = MPI_ERRHANDLER_NULL;
     if (PMPI_File_create_errhandler(fatal_file, &eh_file) != MPI_SUCCESS) eh_file = MPI_ERRHANDLER_NULL;
-    if (PMPI_Comm_dup(MPI_COMM_SELF, &fatal_holder) == MPI_SUCCESS)
-        PMPI_Comm_set_errhandler(fatal_holder, MPI_ERRORS_ARE_FATAL);
-    else
-        fatal_holder = MPI_COMM_NULL;
     if (eh_comm != MPI_ERRHANDLER_NULL) {
         take_over(MPI_COMM_WORLD);
         take_over(MPI_COMM_SELF);

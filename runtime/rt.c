@@ -61,7 +61,7 @@ static struct ml_module *modules;
 static struct ml_live *lives;
 static int mpi_ready;                  /* between MPI_Init and MPI_Finalize */
 static int init_done, final_done;
-static MPI_Comm priv = MPI_COMM_NULL;  /* private duplicate of MPI_COMM_WORLD */
+static MPI_Comm priv = MPI_COMM_NULL;  /* private duplicate of MPI_COMM_WORLD, for a clock sync */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static __thread struct ml_live own_live; /* when all live slots are taken */
 /* The thread that owns each live slot (ml_join_begin finds a joined thread's
@@ -1914,9 +1914,15 @@ void ml_after_init(int provided)
     copy_str(hdr->mpi_version, sizeof hdr->mpi_version, v);
     PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
     mpi_ready = 1;
+    /* The private communicator lives only during the sync (here and at
+     * MPI_Finalize): the program's communicators then get the context ids
+     * and handles they get without the runtime (Open MPI takes the lowest
+     * free ones).  One kept all along is suspected in a hang of Open MPI's
+     * MPI_Dist_graph_create (treematch, issue 12). */
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
         PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
         clock_sync(&hdr->sync_init, 1);
+        PMPI_Comm_free(&priv);
     }
     pthread_mutex_lock(&lock);
     modules_refresh();
@@ -1930,7 +1936,8 @@ void ml_before_finalize(void)
     if (!init_done || final_done) return;
     final_done = 1;
     ml_fs_before_finalize();
-    if (priv != MPI_COMM_NULL) {
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
         clock_sync(&hdr->sync_final, 0);
         PMPI_Comm_free(&priv);
     }

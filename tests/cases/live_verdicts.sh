@@ -166,6 +166,21 @@ for impl in openmpi mpich; do
     dl $impl dl_thread_wait 2 "^  rank 0 thread [1-9]: MPI_Waitany .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITANY)" \
         "^  rank 1 thread [1-9]: MPI_Waitall .*at dl_thread_wait.c:$(L dl_thread_wait L_WAITALL)" \
         "request: receive from 1 tag 7 \(MPI_Irecv at dl_thread_wait.c:$(L dl_thread_wait L_IRECV)\)" "$CYCLE2"
+    # nonblocking collectives started in different orders, or against a
+    # blocking one, waited for by MPI_Wait, MPI_Waitall, an MPI_Test loop
+    dl $impl dl_nbc_order 2 "^  rank 0: MPI_Wait .*at dl_nbc_order.c:$(L dl_nbc_order L_WAIT0)" \
+        "^  rank 1: MPI_Wait .*at dl_nbc_order.c:($(L dl_nbc_order L_WAIT1)|$(L dl_nbc_order L_WAIT1B))" \
+        "request: MPI_Ibarrier on MPI_COMM_WORLD \(collective #1 on it, at dl_nbc_order.c:$(L dl_nbc_order L_IBARRIER)\)" \
+        "mismatched collectives: rank 0 waits \(MPI_Wait at dl_nbc_order.c:$(L dl_nbc_order L_WAIT0)\) in MPI_Ibarrier started at dl_nbc_order.c:$(L dl_nbc_order L_IBARRIER), rank 1 in MPI_Ibcast started at dl_nbc_order.c:$(L dl_nbc_order L_IBCAST)" \
+        "$CYCLE2"
+    dl $impl dl_nbc_barrier 2 "^  rank 0: MPI_Waitall .*at dl_nbc_barrier.c:$(L dl_nbc_barrier L_WAITALL)" \
+        "request: MPI_Iallreduce on MPI_COMM_WORLD \(collective #1 on it, at dl_nbc_barrier.c:$(L dl_nbc_barrier L_IALLREDUCE)\)" \
+        "^  rank 1: MPI_Barrier on MPI_COMM_WORLD at dl_nbc_barrier.c:$(L dl_nbc_barrier L_BARRIER)" \
+        "mismatched collectives: rank 0 waits \(MPI_Waitall at dl_nbc_barrier.c:$(L dl_nbc_barrier L_WAITALL)\) in MPI_Iallreduce started at dl_nbc_barrier.c:$(L dl_nbc_barrier L_IALLREDUCE), rank 1 in MPI_Barrier at dl_nbc_barrier.c:$(L dl_nbc_barrier L_BARRIER)" \
+        "$CYCLE2"
+    dl $impl dl_nbc_test 2 "^  rank [01]: MPI_Test \(polling, nothing completes\) at dl_nbc_test.c:$(L dl_nbc_test L_TEST)" \
+        "mismatched collectives: rank [01] waits \(MPI_Test at dl_nbc_test.c:$(L dl_nbc_test L_TEST)\) in MPI_I(bcast|allreduce) started at dl_nbc_test.c:[0-9]+, rank [01] in MPI_I(bcast|allreduce) started at" \
+        "$CYCLE2"
 
     # ---- correct programs ----
     ok $impl ok_waitany 3
@@ -190,6 +205,7 @@ for impl in openmpi mpich; do
     ok $impl ok_ssend 2
     ok $impl ok_thread_poll 2
     ok $impl ok_iallreduce 3
+    ok $impl ok_nbc_order 2
     # MPI_Win_fence epochs, MPI_Win_free and a collective file write while
     # one rank computes for 2-2.5 s
     ok $impl ok_winfence 3
