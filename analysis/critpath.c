@@ -28,6 +28,7 @@
  */
 #include "critpath.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@
 #define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
 
 /* ---- path history nodes ------------------------------------------------------- */
+
+#define PEND_MAX 8
 
 struct node {
     int ref;
@@ -51,7 +54,10 @@ struct node {
     int64_t sum;              /* value gained in this stretch */
     struct an_cp_kv *kv;
     unsigned nkv, capkv, hint;
+    uint32_t *ix;             /* beyond KV_SCAN entries: open-addressed slot+1 per key hash */
+    unsigned capix;           /* power of two; 0: not indexed */
 };
+#define KV_SCAN 8
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
@@ -121,7 +127,7 @@ static void *map_get(const struct map *m, uint64_t a, int64_t b)
 
 static int map_put(struct map *m, uint64_t a, int64_t b, void *p)
 {
-    if ((m->used + 1) * 4 >= m->cap * 3 && map_grow(m)) return -1;
+    if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return -1;   /* probes stay short */
     size_t k = mhash(a, b, m->cap);
     for (;;) {
         struct ment *e = &m->t[k];
@@ -205,9 +211,17 @@ struct qev {
     struct snap *own;         /* the edge value it published */
 };
 
+struct pend {                 /* additions not yet in the rank's node (see add) */
+    int64_t sum;
+    int64_t from;             /* when the first of them came */
+    unsigned n;
+    struct an_cp_kv kv[PEND_MAX];
+};
+
 struct cp_rank {
     int64_t v[AN_CP_NM];
     struct node *cur[AN_CP_NM];
+    struct pend pend[AN_CP_NM];
     int64_t open, close;      /* window of the rank */
     int64_t last;             /* aligned end of the last call replayed */
     uint32_t last_site;
@@ -268,10 +282,14 @@ static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
     if (n) {                  /* reused: its breakdown buffer stays */
         struct an_cp_kv *kv = n->kv;
         unsigned cap = n->capkv;
+        uint32_t *ix = n->ix;
+        unsigned capix = n->capix;
         cp->free_nodes = n->parent;
         memset(n, 0, sizeof *n);
         n->kv = kv;
         n->capkv = cap;
+        n->ix = ix;           /* kept, rebuilt once the node has more than KV_SCAN keys */
+        n->capix = capix;
     } else if (!(n = calloc(1, sizeof *n))) {
         cp->failed = 1;
         return NULL;
@@ -300,31 +318,83 @@ static void node_unref(struct an_cp *cp, struct node *n)
     }
 }
 
+static unsigned kv_slot(uint32_t key, unsigned cap)
+{
+    return (unsigned)((key * 0x9E3779B1u) >> 7) & (cap - 1);
+}
+
+/* (Re)builds the key index of a node with more than KV_SCAN keys. */
+static int kv_index(struct an_cp *cp, struct node *n)
+{
+    unsigned cap = n->capix > 32 ? n->capix : 32;
+    while (cap < 4 * n->nkv) cap *= 2;
+    if (cap != n->capix) {
+        uint32_t *ix = realloc(n->ix, cap * sizeof *ix);
+        if (!ix) {
+            cp->failed = 1;
+            return -1;
+        }
+        n->ix = ix;
+        n->capix = cap;
+    }
+    memset(n->ix, 0, cap * sizeof *n->ix);
+    for (unsigned i = 0; i < n->nkv; i++) {
+        unsigned k = kv_slot(n->kv[i].key, cap);
+        while (n->ix[k]) k = (k + 1) & (cap - 1);
+        n->ix[k] = i + 1;
+    }
+    return 0;
+}
+
 static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
 {
     if (n->hint < n->nkv && n->kv[n->hint].key == key) {
         n->kv[n->hint].val = an_sadd(n->kv[n->hint].val, v);
         return;
     }
-    for (unsigned i = n->nkv; i-- > 0;)
-        if (n->kv[i].key == key) {
-            n->kv[i].val = an_sadd(n->kv[i].val, v);
-            n->hint = i;
-            return;
-        }
+    unsigned k = 0;
+    if (n->nkv <= KV_SCAN) {
+        for (unsigned i = n->nkv; i-- > 0;)
+            if (n->kv[i].key == key) {
+                n->kv[i].val = an_sadd(n->kv[i].val, v);
+                n->hint = i;
+                return;
+            }
+    } else {
+        k = kv_slot(key, n->capix);
+        for (uint32_t e; (e = n->ix[k]); k = (k + 1) & (n->capix - 1))
+            if (n->kv[e - 1].key == key) {
+                n->kv[e - 1].val = an_sadd(n->kv[e - 1].val, v);
+                n->hint = e - 1;
+                return;
+            }
+    }
     if (n->nkv == n->capkv) {
         unsigned cap = n->capkv ? n->capkv * 2 : 4;
-        struct an_cp_kv *k = realloc(n->kv, cap * sizeof *k);
-        if (!k) {
+        struct an_cp_kv *kv = realloc(n->kv, cap * sizeof *kv);
+        if (!kv) {
             cp->failed = 1;
             return;
         }
-        n->kv = k;
+        n->kv = kv;
         n->capkv = cap;
     }
     n->kv[n->nkv].key = key;
     n->kv[n->nkv].val = v;
-    n->nkv++;
+    n->hint = n->nkv++;
+    if (n->nkv == KV_SCAN + 1 || (n->nkv > KV_SCAN && 4 * n->nkv > n->capix)) kv_index(cp, n);
+    else if (n->nkv > KV_SCAN) n->ix[k] = n->nkv;
+}
+
+/* Two nodes trade their breakdowns (a merge adds the smaller into the larger). */
+static void kv_swap(struct node *a, struct node *b)
+{
+    struct an_cp_kv *kv = a->kv;
+    unsigned nkv = a->nkv, capkv = a->capkv, capix = a->capix;
+    uint32_t *ix = a->ix;
+    a->kv = b->kv, a->nkv = b->nkv, a->capkv = b->capkv, a->ix = b->ix, a->capix = b->capix;
+    b->kv = kv, b->nkv = nkv, b->capkv = capkv, b->ix = ix, b->capix = capix;
+    a->hint = b->hint = 0;
 }
 
 /* A rank's node continues where it is (nobody else holds it), or forks. */
@@ -346,6 +416,7 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
     for (;;) {
         struct node *c = r->cur[m], *p = c ? c->parent : NULL;
         if (!p || c->hop || p->fork_child != c || p->ref != 1 || c->ref != 1) return;
+        if (c->nkv > p->nkv) kv_swap(p, c);
         for (unsigned i = 0; i < c->nkv; i++) kv_add(cp, p, c->kv[i].key, c->kv[i].val);
         p->sum = an_sadd(p->sum, c->sum);
         p->fork_child = NULL;
@@ -355,16 +426,55 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
     }
 }
 
+/* What a rank gains goes into its node only when somebody may look at it
+ * (an edge value is taken, the path is read): until then the node may
+ * still be held by an edge value another rank has not used yet, and writing
+ * would fork it.  A hop drops what is pending: nobody saw it. */
+static void flush(struct an_cp *cp, int ri, int m)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct pend *pd = &r->pend[m];
+    if (!pd->n) return;
+    struct node *n = writable(cp, r, ri, m, pd->from);
+    if (n) {
+        n->sum = an_sadd(n->sum, pd->sum);
+        for (unsigned i = 0; i < pd->n; i++) kv_add(cp, n, pd->kv[i].key, pd->kv[i].val);
+    }
+    pd->n = 0;
+    pd->sum = 0;
+}
+
+static void flush_all(struct an_cp *cp, int ri)
+{
+    for (int m = 0; m < AN_CP_NM; m++) flush(cp, ri, m);
+}
+
+static void pend_drop(struct cp_rank *r, int m)
+{
+    r->pend[m].n = 0;
+    r->pend[m].sum = 0;
+}
+
 static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
 {
     if (v <= 0) return;
     struct cp_rank *r = &cp->r[ri];
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
-    struct node *n = writable(cp, r, ri, m, now);
-    if (!n) return;
-    n->sum = an_sadd(n->sum, v);
-    kv_add(cp, n, key, v);
+    struct pend *pd = &r->pend[m];
+    unsigned i;
+    for (i = pd->n; i-- > 0;)
+        if (pd->kv[i].key == key) break;
+    if (i == UINT_MAX && pd->n == PEND_MAX) flush(cp, ri, m);
+    if (!pd->n) pd->from = now;
+    pd->sum = an_sadd(pd->sum, v);
+    if (i != UINT_MAX) {
+        pd->kv[i].val = an_sadd(pd->kv[i].val, v);
+    } else {
+        pd->kv[pd->n].key = key;
+        pd->kv[pd->n].val = v;
+        pd->n++;
+    }
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
@@ -396,6 +506,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
+    flush_all(cp, ri);
     for (int m = 0; m < AN_CP_NM; m++) {
         s->v[m] = r->v[m];
         s->n[m] = r->cur[m];
@@ -635,6 +746,7 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     if (r->pcontrol == 1) {
         for (int m = 0; m < AN_CP_NM; m++) {
             r->v[m] = r->total[m] = 0;
+            pend_drop(r, m);
             node_unref(cp, r->cur[m]);
             r->cur[m] = NULL;
         }
@@ -712,6 +824,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
+        flush_all(cp, ri);
         for (int m = 0; m < AN_CP_NM; m++) {
             s->v[m] = r->v[m];
             s->n[m] = r->cur[m];
@@ -751,6 +864,7 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     n->in_name = q->name;
     n->in_site = q->site;
     struct node *old = r->cur[m];
+    pend_drop(r, m);
     r->cur[m] = n;
     r->v[m] = s->v[m];
     node_unref(cp, old);
@@ -992,7 +1106,7 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
         int f = force || (cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
         if (!phase_b(cp, ri, q, f)) return;
         *progressed = 1;
-        r->qh = (r->qh + 1) % r->qcap;
+        r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
         r->qn--;
     }
 }
@@ -1044,13 +1158,13 @@ static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
             cp->failed = 1;
             return -1;
         }
-        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) % r->qcap];
+        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) & (r->qcap - 1)];
         free(r->q);
         r->q = t;
         r->qh = 0;
         r->qcap = cap;
     }
-    r->q[(r->qh + r->qn) % r->qcap] = *q;
+    r->q[(r->qh + r->qn) & (r->qcap - 1)] = *q;
     r->qn++;
     return 0;
 }
@@ -1199,6 +1313,7 @@ static int path_breakdown(struct an_cp *cp, struct node *end, struct an_cp_path 
     for (struct node *n = end; n; n = n->parent)
         for (unsigned i = 0; i < n->nkv; i++) kv_add(cp, &acc, n->kv[i].key, n->kv[i].val);
     if (acc.nkv) qsort(acc.kv, acc.nkv, sizeof *acc.kv, kv_cmp);
+    free(acc.ix);
     p->by = acc.kv;
     p->nby = acc.nkv;
     return cp->failed ? -1 : 0;
@@ -1213,6 +1328,7 @@ int an_cp_finish(struct an_cp *cp)
     for (unsigned i = 0; i < run->n; i++) drain(cp, (int)i, 1);
     for (unsigned i = 0; i < run->n; i++)
         if (cp->r[i].qn) drain(cp, (int)i, 1);
+    for (unsigned i = 0; i < run->n; i++) flush_all(cp, (int)i);
     res->nranks = run->n;
     res->ranks = calloc(run->n ? run->n : 1, sizeof *res->ranks);
     if (!res->ranks) return -1;
@@ -1390,6 +1506,7 @@ void an_cp_free(struct an_cp *cp)
         struct node *n = cp->free_nodes;
         cp->free_nodes = n->parent;
         free(n->kv);
+        free(n->ix);
         free(n);
     }
     while (cp->free_snaps) {
