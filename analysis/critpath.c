@@ -180,6 +180,11 @@ struct cmsg {                 /* a matched message, until both ends used it */
 
 enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
 
+struct wlist {                /* ranks to wake */
+    int *r;
+    unsigned n, cap;
+};
+
 struct cinst {                /* a collective instance */
     uint32_t size, arrived, left;
     int kind;
@@ -187,6 +192,7 @@ struct cinst {                /* a collective instance */
     struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
     int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
     int last;                 /* the member that arrived last */
+    struct wlist wl;          /* members waiting for the others */
 };
 
 enum qflag {
@@ -234,6 +240,8 @@ struct cp_rank {
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
     int bpos;                 /* index in an_cp.blocked, -1 */
+    int ready;                /* blocked, and what it waits for may have come */
+    struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
 };
 
 struct regent {
@@ -735,6 +743,33 @@ static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int64_t send_t
     return m->recv_t0 > send_t0 && m->recv_t0 < m->send_t1;
 }
 
+/* A blocked rank is tried again only once what it waits for may have come
+ * (an edge value of the rank it waits for, a member of its collective, its
+ * message; or stream time past its limits): trying every blocked rank after
+ * every step cost more than the replay itself. */
+static void wl_add(struct an_cp *cp, struct wlist *w, int b)
+{
+    if (w->n && w->r[w->n - 1] == b) return;
+    if (w->n == w->cap) {
+        unsigned cap = w->cap ? w->cap * 2 : 8;
+        int *t = realloc(w->r, cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            cp->r[b].ready = 1;   /* no list: tried every time, as before */
+            return;
+        }
+        w->r = t;
+        w->cap = cap;
+    }
+    w->r[w->n++] = b;
+}
+
+static void wl_wake(struct an_cp *cp, struct wlist *w)
+{
+    for (unsigned i = 0; i < w->n; i++) cp->r[w->r[i]].ready = 1;
+    w->n = 0;
+}
+
 /* MPI_Pcontrol: the runtime does not record the level; the first call of a
  * rank opens its window (MPI_Pcontrol(1)), the second closes it.  What the
  * rank did before is forgotten. */
@@ -798,6 +833,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     if (refs) {
         q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
         if (q->own && map_put(&cp->snaps, (uint64_t)ri, q->lt0, q->own)) cp->failed = 1;
+        wl_wake(cp, &r->wl);
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
         struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
@@ -830,6 +866,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
             s->n[m] = r->cur[m];
             if (s->n[m]) s->n[m]->ref++;
         }
+        wl_wake(cp, &ci->wl);
         if (++ci->arrived == ci->size) {
             ci->last = 0;
             for (uint32_t k = 0; k < ci->size; k++)
@@ -882,6 +919,7 @@ static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
             try_merge(cp, &cp->r[owner], m);
         }
     map_del(&cp->colls, q->comm, (int64_t)q->cidx);
+    free(ci->wl.r);
     free(ci->entry);
     free(ci);
 }
@@ -913,7 +951,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             have += m->snap != NULL;
             got++;
         }
-        if ((have < q->nrecv || got < have) && !force) return 0;
+        if ((have < q->nrecv || got < have) && !force) {
+            for (struct cmsg *m = in; m; m = m->next)
+                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri);
+            return 0;            /* a message not matched yet: on_message tries again */
+        }
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
     }
@@ -923,7 +965,10 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         out = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0)) {
-            if (!force) return 0;
+            if (!force) {
+                wl_add(cp, &cp->r[out->dst].wl, ri);
+                return 0;
+            }
             out = NULL;
             undecided = 1;
         }
@@ -939,7 +984,10 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             else
                 need = ci->arrived < ci->size;
         }
-        if (need && !force) return 0;
+        if (need && !force) {
+            wl_add(cp, &ci->wl, ri);
+            return 0;
+        }
         if (need) undecided = 1;
         kind = AN_CP_W_COLLECTIVE;
     }
@@ -1104,6 +1152,7 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
             *progressed = 1;
         }
         int f = force || (cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
+        r->ready = 0;
         if (!phase_b(cp, ri, q, f)) return;
         *progressed = 1;
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
@@ -1127,6 +1176,15 @@ static void set_blocked(struct an_cp *cp, int ri)
     }
 }
 
+/* Stream time past a limit of the rank's waiting call (see phase_b). */
+static int timed_out(const struct an_cp *cp, const struct cp_rank *r)
+{
+    if (cp->now == INT64_MIN || !r->qn) return 0;
+    const struct qev *q = &r->q[r->qh];
+    int64_t d = an_wsub(cp->now, q->t1);
+    return d > CP_FORCE_NS || ((q->flags & QF_SYNC) && d > 2 * AN_STREAM_SLACK);
+}
+
 static void drain(struct an_cp *cp, int ri, int force)
 {
     int progressed = 0;
@@ -1137,7 +1195,7 @@ static void drain(struct an_cp *cp, int ri, int force)
         progressed = 0;
         for (unsigned k = 0; k < cp->nblocked; k++) {
             int b = cp->blocked[k];
-            if (b == ri) continue;
+            if (b == ri || !(force || cp->r[b].ready || timed_out(cp, &cp->r[b]))) continue;
             int p = 0;
             drain_one(cp, b, force, &p);
             if (p) {
@@ -1279,6 +1337,8 @@ static void on_message(void *ctx, const struct an_msg *msg)
         m->refs++;
         if (map_put(&cp->outbox, (uint64_t)si, m->send_lt0, m)) cp->failed = 1;
     }
+    cp->r[di].ready = 1;
+    if (m->sync) cp->r[si].ready = 1;
     drain(cp, di, 0);
     if (m->sync) drain(cp, si, 0);
 }
@@ -1485,6 +1545,7 @@ void an_cp_free(struct an_cp *cp)
         for (uint32_t k = 0; k < ci->size; k++)
             for (int m = 0; m < AN_CP_NM; m++)
                 if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
+        free(ci->wl.r);
         free(ci->entry);
         free(ci);
     }
@@ -1497,6 +1558,7 @@ void an_cp_free(struct an_cp *cp)
         for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, cp->r[i].cur[m]);
         free(cp->r[i].q);
         free(cp->r[i].ccount);
+        free(cp->r[i].wl.r);
     }
     free(cp->r);
     free(cp->ckind);
