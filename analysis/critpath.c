@@ -57,7 +57,7 @@ struct node {
     uint32_t *ix;             /* beyond KV_SCAN entries: open-addressed slot+1 per key hash */
     unsigned capix;           /* power of two; 0: not indexed */
 };
-#define KV_SCAN 8
+#define KV_SCAN 24
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
