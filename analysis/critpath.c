@@ -22,7 +22,9 @@
  * rank); a node taken from another rank's edge value becomes the parent of
  * the rank's new node (a hop).  Nodes are reference counted: an edge value
  * holds its node frozen (the owner forks before adding to it) until the
- * consumer drops it, and a fork nobody else holds merges back.  What stays
+ * consumer drops it, and a fork nobody else holds merges back.  What a rank
+ * gained since its node was last written rides in a buffer that edge values
+ * copy, so most edge values never make the owner fork.  What stays
  * alive is the rank's current histories, which share their prefixes: the
  * path, not the trace.
  */
@@ -59,10 +61,18 @@ struct node {
 };
 #define KV_SCAN 24
 
+struct pend {                 /* additions not yet in the rank's node (see add) */
+    int64_t sum;
+    int64_t from;             /* when the first of them came */
+    unsigned n;
+    struct an_cp_kv kv[PEND_MAX];
+};
+
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
     struct node *n[AN_CP_NM];
+    struct pend d[AN_CP_NM];  /* and what the rank had gained beyond n[m] (snap_node) */
     int rank;
     uint16_t name;
     uint32_t site;
@@ -215,13 +225,6 @@ struct qev {
     int32_t pos, root;
     uint8_t phase;            /* 0: not started, 1: phase A done */
     struct snap *own;         /* the edge value it published */
-};
-
-struct pend {                 /* additions not yet in the rank's node (see add) */
-    int64_t sum;
-    int64_t from;             /* when the first of them came */
-    unsigned n;
-    struct an_cp_kv kv[PEND_MAX];
 };
 
 struct cp_rank {
@@ -434,10 +437,11 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
     }
 }
 
-/* What a rank gains goes into its node only when somebody may look at it
- * (an edge value is taken, the path is read): until then the node may
- * still be held by an edge value another rank has not used yet, and writing
- * would fork it.  A hop drops what is pending: nobody saw it. */
+/* What a rank gains waits in a small buffer per measure (PEND_MAX keys)
+ * and goes into its node only when the buffer is full or the path is read:
+ * the node may be held by an edge value another rank has not used yet, and
+ * writing would fork it.  Edge values copy the buffer (pend_copy).  A hop
+ * drops it: the rank's own history starts again. */
 static void flush(struct an_cp *cp, int ri, int m)
 {
     struct cp_rank *r = &cp->r[ri];
@@ -461,6 +465,36 @@ static void pend_drop(struct cp_rank *r, int m)
 {
     r->pend[m].n = 0;
     r->pend[m].sum = 0;
+}
+
+/* An edge value keeps the rank's node as it is plus a copy of what is
+ * pending: the rank goes on adding without forking its node; a node for
+ * the copy is made only if another rank's path runs through the edge. */
+static void pend_copy(const struct cp_rank *r, struct snap *s)
+{
+    for (int m = 0; m < AN_CP_NM; m++) {
+        const struct pend *pd = &r->pend[m];
+        struct pend *d = &s->d[m];
+        d->n = pd->n;
+        if (!pd->n) continue;
+        d->sum = pd->sum;
+        d->from = pd->from;
+        memcpy(d->kv, pd->kv, pd->n * sizeof *d->kv);
+    }
+}
+
+static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
+{
+    struct pend *d = &s->d[m];
+    if (!d->n) return s->n[m];
+    struct node *x = node_new(cp, s->rank, d->from);
+    if (!x) return s->n[m];
+    x->parent = s->n[m];      /* the edge value's reference moves to x */
+    x->sum = d->sum;
+    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, d->kv[i].key, d->kv[i].val);
+    s->n[m] = x;
+    d->n = 0;
+    return x;
 }
 
 static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
@@ -514,7 +548,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
-    flush_all(cp, ri);
+    pend_copy(r, s);
     for (int m = 0; m < AN_CP_NM; m++) {
         s->v[m] = r->v[m];
         s->n[m] = r->cur[m];
@@ -860,7 +894,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
-        flush_all(cp, ri);
+        pend_copy(r, s);
         for (int m = 0; m < AN_CP_NM; m++) {
             s->v[m] = r->v[m];
             s->n[m] = r->cur[m];
@@ -893,7 +927,7 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     struct node *n = node_new(cp, ri, at);
     if (!n) return;
     n->hop = 1;
-    n->parent = s->n[m];
+    n->parent = snap_node(cp, (struct snap *)s, m);
     if (n->parent) n->parent->ref++;
     n->parent_t = s->t;
     n->out_name = s->name;
