@@ -22,12 +22,15 @@
  * rank); a node taken from another rank's edge value becomes the parent of
  * the rank's new node (a hop).  Nodes are reference counted: an edge value
  * holds its node frozen (the owner forks before adding to it) until the
- * consumer drops it, and a fork nobody else holds merges back.  What stays
+ * consumer drops it, and a fork nobody else holds merges back.  What a rank
+ * gained since its node was last written rides in a buffer that edge values
+ * copy, so most edge values never make the owner fork.  What stays
  * alive is the rank's current histories, which share their prefixes: the
  * path, not the trace.
  */
 #include "critpath.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +38,8 @@
 #define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
 
 /* ---- path history nodes ------------------------------------------------------- */
+
+#define PEND_MAX 8
 
 struct node {
     int ref;
@@ -51,12 +56,23 @@ struct node {
     int64_t sum;              /* value gained in this stretch */
     struct an_cp_kv *kv;
     unsigned nkv, capkv, hint;
+    uint32_t *ix;             /* beyond KV_SCAN entries: open-addressed slot+1 per key hash */
+    unsigned capix;           /* power of two; 0: not indexed */
+};
+#define KV_SCAN 24
+
+struct pend {                 /* additions not yet in the rank's node (see add) */
+    int64_t sum;
+    int64_t from;             /* when the first of them came */
+    unsigned n;
+    struct an_cp_kv kv[PEND_MAX];
 };
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
     struct node *n[AN_CP_NM];
+    struct pend d[AN_CP_NM];  /* and what the rank had gained beyond n[m] (snap_node) */
     int rank;
     uint16_t name;
     uint32_t site;
@@ -121,7 +137,7 @@ static void *map_get(const struct map *m, uint64_t a, int64_t b)
 
 static int map_put(struct map *m, uint64_t a, int64_t b, void *p)
 {
-    if ((m->used + 1) * 4 >= m->cap * 3 && map_grow(m)) return -1;
+    if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return -1;   /* probes stay short */
     size_t k = mhash(a, b, m->cap);
     for (;;) {
         struct ment *e = &m->t[k];
@@ -174,6 +190,11 @@ struct cmsg {                 /* a matched message, until both ends used it */
 
 enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
 
+struct wlist {                /* ranks to wake */
+    int *r;
+    unsigned n, cap;
+};
+
 struct cinst {                /* a collective instance */
     uint32_t size, arrived, left;
     int kind;
@@ -181,6 +202,7 @@ struct cinst {                /* a collective instance */
     struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
     int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
     int last;                 /* the member that arrived last */
+    struct wlist wl;          /* members waiting for the others */
 };
 
 enum qflag {
@@ -208,6 +230,7 @@ struct qev {
 struct cp_rank {
     int64_t v[AN_CP_NM];
     struct node *cur[AN_CP_NM];
+    struct pend pend[AN_CP_NM];
     int64_t open, close;      /* window of the rank */
     int64_t last;             /* aligned end of the last call replayed */
     uint32_t last_site;
@@ -220,6 +243,8 @@ struct cp_rank {
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
     int bpos;                 /* index in an_cp.blocked, -1 */
+    int ready;                /* blocked, and what it waits for may have come */
+    struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
 };
 
 struct regent {
@@ -268,10 +293,14 @@ static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
     if (n) {                  /* reused: its breakdown buffer stays */
         struct an_cp_kv *kv = n->kv;
         unsigned cap = n->capkv;
+        uint32_t *ix = n->ix;
+        unsigned capix = n->capix;
         cp->free_nodes = n->parent;
         memset(n, 0, sizeof *n);
         n->kv = kv;
         n->capkv = cap;
+        n->ix = ix;           /* kept, rebuilt once the node has more than KV_SCAN keys */
+        n->capix = capix;
     } else if (!(n = calloc(1, sizeof *n))) {
         cp->failed = 1;
         return NULL;
@@ -300,31 +329,83 @@ static void node_unref(struct an_cp *cp, struct node *n)
     }
 }
 
+static unsigned kv_slot(uint32_t key, unsigned cap)
+{
+    return (unsigned)((key * 0x9E3779B1u) >> 7) & (cap - 1);
+}
+
+/* (Re)builds the key index of a node with more than KV_SCAN keys. */
+static int kv_index(struct an_cp *cp, struct node *n)
+{
+    unsigned cap = n->capix > 32 ? n->capix : 32;
+    while (cap < 4 * n->nkv) cap *= 2;
+    if (cap != n->capix) {
+        uint32_t *ix = realloc(n->ix, cap * sizeof *ix);
+        if (!ix) {
+            cp->failed = 1;
+            return -1;
+        }
+        n->ix = ix;
+        n->capix = cap;
+    }
+    memset(n->ix, 0, cap * sizeof *n->ix);
+    for (unsigned i = 0; i < n->nkv; i++) {
+        unsigned k = kv_slot(n->kv[i].key, cap);
+        while (n->ix[k]) k = (k + 1) & (cap - 1);
+        n->ix[k] = i + 1;
+    }
+    return 0;
+}
+
 static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
 {
     if (n->hint < n->nkv && n->kv[n->hint].key == key) {
         n->kv[n->hint].val = an_sadd(n->kv[n->hint].val, v);
         return;
     }
-    for (unsigned i = n->nkv; i-- > 0;)
-        if (n->kv[i].key == key) {
-            n->kv[i].val = an_sadd(n->kv[i].val, v);
-            n->hint = i;
-            return;
-        }
+    unsigned k = 0;
+    if (n->nkv <= KV_SCAN) {
+        for (unsigned i = n->nkv; i-- > 0;)
+            if (n->kv[i].key == key) {
+                n->kv[i].val = an_sadd(n->kv[i].val, v);
+                n->hint = i;
+                return;
+            }
+    } else {
+        k = kv_slot(key, n->capix);
+        for (uint32_t e; (e = n->ix[k]); k = (k + 1) & (n->capix - 1))
+            if (n->kv[e - 1].key == key) {
+                n->kv[e - 1].val = an_sadd(n->kv[e - 1].val, v);
+                n->hint = e - 1;
+                return;
+            }
+    }
     if (n->nkv == n->capkv) {
         unsigned cap = n->capkv ? n->capkv * 2 : 4;
-        struct an_cp_kv *k = realloc(n->kv, cap * sizeof *k);
-        if (!k) {
+        struct an_cp_kv *kv = realloc(n->kv, cap * sizeof *kv);
+        if (!kv) {
             cp->failed = 1;
             return;
         }
-        n->kv = k;
+        n->kv = kv;
         n->capkv = cap;
     }
     n->kv[n->nkv].key = key;
     n->kv[n->nkv].val = v;
-    n->nkv++;
+    n->hint = n->nkv++;
+    if (n->nkv == KV_SCAN + 1 || (n->nkv > KV_SCAN && 4 * n->nkv > n->capix)) kv_index(cp, n);
+    else if (n->nkv > KV_SCAN) n->ix[k] = n->nkv;
+}
+
+/* Two nodes trade their breakdowns (a merge adds the smaller into the larger). */
+static void kv_swap(struct node *a, struct node *b)
+{
+    struct an_cp_kv *kv = a->kv;
+    unsigned nkv = a->nkv, capkv = a->capkv, capix = a->capix;
+    uint32_t *ix = a->ix;
+    a->kv = b->kv, a->nkv = b->nkv, a->capkv = b->capkv, a->ix = b->ix, a->capix = b->capix;
+    b->kv = kv, b->nkv = nkv, b->capkv = capkv, b->ix = ix, b->capix = capix;
+    a->hint = b->hint = 0;
 }
 
 /* A rank's node continues where it is (nobody else holds it), or forks. */
@@ -346,6 +427,7 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
     for (;;) {
         struct node *c = r->cur[m], *p = c ? c->parent : NULL;
         if (!p || c->hop || p->fork_child != c || p->ref != 1 || c->ref != 1) return;
+        if (c->nkv > p->nkv) kv_swap(p, c);
         for (unsigned i = 0; i < c->nkv; i++) kv_add(cp, p, c->kv[i].key, c->kv[i].val);
         p->sum = an_sadd(p->sum, c->sum);
         p->fork_child = NULL;
@@ -355,16 +437,86 @@ static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
     }
 }
 
+/* What a rank gains waits in a small buffer per measure (PEND_MAX keys)
+ * and goes into its node only when the buffer is full or the path is read:
+ * the node may be held by an edge value another rank has not used yet, and
+ * writing would fork it.  Edge values copy the buffer (pend_copy).  A hop
+ * drops it: the rank's own history starts again. */
+static void flush(struct an_cp *cp, int ri, int m)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct pend *pd = &r->pend[m];
+    if (!pd->n) return;
+    struct node *n = writable(cp, r, ri, m, pd->from);
+    if (n) {
+        n->sum = an_sadd(n->sum, pd->sum);
+        for (unsigned i = 0; i < pd->n; i++) kv_add(cp, n, pd->kv[i].key, pd->kv[i].val);
+    }
+    pd->n = 0;
+    pd->sum = 0;
+}
+
+static void flush_all(struct an_cp *cp, int ri)
+{
+    for (int m = 0; m < AN_CP_NM; m++) flush(cp, ri, m);
+}
+
+static void pend_drop(struct cp_rank *r, int m)
+{
+    r->pend[m].n = 0;
+    r->pend[m].sum = 0;
+}
+
+/* An edge value keeps the rank's node as it is plus a copy of what is
+ * pending: the rank goes on adding without forking its node; a node for
+ * the copy is made only if another rank's path runs through the edge. */
+static void pend_copy(const struct cp_rank *r, struct snap *s)
+{
+    for (int m = 0; m < AN_CP_NM; m++) {
+        const struct pend *pd = &r->pend[m];
+        struct pend *d = &s->d[m];
+        d->n = pd->n;
+        if (!pd->n) continue;
+        d->sum = pd->sum;
+        d->from = pd->from;
+        memcpy(d->kv, pd->kv, pd->n * sizeof *d->kv);
+    }
+}
+
+static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
+{
+    struct pend *d = &s->d[m];
+    if (!d->n) return s->n[m];
+    struct node *x = node_new(cp, s->rank, d->from);
+    if (!x) return s->n[m];
+    x->parent = s->n[m];      /* the edge value's reference moves to x */
+    x->sum = d->sum;
+    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, d->kv[i].key, d->kv[i].val);
+    s->n[m] = x;
+    d->n = 0;
+    return x;
+}
+
 static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
 {
     if (v <= 0) return;
     struct cp_rank *r = &cp->r[ri];
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
-    struct node *n = writable(cp, r, ri, m, now);
-    if (!n) return;
-    n->sum = an_sadd(n->sum, v);
-    kv_add(cp, n, key, v);
+    struct pend *pd = &r->pend[m];
+    unsigned i;
+    for (i = pd->n; i-- > 0;)
+        if (pd->kv[i].key == key) break;
+    if (i == UINT_MAX && pd->n == PEND_MAX) flush(cp, ri, m);
+    if (!pd->n) pd->from = now;
+    pd->sum = an_sadd(pd->sum, v);
+    if (i != UINT_MAX) {
+        pd->kv[i].val = an_sadd(pd->kv[i].val, v);
+    } else {
+        pd->kv[pd->n].key = key;
+        pd->kv[pd->n].val = v;
+        pd->n++;
+    }
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
@@ -396,6 +548,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
+    pend_copy(r, s);
     for (int m = 0; m < AN_CP_NM; m++) {
         s->v[m] = r->v[m];
         s->n[m] = r->cur[m];
@@ -624,6 +777,33 @@ static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int64_t send_t
     return m->recv_t0 > send_t0 && m->recv_t0 < m->send_t1;
 }
 
+/* A blocked rank is tried again only once what it waits for may have come
+ * (an edge value of the rank it waits for, a member of its collective, its
+ * message; or stream time past its limits): trying every blocked rank after
+ * every step cost more than the replay itself. */
+static void wl_add(struct an_cp *cp, struct wlist *w, int b)
+{
+    if (w->n && w->r[w->n - 1] == b) return;
+    if (w->n == w->cap) {
+        unsigned cap = w->cap ? w->cap * 2 : 8;
+        int *t = realloc(w->r, cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            cp->r[b].ready = 1;   /* no list: tried every time, as before */
+            return;
+        }
+        w->r = t;
+        w->cap = cap;
+    }
+    w->r[w->n++] = b;
+}
+
+static void wl_wake(struct an_cp *cp, struct wlist *w)
+{
+    for (unsigned i = 0; i < w->n; i++) cp->r[w->r[i]].ready = 1;
+    w->n = 0;
+}
+
 /* MPI_Pcontrol: the runtime does not record the level; the first call of a
  * rank opens its window (MPI_Pcontrol(1)), the second closes it.  What the
  * rank did before is forgotten. */
@@ -635,6 +815,7 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     if (r->pcontrol == 1) {
         for (int m = 0; m < AN_CP_NM; m++) {
             r->v[m] = r->total[m] = 0;
+            pend_drop(r, m);
             node_unref(cp, r->cur[m]);
             r->cur[m] = NULL;
         }
@@ -686,6 +867,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     if (refs) {
         q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
         if (q->own && map_put(&cp->snaps, (uint64_t)ri, q->lt0, q->own)) cp->failed = 1;
+        wl_wake(cp, &r->wl);
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
         struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
@@ -712,11 +894,13 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
+        pend_copy(r, s);
         for (int m = 0; m < AN_CP_NM; m++) {
             s->v[m] = r->v[m];
             s->n[m] = r->cur[m];
             if (s->n[m]) s->n[m]->ref++;
         }
+        wl_wake(cp, &ci->wl);
         if (++ci->arrived == ci->size) {
             ci->last = 0;
             for (uint32_t k = 0; k < ci->size; k++)
@@ -743,7 +927,7 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     struct node *n = node_new(cp, ri, at);
     if (!n) return;
     n->hop = 1;
-    n->parent = s->n[m];
+    n->parent = snap_node(cp, (struct snap *)s, m);
     if (n->parent) n->parent->ref++;
     n->parent_t = s->t;
     n->out_name = s->name;
@@ -751,6 +935,7 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     n->in_name = q->name;
     n->in_site = q->site;
     struct node *old = r->cur[m];
+    pend_drop(r, m);
     r->cur[m] = n;
     r->v[m] = s->v[m];
     node_unref(cp, old);
@@ -768,6 +953,7 @@ static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
             try_merge(cp, &cp->r[owner], m);
         }
     map_del(&cp->colls, q->comm, (int64_t)q->cidx);
+    free(ci->wl.r);
     free(ci->entry);
     free(ci);
 }
@@ -799,7 +985,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             have += m->snap != NULL;
             got++;
         }
-        if ((have < q->nrecv || got < have) && !force) return 0;
+        if ((have < q->nrecv || got < have) && !force) {
+            for (struct cmsg *m = in; m; m = m->next)
+                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri);
+            return 0;            /* a message not matched yet: on_message tries again */
+        }
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
     }
@@ -809,7 +999,10 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         out = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0)) {
-            if (!force) return 0;
+            if (!force) {
+                wl_add(cp, &cp->r[out->dst].wl, ri);
+                return 0;
+            }
             out = NULL;
             undecided = 1;
         }
@@ -825,7 +1018,10 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             else
                 need = ci->arrived < ci->size;
         }
-        if (need && !force) return 0;
+        if (need && !force) {
+            wl_add(cp, &ci->wl, ri);
+            return 0;
+        }
         if (need) undecided = 1;
         kind = AN_CP_W_COLLECTIVE;
     }
@@ -990,9 +1186,10 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
             *progressed = 1;
         }
         int f = force || (cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
+        r->ready = 0;
         if (!phase_b(cp, ri, q, f)) return;
         *progressed = 1;
-        r->qh = (r->qh + 1) % r->qcap;
+        r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
         r->qn--;
     }
 }
@@ -1013,6 +1210,15 @@ static void set_blocked(struct an_cp *cp, int ri)
     }
 }
 
+/* Stream time past a limit of the rank's waiting call (see phase_b). */
+static int timed_out(const struct an_cp *cp, const struct cp_rank *r)
+{
+    if (cp->now == INT64_MIN || !r->qn) return 0;
+    const struct qev *q = &r->q[r->qh];
+    int64_t d = an_wsub(cp->now, q->t1);
+    return d > CP_FORCE_NS || ((q->flags & QF_SYNC) && d > 2 * AN_STREAM_SLACK);
+}
+
 static void drain(struct an_cp *cp, int ri, int force)
 {
     int progressed = 0;
@@ -1023,7 +1229,7 @@ static void drain(struct an_cp *cp, int ri, int force)
         progressed = 0;
         for (unsigned k = 0; k < cp->nblocked; k++) {
             int b = cp->blocked[k];
-            if (b == ri) continue;
+            if (b == ri || !(force || cp->r[b].ready || timed_out(cp, &cp->r[b]))) continue;
             int p = 0;
             drain_one(cp, b, force, &p);
             if (p) {
@@ -1044,13 +1250,13 @@ static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
             cp->failed = 1;
             return -1;
         }
-        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) % r->qcap];
+        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) & (r->qcap - 1)];
         free(r->q);
         r->q = t;
         r->qh = 0;
         r->qcap = cap;
     }
-    r->q[(r->qh + r->qn) % r->qcap] = *q;
+    r->q[(r->qh + r->qn) & (r->qcap - 1)] = *q;
     r->qn++;
     return 0;
 }
@@ -1165,6 +1371,8 @@ static void on_message(void *ctx, const struct an_msg *msg)
         m->refs++;
         if (map_put(&cp->outbox, (uint64_t)si, m->send_lt0, m)) cp->failed = 1;
     }
+    cp->r[di].ready = 1;
+    if (m->sync) cp->r[si].ready = 1;
     drain(cp, di, 0);
     if (m->sync) drain(cp, si, 0);
 }
@@ -1199,6 +1407,7 @@ static int path_breakdown(struct an_cp *cp, struct node *end, struct an_cp_path 
     for (struct node *n = end; n; n = n->parent)
         for (unsigned i = 0; i < n->nkv; i++) kv_add(cp, &acc, n->kv[i].key, n->kv[i].val);
     if (acc.nkv) qsort(acc.kv, acc.nkv, sizeof *acc.kv, kv_cmp);
+    free(acc.ix);
     p->by = acc.kv;
     p->nby = acc.nkv;
     return cp->failed ? -1 : 0;
@@ -1213,6 +1422,7 @@ int an_cp_finish(struct an_cp *cp)
     for (unsigned i = 0; i < run->n; i++) drain(cp, (int)i, 1);
     for (unsigned i = 0; i < run->n; i++)
         if (cp->r[i].qn) drain(cp, (int)i, 1);
+    for (unsigned i = 0; i < run->n; i++) flush_all(cp, (int)i);
     res->nranks = run->n;
     res->ranks = calloc(run->n ? run->n : 1, sizeof *res->ranks);
     if (!res->ranks) return -1;
@@ -1369,6 +1579,7 @@ void an_cp_free(struct an_cp *cp)
         for (uint32_t k = 0; k < ci->size; k++)
             for (int m = 0; m < AN_CP_NM; m++)
                 if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
+        free(ci->wl.r);
         free(ci->entry);
         free(ci);
     }
@@ -1381,6 +1592,7 @@ void an_cp_free(struct an_cp *cp)
         for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, cp->r[i].cur[m]);
         free(cp->r[i].q);
         free(cp->r[i].ccount);
+        free(cp->r[i].wl.r);
     }
     free(cp->r);
     free(cp->ckind);
@@ -1390,6 +1602,7 @@ void an_cp_free(struct an_cp *cp)
         struct node *n = cp->free_nodes;
         cp->free_nodes = n->parent;
         free(n->kv);
+        free(n->ix);
         free(n);
     }
     while (cp->free_snaps) {
