@@ -1,7 +1,7 @@
 # mpilens dump on rank files cut at many byte offsets (empty, inside the
 # header, at its end, inside tables, at and inside chunk headers, mid-chunk,
 # one byte short): exit status 0 or a clean error (< 128, no hang), a warning
-# naming the file on stderr, and only events that are in the uncut file; one
+# naming the file on stderr when events are lost, and only events that are in the uncut file; one
 # byte short still has every event (the events shown are always the first ones
 # of the uncut file, exactly).  A cut file next to a good one does not
 # hide the good one's events.  A header cut next to an intact file:
@@ -42,7 +42,11 @@ for off in $offsets; do
     if [ $rc -ge 128 ]; then soft_fail "cut at $off: mpilens dump crashed (exit $rc): $(head -c 200 "$d/err")"; continue; fi
     # one thread: what a cut file shows is the beginning of what the uncut one shows
     n=$(grep -av '^#' "$d/out" | wc -l)
-    grep -q 'rank-00000.mlt' "$d/err" ||
+    # a cut that loses events names the file; one in the space the runtime
+    # leaves unused at the end of a file (its punched-out spare chunks, kept
+    # so the file never shrinks under a forked child: docs/FORMAT.md) loses
+    # nothing and needs no warning
+    [ "$n" -eq "$full0" ] || grep -q 'rank-00000.mlt' "$d/err" ||
         soft_fail "cut at $off of $size (exit $rc, $n of $full0 events shown): no warning naming rank-00000.mlt on stderr"
     if ! head -n "$n" "$src/only0.txt" | cmp -s - <(grep -av '^#' "$d/out"); then
         soft_fail "cut at $off: the $n events shown are not the first $n of the uncut file: $(grep -av '^#' "$d/out" | head -n "$n" | diff - <(head -n "$n" "$src/only0.txt") | grep -m2 '^[<>]' | tr '\n' '|' | head -c 200)"
