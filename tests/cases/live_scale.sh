@@ -65,7 +65,7 @@ has "$t/mixed.out" '^\.\.\. [0-9]+ more groups \([0-9]+ ranks\)' "mixed, the cut
 fits "$t/mixed.out" 7 120 "mixed, cut"
 "$M" top "$t/mixed" --once --width 120 >"$t/mixed-all.out" 2>&1
 has "$t/mixed-all.out" '^10,74,138.*thread 1 +MPI_Send to r\+1 tag 1 +solver\.c:60' "mixed, threads in MPI"
-has "$t/mixed-all.out" '^10,74,138.*thread 3 +MPI_Waitall of 2 requests' "mixed, threads in MPI"
+has "$t/mixed-all.out" '^10,74,138.*thread 3 +MPI_Waitall of 2 req' "mixed, threads in MPI"
 rm -rf "$t/mixed"
 
 # ---- one rank in each state: shown as it is

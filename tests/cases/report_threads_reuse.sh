@@ -60,7 +60,7 @@ if otf:
         c[f[0]] += 1
         q = re.search(r'Request: (\d+)', l)
         if not q or len(f) < 2 or not f[1].isdigit(): continue
-        key = (int(f[1]) >> 16, int(q.group(1)))
+        key = (int(f[1]) & 0xffffffff, int(q.group(1)))   # location: thread << 32 | rank
         if f[0] == 'MPI_IRECV_REQUEST':
             if key in opened: bad.append(f'otf2: request {key} opened twice')
             opened[key] = 1
