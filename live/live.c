@@ -1611,7 +1611,10 @@ static int launcher_done(pid_t p)
 static int job_ended(struct watch *w)
 {
     if (w->o.launcher > 0) return launcher_done(w->o.launcher);
-    if (w->nrk == 0) return w->nbad > 0 && !w->dir_pending && !w->o.remote;   /* nothing readable */
+    /* a rank file not readable yet: starting, or cut (unreadable once it
+     * has been left alone for 2 s): not ended before it is one or the other */
+    if (w->dir_pending && !w->o.remote) return 0;
+    if (w->nrk == 0) return w->nbad > 0 && !w->o.remote;   /* nothing readable */
     for (unsigned i = 0; i < w->nents; i++) {
         int s = w->ents[i].state;
         if (s != ES_FINALIZED && s != ES_EXITED && s != ES_DIED && s != ES_STALE) return 0;
