@@ -198,7 +198,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         if (e.unfinished) {
             /* in progress when the rank stopped or died: what it waited for */
             fputs(" unfinished", o);
-            if (e.p2p[0].comm != ML_COMM_NONE) fprintf(o, " comm=%u", e.p2p[0].comm);
+            char ucn[96];
+            if (e.p2p[0].comm != ML_COMM_NONE) fprintf(o, " comm=%s", comm_name(f, e.p2p[0].comm, ucn, sizeof ucn));
             put_peer(o, f, "peer", e.p2p[0].comm, e.p2p[0].peer);
             if (e.p2p[0].tag != ML_PEER_NONE) fprintf(o, " tag=%d", e.p2p[0].tag);
         }
