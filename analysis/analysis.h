@@ -392,6 +392,17 @@ struct an_site_prof {
     unsigned nranks;
 };
 
+/* MPI-IO per file and rank.  The file's name is not recorded: a file is
+ * the call site of the MPI_File_open that made its handle (docs/REPORT.md,
+ * "I/O"); "(unknown)" when the open was not seen. */
+struct an_io_prof {
+    char *where;                  /* call site of MPI_File_open */
+    int rank;
+    uint64_t opens;
+    uint64_t reads, writes;       /* calls */
+    uint64_t rbytes, wbytes;      /* count x type size asked for */
+};
+
 #define AN_SIZE_BUCKETS 34        /* 0, [1,2), [2,4), ... [2^31,2^32), >=2^32 */
 struct an_profile;
 
@@ -420,6 +431,8 @@ struct an_coll_prof {
     uint64_t bytes;
 };
 const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n);
+/* by open site, then rank */
+const struct an_io_prof *an_profile_io(const struct an_profile *p, unsigned *n);
 uint64_t an_profile_events(const struct an_profile *p);
 /* calls: events + the repeats of repeated polls (docs/REPORT.md) */
 uint64_t an_profile_calls(const struct an_profile *p);

@@ -309,8 +309,21 @@ static void help(FILE *out)
             "                    (OUT default: <run>-otf2/traces)\n\n"
             "  -f, --format F    perfetto (default), chrome (the same JSON) or otf2\n"
             "  -o, --output OUT  where to write; an existing file is never overwritten\n"
-            "  -q, --quiet       no progress line\n"
+            "  -q, --quiet       no progress line, no 'wrote' line\n"
             "  -h, --help        this text\n");
+}
+
+/* getopt found an option it does not know, or one without its value. */
+static void bad_option(int argc, char **argv)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (optopt == 'f' || optopt == 'o')
+        fprintf(stderr, "mpilens export: option '-%c' needs a value; try 'mpilens export --help'\n", optopt);
+    else if (optopt > ' ' && optopt < 127)
+        fprintf(stderr, "mpilens export: unknown option '-%c'; try 'mpilens export --help'\n", optopt);
+    else
+        fprintf(stderr, "mpilens export: unknown option, or one missing its value: '%s'; try 'mpilens export --help'\n",
+                arg);
 }
 
 static void default_out(const char *dir, const char *suffix, char *buf, size_t n)
@@ -334,13 +347,14 @@ int cmd_export(int argc, char **argv)
     const char *format = "perfetto", *outpath = NULL;
     int progress = 1, c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
         case 'o': outpath = optarg; break;
         case 'q': progress = 0; break;
         case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        default: bad_option(argc, argv); return 2;
         }
     }
     int otf2 = strcmp(format, "otf2") == 0;
@@ -381,7 +395,7 @@ int cmd_export(int argc, char **argv)
         }
         rc = export_perfetto(&run, o, progress);
         if (o != stdout && fclose(o) != 0) rc = -1;
-        if (rc == 0 && o != stdout) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
+        if (rc == 0 && o != stdout && progress) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
     }
     an_run_close(&run);
     sym_cleanup();
