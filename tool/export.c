@@ -283,7 +283,7 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress)
     struct an_result res;
     int rc = an_analyse(run, NULL, &sink, progress, &res);
     fprintf(o, "\n]}\n");
-    if (rc == 0)
+    if (rc == 0 && progress)
         fprintf(stderr, "mpilens export: %" PRIu64 " calls, %" PRIu64 " messages (flow arrows) on %u rank%s%s\n",
                 p.slices, p.flows, run->n, run->n == 1 ? "" : "s",
                 res.repair_max > 0 ? "; clocks repaired" : "");
@@ -309,7 +309,7 @@ static void help(FILE *out)
             "                    (OUT default: <run>-otf2/traces)\n\n"
             "  -f, --format F    perfetto (default), chrome (the same JSON) or otf2\n"
             "  -o, --output OUT  where to write; an existing file is never overwritten\n"
-            "  -q, --quiet       no progress line, no 'wrote' line\n"
+            "  -q, --quiet       no progress, summary or 'wrote' line\n"
             "  -h, --help        this text\n");
 }
 
