@@ -177,6 +177,7 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = "p2p"; break;
     case ML_REC_COLL: cat = "collective"; break;
     case ML_REC_COMPLETE: cat = "completion"; break;
+    case ML_REC_IO: cat = "io"; break;
     }
     fprintf(o, ",\"cat\":\"%s\",\"args\":{\"site\":", cat);
     json_str(o, export_site(&p->sites[r - p->run->ranks], r, ev->site));
@@ -204,6 +205,10 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
         break;
     case ML_REC_COMPLETE:
         fprintf(o, ",\"requests\":%" PRIu32, ev->ndone);
+        break;
+    case ML_REC_IO:
+        fprintf(o, ",\"file\":\"0x%" PRIx64 "\"", ev->io.file);
+        if (!(ev->io.flags & ML_IO_OPEN)) fprintf(o, ",\"bytes\":%" PRIu64, ev->io.bytes);
         break;
     }
     if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);

@@ -3,7 +3,8 @@
 # split collective _begin, nonblocking i-variants at their start, a derived
 # type); the report's I/O section gives per file (the site of its
 # MPI_File_open) and rank the reads, writes and their bytes, and the
-# routine table the bytes per routine (tests/programs/rep_io.c).
+# routine table the bytes per routine, the Perfetto export the same bytes
+# on its io slices (tests/programs/rep_io.c).
 # Both MPIs, 2 and 3 ranks, exact figures from the program's own counts.
 need_mpilens
 for impl in openmpi mpich; do
@@ -56,6 +57,20 @@ for name, want in (('MPI_File_write_at', 40 * tri), ('MPI_File_write_at_all', 16
     if ro.get(name) != want:
         bad.append('routine %s bytes: got %s, want %s' % (name, ro.get(name), want))
 print('; '.join(bad[:6]))
+PY
+)
+        [ -z "$r" ] || soft_fail "$impl -n $n: $r"
+        # the Perfetto export carries the same bytes on the io slices
+        "$MPILENS" export -q --format=perfetto "$d/run" -o "$d/trace.json" 2>"$d/exp.err" ||
+            { soft_fail "$impl -n $n: export failed: $(head -c 300 "$d/exp.err")"; continue; }
+        r=$(python3 - "$d/trace.json" "$d/rep.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+ev = t['traceEvents'] if isinstance(t, dict) else t
+got = sum(e.get('args', {}).get('bytes', 0) for e in ev if e.get('cat') == 'io')
+want = sum(x['read_bytes'] + x['written_bytes'] for x in json.load(open(sys.argv[2]))['io'])
+if got != want or not want:
+    print('perfetto io bytes %s, report %s' % (got, want))
 PY
 )
         [ -z "$r" ] || soft_fail "$impl -n $n: $r"
