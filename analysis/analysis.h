@@ -392,10 +392,11 @@ struct an_site_prof {
     unsigned nranks;
 };
 
-/* MPI-IO per file and rank.  The file's name is not recorded: a file is
- * the call site of the MPI_File_open that made its handle (docs/REPORT.md,
- * "I/O"); "(unknown)" when the open was not seen. */
+/* MPI-IO per file and rank: a file is the name given to MPI_File_open
+ * and the call site of that open (docs/REPORT.md, "I/O"); name and site
+ * "(unknown)" when the open was not seen. */
 struct an_io_prof {
+    char *name;                   /* as given to MPI_File_open (its tail when long) */
     char *where;                  /* call site of MPI_File_open */
     int rank;
     uint64_t opens;
@@ -431,7 +432,7 @@ struct an_coll_prof {
     uint64_t bytes;
 };
 const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n);
-/* by open site, then rank */
+/* by file name, open site, then rank */
 const struct an_io_prof *an_profile_io(const struct an_profile *p, unsigned *n);
 uint64_t an_profile_events(const struct an_profile *p);
 /* calls: events + the repeats of repeated polls (docs/REPORT.md) */

@@ -30,6 +30,7 @@ struct site_ent {
 struct io_ent {                  /* one MPI_File_open (or a handle seen without it) */
     uint64_t file;
     uint32_t site;               /* of the open; 0 unknown */
+    char *name;                  /* given to the open, or NULL */
     struct an_io_prof st;
 };
 
@@ -144,7 +145,7 @@ static struct an_stat *site_stat(struct rprof *r, uint32_t site, uint16_t name)
 }
 
 /* The entry of handle `file` (the latest open of it), or a new one. */
-static struct an_io_prof *io_stat(struct rprof *r, uint64_t file, uint32_t site, int open)
+static struct an_io_prof *io_stat(struct rprof *r, uint64_t file, uint32_t site, int open, const char *name)
 {
     if (!open)
         for (unsigned i = r->nio; i-- > 0;)
@@ -160,6 +161,7 @@ static struct an_io_prof *io_stat(struct rprof *r, uint64_t file, uint32_t site,
     memset(e, 0, sizeof *e);
     e->file = file;
     e->site = open ? site : 0;
+    e->name = open && name ? strdup(name) : NULL;
     return &e->st;
 }
 
@@ -189,7 +191,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     if (ev->type == ML_REC_IO && !ev->unfinished) {
         int open = !!(ev->io.flags & ML_IO_OPEN);
         if (!open || ev->io.file) {
-            struct an_io_prof *io = io_stat(r, ev->io.file, ev->site, open);
+            struct an_io_prof *io = io_stat(r, ev->io.file, ev->site, open, ev->io_name);
             if (io) {
                 io->opens += open;
                 if (ev->io.flags & ML_IO_READ) {
@@ -299,7 +301,8 @@ static int site_cmp(const void *a, const void *b)
 static int io_cmp(const void *a, const void *b)
 {
     const struct an_io_prof *x = a, *y = b;
-    int c = strcmp(x->where, y->where);
+    int c = strcmp(x->name, y->name);
+    if (!c) c = strcmp(x->where, y->where);
     if (c) return c;
     return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
@@ -421,17 +424,21 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
                 snprintf(buf, sizeof buf, "site#%u", ie->site);
                 w = buf;
             }
+            const char *nm = ie->name ? ie->name : "(unknown)";
             unsigned j;
             for (j = 0; j < p->nio; j++)
-                if (p->io[j].rank == run->ranks[i].rank && strcmp(p->io[j].where, w) == 0) break;
+                if (p->io[j].rank == run->ranks[i].rank && strcmp(p->io[j].where, w) == 0 &&
+                    strcmp(p->io[j].name, nm) == 0)
+                    break;
             if (j == p->nio) {
                 struct an_io_prof *t = realloc(p->io, (p->nio + 1) * sizeof *t);
                 if (!t) return -1;
                 p->io = t;
                 memset(&p->io[j], 0, sizeof p->io[j]);
                 p->io[j].where = strdup(w);
+                p->io[j].name = strdup(nm);
                 p->io[j].rank = run->ranks[i].rank;
-                if (!p->io[j].where) return -1;
+                if (!p->io[j].where || !p->io[j].name) return -1;
                 p->nio++;
             }
             struct an_io_prof *d = &p->io[j];
@@ -459,10 +466,14 @@ void an_profile_free(struct an_profile *p)
         free(p->rp[i].slot);
         free(p->rp[i].st);
         free(p->rp[i].sites);
+        for (unsigned e = 0; e < p->rp[i].nio; e++) free(p->rp[i].io[e].name);
         free(p->rp[i].io);
     }
     for (unsigned i = 0; i < p->nsites; i++) free(p->sites[i].where);
-    for (unsigned i = 0; i < p->nio; i++) free(p->io[i].where);
+    for (unsigned i = 0; i < p->nio; i++) {
+        free(p->io[i].where);
+        free(p->io[i].name);
+    }
     free(p->io);
     free(p->rp);
     free(p->ranks);

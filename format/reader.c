@@ -589,6 +589,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         memset(e->p2p, 0, sizeof e->p2p);
         memset(&e->coll, 0, sizeof e->coll);
         memset(&e->io, 0, sizeof e->io);
+        e->io_name = NULL;
         e->request = 0;
         e->sr_flags = 0;
         e->coll_seq = 0;
@@ -629,6 +630,8 @@ static int advance(struct mlr_file *f, struct cursor *c)
             break;
         case ML_REC_IO:
             if (body >= 24) memcpy(&e->io, p, 24);
+            if (body > 24 && (e->io.flags & ML_IO_OPEN) && memchr(p + 24, 0, body - 24))
+                e->io_name = (const char *)p + 24;
             break;
         }
         uint32_t nd = 0;

@@ -1397,11 +1397,23 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
-void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags, int ret)
+void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
+               const char *name, int ret)
 {
     int size = 0;
     uint16_t ti = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
-    struct ml_rec *r = ml_rec_begin(c, ML_REC_IO, 5);
+    size_t nl = name ? strlen(name) : 0;
+    if (nl > ML_IO_NAME_MAX - 1) {
+        name += nl - (ML_IO_NAME_MAX - 1);
+        nl = ML_IO_NAME_MAX - 1;
+    }
+    unsigned nw = name ? (unsigned)(nl + 8) / 8 : 0;   /* with its NUL, padded */
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_IO, 5 + nw);
+    if (nw) {
+        char *t = (char *)r + 40;
+        memset(t, 0, nw * 8);
+        memcpy(t, name, nl);
+    }
     struct ml_io *p = (struct ml_io *)(r + 1);
     p->file = fh;
     p->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;

@@ -209,6 +209,10 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     case ML_REC_IO:
         fprintf(o, ",\"file\":\"0x%" PRIx64 "\"", ev->io.file);
         if (!(ev->io.flags & ML_IO_OPEN)) fprintf(o, ",\"bytes\":%" PRIu64, ev->io.bytes);
+        if (ev->io_name) {
+            fputs(",\"filename\":", o);
+            json_str(o, ev->io_name);
+        }
         break;
     }
     if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);

@@ -579,11 +579,13 @@ static void text_io(FILE *o, const struct report *rp)
     unsigned n;
     const struct an_io_prof *io = an_profile_io(rp->prof, &n);
     if (!n) return;
-    char a[32], b[32], d[32], e[32], w[64];
-    rule(o, "I/O (MPI_File_*: a file is the call site of its MPI_File_open; bytes: count x type size)");
-    fprintf(o, "  %-40s %5s %9s %10s %9s %10s\n", "opened at", "rank", "reads", "read", "writes", "written");
+    char a[32], b[32], d[32], e[32], w[64], fn[64];
+    rule(o, "I/O (MPI_File_*: per file as opened, and rank; bytes: count x type size asked for)");
+    fprintf(o, "  %-26s %-20s %5s %9s %10s %9s %10s\n", "file", "opened at", "rank", "reads", "read", "writes",
+            "written");
     for (unsigned i = 0; i < n; i++)
-        fprintf(o, "  %-40s %5d %9s %10s %9s %10s\n", site_cell(io[i].where, 40, w, sizeof w), io[i].rank,
+        fprintf(o, "  %-26s %-20s %5d %9s %10s %9s %10s\n", fit(io[i].name, 26, fn, sizeof fn),
+                site_cell(io[i].where, 20, w, sizeof w), io[i].rank,
                 fmt_count(io[i].reads, a, sizeof a), fmt_bytes(io[i].rbytes, b, sizeof b),
                 fmt_count(io[i].writes, d, sizeof d), fmt_bytes(io[i].wbytes, e, sizeof e));
 }
@@ -774,7 +776,9 @@ static void report_json(FILE *o, const struct report *rp)
     fprintf(o, "],\n  \"io\": [");
     const struct an_io_prof *io = an_profile_io(rp->prof, &n);
     for (unsigned i = 0; i < n; i++) {
-        fprintf(o, "%s\n    {\"opened_at\": ", i ? "," : "");
+        fprintf(o, "%s\n    {\"file\": ", i ? "," : "");
+        json_str(o, io[i].name);
+        fprintf(o, ", \"opened_at\": ");
         json_str(o, io[i].where);
         fprintf(o, ", \"rank\": %d, \"opens\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"read_bytes\": %" PRIu64
                    ", \"writes\": %" PRIu64 ", \"written_bytes\": %" PRIu64 "}",

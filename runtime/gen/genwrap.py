@@ -505,11 +505,12 @@ def emit_c(w, name, rid, proto):
             if m.group(1):
                 fl += ' | ML_IO_NONBLOCKING'
             fi = obj_arg(ptypes)[0]
-            w('    ml_rec_io(&c, ML_HANDLE(a%d), a%d, a%d, %s, %s);' % (fi, dtype, count, fl, res))
+            w('    ml_rec_io(&c, ML_HANDLE(a%d), a%d, a%d, %s, NULL, %s);' % (fi, dtype, count, fl, res))
         elif name == 'MPI_File_open' and isint and obj_arg(ptypes):
             fi = obj_arg(ptypes)[0]
-            w('    ml_rec_io(&c, ret == MPI_SUCCESS && a%d ? ML_HANDLE(*a%d) : 0, MPI_DATATYPE_NULL, 0, ML_IO_OPEN, %s);'
-              % (fi, fi, res))
+            fname = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') in ('constchar*{}', 'char*{}')), None)
+            w('    ml_rec_io(&c, ret == MPI_SUCCESS && a%d ? ML_HANDLE(*a%d) : 0, MPI_DATATYPE_NULL, 0, ML_IO_OPEN, %s, %s);'
+              % (fi, fi, 'a%d' % fname if fname is not None else 'NULL', res))
         else:
             kind = 'call'
             w('    ml_rec_call(&c, %s);' % res)

@@ -1,9 +1,9 @@
 # report_io: the MPI_File read/write family records count x type size as its
 # bytes (explicit offsets, individual and shared pointers, _all/_ordered,
 # split collective _begin, nonblocking i-variants at their start, a derived
-# type); the report's I/O section gives per file (the site of its
-# MPI_File_open) and rank the reads, writes and their bytes, and the
-# routine table the bytes per routine, the Perfetto export the same bytes
+# type); the report's I/O section gives per file (the name given to
+# MPI_File_open, and the open's call site) and rank the reads, writes and
+# their bytes, the routine table the bytes per routine, the Perfetto export the same bytes
 # on its io slices (tests/programs/rep_io.c).
 # Both MPIs, 2 and 3 ranks, exact figures from the program's own counts.
 need_mpilens
@@ -20,7 +20,7 @@ for impl in openmpi mpich; do
             { soft_fail "$impl -n $n: report --json failed: $(head -c 300 "$d/rep.err")"; continue; }
         "$MPILENS" report -q "$d/run" >"$d/rep.txt" 2>"$d/rep.err" ||
             { soft_fail "$impl -n $n: report failed: $(head -c 300 "$d/rep.err")"; continue; }
-        r=$(python3 - "$d/rep.json" "$n" <<'PY'
+        r=$(python3 - "$d/rep.json" "$n" "$d" <<'PY'
 import json, sys
 rep = json.load(open(sys.argv[1]))
 np = int(sys.argv[2])
@@ -30,11 +30,12 @@ if io is None:
     print('no "io" in the JSON report'); sys.exit()
 files = {}
 for e in io:
-    files.setdefault(e['opened_at'], {})[e['rank']] = e
-sites = sorted(files)
-if len(sites) != 2 or not all(s.startswith('rep_io.c:') for s in sites):
-    print('files (open sites): got %s, want two rep_io.c lines' % sites); sys.exit()
-a, b = sorted(sites, key=lambda s: int(s.split(':')[1]))
+    if not e['opened_at'].startswith('rep_io.c:'):
+        bad.append('%s opened at %s, want rep_io.c:LINE' % (e['file'], e['opened_at']))
+    files.setdefault(e['file'], {})[e['rank']] = e
+a, b = sys.argv[3] + '/rep_io_a.dat', sys.argv[3] + '/rep_io_b.dat'
+if sorted(files) != [a, b]:
+    print('files: got %s, want %s' % (sorted(files), [a, b])); sys.exit()
 for r in range(np):
     n = r + 1
     want_a = dict(opens=1, writes=5, written_bytes=40 * n + 16 + 12 + n + 2, reads=4, read_bytes=20 + 32 + 4 * n + 8)
@@ -76,7 +77,7 @@ PY
         [ -z "$r" ] || soft_fail "$impl -n $n: $r"
         grep -q '^-* *I/O' "$d/rep.txt" || grep -q 'I/O (MPI_File' "$d/rep.txt" ||
             soft_fail "$impl -n $n: no I/O section in the text report"
-        grep -Eq '^  rep_io\.c:[0-9]+ +0 +4 +' "$d/rep.txt" ||
-            soft_fail "$impl -n $n: no 'rep_io.c:LINE 0 4' row in the I/O section: $(grep -A4 'I/O' "$d/rep.txt" | head -5)"
+        grep -Eq '^  [^ ]*/rep_io_a\.dat +rep_io\.c:[0-9]+ +0 +4 +' "$d/rep.txt" ||
+            soft_fail "$impl -n $n: no 'rep_io_a.dat rep_io.c:LINE 0 4' row in the I/O section: $(grep -A4 'I/O' "$d/rep.txt" | head -5)"
     done
 done
