@@ -421,6 +421,18 @@ struct an_pair {                  /* point-to-point traffic from one rank to ano
     uint64_t messages, bytes;     /* matched messages, bytes as sent */
 };
 
+/* MPI-IO per file and rank: a file is the name given to MPI_File_open
+ * and the call site of that open (docs/REPORT.md, "I/O"); name and site
+ * "(unknown)" when the open was not seen. */
+struct an_io_prof {
+    char *name;                   /* as given to MPI_File_open (its tail when long) */
+    char *where;                  /* call site of MPI_File_open */
+    int rank;
+    uint64_t opens;
+    uint64_t reads, writes;       /* calls */
+    uint64_t rbytes, wbytes;      /* count x type size asked for */
+};
+
 #define AN_SIZE_BUCKETS 34        /* 0, [1,2), [2,4), ... [2^31,2^32), >=2^32 */
 struct an_profile;
 
@@ -452,6 +464,8 @@ struct an_coll_prof {
     uint64_t bytes;
 };
 const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned *n);
+/* by file name, open site, then rank */
+const struct an_io_prof *an_profile_io(const struct an_profile *p, unsigned *n);
 uint64_t an_profile_events(const struct an_profile *p);
 /* calls: events + the repeats of repeated polls (docs/REPORT.md) */
 uint64_t an_profile_calls(const struct an_profile *p);

@@ -8,7 +8,8 @@
  *  - bytes of a call: what it sends when it starts a send (Send, Isend,
  *    Start of a send request, the send half of Sendrecv), what it receives
  *    when it completes a receive (Recv, the Wait/Test that completes an
- *    Irecv, the receive half of Sendrecv), both directions for collectives;
+ *    Irecv, the receive half of Sendrecv), both directions for collectives,
+ *    count x type size for the MPI_File read/write family;
  *  - application time of a rank: from the end of MPI_Init to the start of
  *    MPI_Finalize (or its first to its last call when one is missing);
  *    MPI time: the calls in that window other than MPI_Init/MPI_Finalize,
@@ -36,6 +37,13 @@ struct site_ent {
     struct an_stat st;
 };
 
+struct io_ent {                  /* one MPI_File_open (or a handle seen without it) */
+    uint64_t file;
+    uint32_t site;               /* of the open; 0 unknown */
+    char *name;                  /* given to the open, or NULL */
+    struct an_io_prof st;
+};
+
 struct rprof {
     uint16_t *slot;              /* per routine name: index + 1 in st, 0 unused */
     struct an_stat *st;
@@ -50,6 +58,8 @@ struct rprof {
     unsigned threads;
     int seen;
     uint64_t coll_calls, coll_sent, coll_recv;
+    struct io_ent *io;
+    unsigned nio, capio;
 };
 
 struct pair_ent {                /* communication matrix cell; key 0 = empty */
@@ -65,6 +75,8 @@ struct an_profile {
     unsigned nroutines;
     struct an_site_prof *sites;
     unsigned nsites;
+    struct an_io_prof *io;       /* at finish: by open site, then rank */
+    unsigned nio;
     struct an_coll_prof *colls;  /* per routine name, compacted at finish */
     struct pair_ent *pairs;      /* hash table while reading */
     unsigned npairs, cappairs;
@@ -152,6 +164,27 @@ static struct an_stat *site_stat(struct rprof *r, uint32_t site, uint16_t name)
     return &r->sites[k].st;
 }
 
+/* The entry of handle `file` (the latest open of it), or a new one. */
+static struct an_io_prof *io_stat(struct rprof *r, uint64_t file, uint32_t site, int open, const char *name)
+{
+    if (!open)
+        for (unsigned i = r->nio; i-- > 0;)
+            if (r->io[i].file == file) return &r->io[i].st;
+    if (r->nio == r->capio) {
+        unsigned cap = r->capio ? r->capio * 2 : 8;
+        struct io_ent *t = realloc(r->io, cap * sizeof *t);
+        if (!t) return NULL;
+        r->io = t;
+        r->capio = cap;
+    }
+    struct io_ent *e = &r->io[r->nio++];
+    memset(e, 0, sizeof *e);
+    e->file = file;
+    e->site = open ? site : 0;
+    e->name = open && name ? strdup(name) : NULL;
+    return &e->st;
+}
+
 static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_profile *p = ctx;
@@ -181,6 +214,23 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         r->coll_calls++;
         r->coll_sent += cs;
         r->coll_recv += cr;
+    }
+    if (ev->type == ML_REC_IO && !ev->unfinished) {
+        int open = !!(ev->io.flags & ML_IO_OPEN);
+        if (!open || ev->io.file) {
+            struct an_io_prof *io = io_stat(r, ev->io.file, ev->site, open, ev->io_name);
+            if (io) {
+                io->opens += open;
+                if (ev->io.flags & ML_IO_READ) {
+                    io->reads += n;
+                    io->rbytes += n * ev->io.bytes;
+                } else if (ev->io.flags & ML_IO_WRITE) {
+                    io->writes += n;
+                    io->wbytes += n * ev->io.bytes;
+                }
+            }
+        }
+        if (!open) bytes = ev->io.bytes;
     }
     for (unsigned i = 0; i < nops; i++) {
         uint8_t k = ops[i].kind;
@@ -301,6 +351,15 @@ static int site_cmp(const void *a, const void *b)
     if (x->all.total != y->all.total) return x->all.total > y->all.total ? -1 : 1;
     if (x->all.calls != y->all.calls) return x->all.calls > y->all.calls ? -1 : 1;
     return strcmp(x->where, y->where);
+}
+
+static int io_cmp(const void *a, const void *b)
+{
+    const struct an_io_prof *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    if (!c) c = strcmp(x->where, y->where);
+    if (c) return c;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
 static int coll_cmp(const void *a, const void *b)
@@ -491,6 +550,42 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         k++;
     }
     if (k) qsort(p->matrix, k, sizeof *p->matrix, pair_cmp);
+    /* MPI-IO: per rank and open site, merged over the opens there */
+    for (unsigned i = 0; i < run->n; i++) {
+        struct rprof *r = &p->rp[i];
+        for (unsigned e = 0; e < r->nio; e++) {
+            const struct io_ent *ie = &r->io[e];
+            const char *w = ie->site == 0 ? "(unknown)" : where ? where(run->ranks[i].f, ie->site, buf, sizeof buf) : NULL;
+            if (!w) {
+                snprintf(buf, sizeof buf, "site#%u", ie->site);
+                w = buf;
+            }
+            const char *nm = ie->name ? ie->name : "(unknown)";
+            unsigned j;
+            for (j = 0; j < p->nio; j++)
+                if (p->io[j].rank == run->ranks[i].rank && strcmp(p->io[j].where, w) == 0 &&
+                    strcmp(p->io[j].name, nm) == 0)
+                    break;
+            if (j == p->nio) {
+                struct an_io_prof *t = realloc(p->io, (p->nio + 1) * sizeof *t);
+                if (!t) return -1;
+                p->io = t;
+                memset(&p->io[j], 0, sizeof p->io[j]);
+                p->io[j].where = strdup(w);
+                p->io[j].name = strdup(nm);
+                p->io[j].rank = run->ranks[i].rank;
+                if (!p->io[j].where || !p->io[j].name) return -1;
+                p->nio++;
+            }
+            struct an_io_prof *d = &p->io[j];
+            d->opens += ie->st.opens;
+            d->reads += ie->st.reads;
+            d->writes += ie->st.writes;
+            d->rbytes += ie->st.rbytes;
+            d->wbytes += ie->st.wbytes;
+        }
+    }
+    if (p->nio) qsort(p->io, p->nio, sizeof *p->io, io_cmp);
 
     k = 0;
     for (unsigned n = 0; n < run->nnames; n++)
@@ -507,6 +602,8 @@ void an_profile_free(struct an_profile *p)
         free(p->rp[i].slot);
         free(p->rp[i].st);
         free(p->rp[i].sites);
+        for (unsigned e = 0; e < p->rp[i].nio; e++) free(p->rp[i].io[e].name);
+        free(p->rp[i].io);
     }
     for (unsigned i = 0; i < p->nsites; i++) {
         free(p->sites[i].where);
@@ -514,6 +611,11 @@ void an_profile_free(struct an_profile *p)
     }
     free(p->pairs);
     free(p->matrix);
+    for (unsigned i = 0; i < p->nio; i++) {
+        free(p->io[i].where);
+        free(p->io[i].name);
+    }
+    free(p->io);
     free(p->rp);
     free(p->ranks);
     free(p->routines);
@@ -556,6 +658,12 @@ const struct an_coll_prof *an_profile_colls(const struct an_profile *p, unsigned
 {
     *n = p->ncolls;
     return p->colls;
+}
+
+const struct an_io_prof *an_profile_io(const struct an_profile *p, unsigned *n)
+{
+    *n = p->nio;
+    return p->io;
 }
 
 uint64_t an_profile_calls(const struct an_profile *p)

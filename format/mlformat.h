@@ -244,6 +244,9 @@ enum ml_rec_type {
                             (ML_SR_NOSTATUS) */
     ML_REC_COMPLETE = 6, /* + u32 n, u32 pad, then n x struct ml_done (at most ML_DONE_MAX) */
     ML_REC_COMPLETE_MORE = 7, /* same layout: more requests of the preceding call (dt = dur = 0) */
+    ML_REC_IO = 8,       /* + struct ml_io: MPI_File_open (flags ML_IO_OPEN, the new handle,
+                            then the file name) and the MPI_File_read / write family
+                            (count x type size) */
     ML_REC_TIME = 16,    /* no call: u64 absolute ticks; next dt is relative to it */
     ML_REC_RESULT = 17,  /* no call: i32 error code of the preceding call */
     ML_REC_LONGDUR = 18, /* no call: u64 duration of the preceding call in ticks */
@@ -294,6 +297,20 @@ struct ml_coll {         /* 16 bytes */
     uint32_t bytes;      /* bytes this rank sends (count x size of the send type) */
     uint32_t rbytes;     /* bytes this rank receives */
 };
+
+struct ml_io {           /* 24 bytes */
+    uint64_t file;       /* MPI_File handle value in this process */
+    uint64_t bytes;      /* count x type size asked for (not what the status says) */
+    uint16_t dtype;      /* datatype definition index, or ML_TYPE_NONE */
+    uint16_t flags;      /* ML_IO_* */
+    uint32_t pad;
+};
+#define ML_IO_READ 1u    /* a read */
+#define ML_IO_WRITE 2u   /* a write */
+#define ML_IO_OPEN 4u    /* MPI_File_open: file is the new handle, bytes 0 */
+#define ML_IO_NONBLOCKING 8u /* MPI_File_i*: bytes counted at the start of the request */
+#define ML_IO_NAME_MAX 256  /* an OPEN record is followed by the file name, NUL-terminated and
+                               padded to 8 bytes, at most this long with its NUL (the tail) */
 
 struct ml_done {         /* 24 bytes: one completed request */
     uint64_t request;    /* handle value as returned by the starting call */

@@ -600,12 +600,15 @@ static int advance(struct mlr_file *f, struct cursor *c)
             c->ticks = (uint64_t)r->dt | (uint64_t)r->dur << 32;
             continue;
         }
-        if (r->type < ML_REC_CALL || r->type > ML_REC_COMPLETE) continue; /* defs, strays */
+        if (r->type < ML_REC_CALL || (r->type > ML_REC_COMPLETE && r->type != ML_REC_IO))
+            continue; /* defs, strays */
         struct mlr_event *e = &c->ev;
         /* every field is set below; these only sometimes (a memset of the
          * whole event was a third of the time spent here) */
         memset(e->p2p, 0, sizeof e->p2p);
         memset(&e->coll, 0, sizeof e->coll);
+        memset(&e->io, 0, sizeof e->io);
+        e->io_name = NULL;
         e->request = 0;
         e->sr_flags = 0;
         e->coll_seq = 0;
@@ -643,6 +646,11 @@ static int advance(struct mlr_file *f, struct cursor *c)
                 memcpy(&e->request, p + 16, 8);
                 memcpy(&e->coll_seq, p + 24, 8);
             }
+            break;
+        case ML_REC_IO:
+            if (body >= 24) memcpy(&e->io, p, 24);
+            if (body > 24 && (e->io.flags & ML_IO_OPEN) && memchr(p + 24, 0, body - 24))
+                e->io_name = (const char *)p + 24;
             break;
         }
         uint32_t nd = 0;

@@ -63,6 +63,8 @@ struct mlr_event {
     uint8_t type;            /* ML_REC_CALL ... ML_REC_COMPLETE */
     struct ml_p2p p2p[2];    /* P2P, P2P_REQ: [0]; SENDRECV: [0] send, [1] receive */
     struct ml_coll coll;     /* COLL */
+    struct ml_io io;         /* IO (MPI_File_open, read/write family) */
+    const char *io_name;     /* IO of MPI_File_open: the file name (in the mapping), or NULL */
     uint64_t request;        /* P2P_REQ (MPI_Improbe: the message); COLL of a nonblocking
                               * collective; SENDRECV of MPI_Isendrecv(_replace) */
     uint64_t coll_seq;       /* COLL of a nonblocking collective: its number on the communicator */

@@ -1618,6 +1618,32 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
+void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
+               const char *name, int ret)
+{
+    int size = 0;
+    uint16_t ti = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
+    size_t nl = name ? strlen(name) : 0;
+    if (nl > ML_IO_NAME_MAX - 1) {
+        name += nl - (ML_IO_NAME_MAX - 1);
+        nl = ML_IO_NAME_MAX - 1;
+    }
+    unsigned nw = name ? (unsigned)(nl + 8) / 8 : 0;   /* with its NUL, padded */
+    struct ml_rec *r = ml_rec_begin(c, ML_REC_IO, 5 + nw);
+    if (nw) {
+        char *t = (char *)r + 40;
+        memset(t, 0, nw * 8);
+        memcpy(t, name, nl);
+    }
+    struct ml_io *p = (struct ml_io *)(r + 1);
+    p->file = fh;
+    p->bytes = count > 0 && size > 0 ? (uint64_t)count * (uint64_t)size : 0;
+    p->dtype = ti;
+    p->flags = (uint16_t)flags;
+    p->pad = 0;
+    ml_rec_end(c, r, ret);
+}
+
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret)
 {

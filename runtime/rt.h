@@ -134,6 +134,11 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
  * number on the communicator (mlformat.h ML_REC_COLL). */
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
+/* MPI-IO (mlformat.h ML_REC_IO): a read or write of count x datatype on
+ * file handle fh, or (ML_IO_OPEN) the handle MPI_File_open made and the
+ * file's name (its last ML_IO_NAME_MAX - 1 bytes). */
+void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
+               const char *name, int ret);
 /* Live slot of a thread the program starts (failsafe.c pthread_create). */
 void ml_thread_claim(int slot);
 int ml_thread_reserve(void);

@@ -233,6 +233,13 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
             put_type(o, f, e.coll.dtype);
             break;
+        case ML_REC_IO:
+            fprintf(o, " file=0x%" PRIx64, e.io.file);
+            if (!(e.io.flags & ML_IO_OPEN)) {
+                fprintf(o, " bytes=%" PRIu64, e.io.bytes);
+                put_type(o, f, e.io.dtype);
+            }
+            break;
         case ML_REC_COMPLETE:
             if (e.ndone) {
                 fputs(" done=", o);

@@ -203,6 +203,7 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = "p2p"; break;
     case ML_REC_COLL: cat = "collective"; break;
     case ML_REC_COMPLETE: cat = "completion"; break;
+    case ML_REC_IO: cat = "io"; break;
     }
     fprintf(o, ",\"cat\":\"%s\",\"args\":{\"site\":", cat);
     json_str(o, export_site(&p->sites[r - p->run->ranks], r, ev->site));
@@ -230,6 +231,14 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
         break;
     case ML_REC_COMPLETE:
         fprintf(o, ",\"requests\":%" PRIu32, ev->ndone);
+        break;
+    case ML_REC_IO:
+        fprintf(o, ",\"file\":\"0x%" PRIx64 "\"", ev->io.file);
+        if (!(ev->io.flags & ML_IO_OPEN)) fprintf(o, ",\"bytes\":%" PRIu64, ev->io.bytes);
+        if (ev->io_name) {
+            fputs(",\"filename\":", o);
+            json_str(o, ev->io_name);
+        }
         break;
     }
     if (ev->has_result) fprintf(o, ",\"result\":%d", ev->result);
@@ -317,7 +326,7 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress, const stru
     struct an_result res;
     int rc = an_analyse(run, NULL, &sink, progress, &res);
     fprintf(o, "\n]}\n");
-    if (rc == 0)
+    if (rc == 0 && progress)
         fprintf(stderr, "mpilens export: %" PRIu64 " calls, %" PRIu64 " messages (flow arrows) on %u rank%s%s\n",
                 p.slices, p.flows, run->n, run->n == 1 ? "" : "s",
                 res.repair_max > 0 ? "; clocks repaired" : "");
@@ -349,8 +358,21 @@ static void help(FILE *out)
             "                    arrows with both ends inside it\n"
             "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the arrows\n"
             "                    between them\n"
-            "  -q, --quiet       no progress line\n"
+                        "  -q, --quiet       no progress, summary or 'wrote' line\n"
             "  -h, --help        this text\n");
+}
+
+/* getopt found an option it does not know, or one without its value. */
+static void bad_option(int argc, char **argv)
+{
+    const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+    if (optopt == 'f' || optopt == 'o')
+        fprintf(stderr, "mpilens export: option '-%c' needs a value; try 'mpilens export --help'\n", optopt);
+    else if (optopt > ' ' && optopt < 127)
+        fprintf(stderr, "mpilens export: unknown option '-%c'; try 'mpilens export --help'\n", optopt);
+    else
+        fprintf(stderr, "mpilens export: unknown option, or one missing its value: '%s'; try 'mpilens export --help'\n",
+                arg);
 }
 
 static void default_out(const char *dir, const char *suffix, char *buf, size_t n)
@@ -408,6 +430,7 @@ int cmd_export(int argc, char **argv)
     struct pf_cut cut = {0, -1, NULL, 0};
     int progress = 1, c, cutting = 0;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "f:o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
@@ -427,7 +450,7 @@ int cmd_export(int argc, char **argv)
             cutting = 1;
             ranks = optarg;
             break;
-        default: help(stderr); return 2;
+        default: bad_option(argc, argv); return 2;
         }
     }
     int otf2 = strcmp(format, "otf2") == 0;
@@ -497,7 +520,7 @@ int cmd_export(int argc, char **argv)
         }
         rc = export_perfetto(&run, o, progress, &cut);
         if (o != stdout && fclose(o) != 0) rc = -1;
-        if (rc == 0 && o != stdout) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
+        if (rc == 0 && o != stdout && progress) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
     }
     free(cut.rank);
     an_run_close(&run);

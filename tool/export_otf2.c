@@ -46,7 +46,6 @@ int export_otf2(struct an_run *run, const char *out, int progress)
 {
     (void)run;
     (void)out;
-    (void)progress;
     fprintf(stderr, "mpilens export: this mpilens was built without libotf2 (Debian: libotf2-trace-dev); "
                     "rebuild with it for --format=otf2\n");
     return -1;
@@ -490,7 +489,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
         rc = -1;
     }
     if (x.failed) rc = -1;
-    if (rc == 0)
+    if (rc == 0 && progress)
         fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
                         " receives, %" PRIu64 " collective calls%s\n",
                 dir, name, x.events, x.sends, x.recvs, x.colls, x.unfinished ? " (some unfinished)" : "");

@@ -630,6 +630,22 @@ static void text_colls(FILE *o, const struct report *rp)
                 fmt_time(c[i].skew_max, d, sizeof d), fmt_bytes(c[i].bytes, e, sizeof e));
 }
 
+static void text_io(FILE *o, const struct report *rp)
+{
+    unsigned n;
+    const struct an_io_prof *io = an_profile_io(rp->prof, &n);
+    if (!n) return;
+    char a[32], b[32], d[32], e[32], w[64], fn[64];
+    rule(o, "I/O (MPI_File_*: per file as opened, and rank; bytes: count x type size asked for)");
+    fprintf(o, "  %-26s %-20s %5s %9s %10s %9s %10s\n", "file", "opened at", "rank", "reads", "read", "writes",
+            "written");
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "  %-26s %-20s %5d %9s %10s %9s %10s\n", fit(io[i].name, 26, fn, sizeof fn),
+                site_cell(io[i].where, 20, w, sizeof w), io[i].rank,
+                fmt_count(io[i].reads, a, sizeof a), fmt_bytes(io[i].rbytes, b, sizeof b),
+                fmt_count(io[i].writes, d, sizeof d), fmt_bytes(io[i].wbytes, e, sizeof e));
+}
+
 static void text_findings(FILE *o, const struct report *rp)
 {
     rule(o, "Findings");
@@ -680,6 +696,7 @@ static void report_text(FILE *o, const struct report *rp)
     text_sizes(o, rp);
     text_matrix(o, rp);
     text_colls(o, rp);
+    text_io(o, rp);
     text_findings(o, rp);
 }
 
@@ -846,6 +863,17 @@ static void report_json(FILE *o, const struct report *rp)
         else if (b == AN_SIZE_BUCKETS - 1) fprintf(o, "\"max_bytes\": null");
         else fprintf(o, "\"max_bytes\": %" PRIu64, (uint64_t)((1ull << b) - 1));
         fprintf(o, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", cnt[b], by[b]);
+    }
+    fprintf(o, "],\n  \"io\": [");
+    const struct an_io_prof *io = an_profile_io(rp->prof, &n);
+    for (unsigned i = 0; i < n; i++) {
+        fprintf(o, "%s\n    {\"file\": ", i ? "," : "");
+        json_str(o, io[i].name);
+        fprintf(o, ", \"opened_at\": ");
+        json_str(o, io[i].where);
+        fprintf(o, ", \"rank\": %d, \"opens\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"read_bytes\": %" PRIu64
+                   ", \"writes\": %" PRIu64 ", \"written_bytes\": %" PRIu64 "}",
+                io[i].rank, io[i].opens, io[i].reads, io[i].rbytes, io[i].writes, io[i].wbytes);
     }
     fprintf(o, "],\n");
     if (rp->cp) cp_json(o, run, an_cp_result(rp->cp), &rp->cost);

@@ -87,6 +87,10 @@ COMM_COLLECTIVES = re.compile(
 OBJ_COLLECTIVES = re.compile(
     r'^MPI_(Win_(fence|free|set_info)|File_(close|set_size|preallocate|set_view|set_info|set_atomicity|'
     r'sync|seek_shared|(read|write)(_at)?_all(_begin|_end)?|(read|write)_ordered(_begin|_end)?))(_c)?$')
+# MPI-IO data access (mlformat.h ML_REC_IO): count x datatype size is the
+# call's bytes.  Split collectives count at _begin (_end names no count);
+# the nonblocking MPI_File_i* count at their start, not at completion.
+IO_RW = re.compile(r'^MPI_File_(i?)(read|write)(_at|_shared)?(_all|_ordered)?(_begin)?(_c)?$')
 OBJ_FORGET = re.compile(r'^MPI_(Win_free|File_close)$')
 
 
@@ -495,6 +499,18 @@ def emit_c(w, name, rid, proto):
             w('    ml_rec_call_local(&c, %s);' % res)
         elif name == 'MPI_Request_get_status' and isint:
             w('    ml_rec_call_flag(&c, ret, a1 && *a1);')
+        elif IO_RW.match(name) and isint and count is not None and dtype is not None and obj_arg(ptypes):
+            m = IO_RW.match(name)
+            fl = 'ML_IO_READ' if m.group(2) == 'read' else 'ML_IO_WRITE'
+            if m.group(1):
+                fl += ' | ML_IO_NONBLOCKING'
+            fi = obj_arg(ptypes)[0]
+            w('    ml_rec_io(&c, ML_HANDLE(a%d), a%d, a%d, %s, NULL, %s);' % (fi, dtype, count, fl, res))
+        elif name == 'MPI_File_open' and isint and obj_arg(ptypes):
+            fi = obj_arg(ptypes)[0]
+            fname = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') in ('constchar*{}', 'char*{}')), None)
+            w('    ml_rec_io(&c, ret == MPI_SUCCESS && a%d ? ML_HANDLE(*a%d) : 0, MPI_DATATYPE_NULL, 0, ML_IO_OPEN, %s, %s);'
+              % (fi, fi, 'a%d' % fname if fname is not None else 'NULL', res))
         else:
             kind = 'call'
             w('    ml_rec_call(&c, %s);' % res)

@@ -32,6 +32,9 @@
 #    receive; tests/programs/rep_cancel.c: cancelled receives of every kind,
 #    a cancelled persistent receive, a send MPICH may cancel);
 #    otf2-print missing is a failure (setup.sh installs otf2-tools);
+#  - -q: nothing on stderr (no 'wrote' line; without -q there is one); an
+#    unknown option (--bogus, -z): one line 'mpilens export: unknown option
+#    ...; try 'mpilens export --help'', exit 2, nothing written;
 #  - threads (tests/progs/threads.c): one Perfetto track and one OTF2 location
 #    per thread (ids t<<32|rank), every message an arrow;
 #  - an existing output is never overwritten.
@@ -250,6 +253,18 @@ run_impl() {  # impl mpicc mpirun-command...
     "$MPILENS" report --json "$dir" >"$tmp/rep-$impl.json" || { echo "FAIL $impl: report"; fail=1; return; }
     "$MPILENS" export -q --format=perfetto "$dir" -o "$tmp/$impl.json" 2>"$tmp/err" || {
         echo "FAIL $impl: perfetto export: $(cat "$tmp/err")"; fail=1; return; }
+    [ -s "$tmp/err" ] && { echo "FAIL $impl: export -q wrote to stderr: $(head -c 300 "$tmp/err")"; fail=1; }
+    "$MPILENS" export --format=perfetto "$dir" -o "$tmp/loud-$impl.json" 2>"$tmp/err" &&
+        grep -q "^mpilens export: wrote $tmp/loud-$impl.json" "$tmp/err" ||
+        { echo "FAIL $impl: export without -q does not say 'wrote': $(head -c 300 "$tmp/err")"; fail=1; }
+    local o st
+    for o in --bogus -z; do
+        "$MPILENS" export "$o" --format=perfetto "$dir" -o "$tmp/bad-$impl.json" >"$tmp/out" 2>"$tmp/err"; st=$?
+        [ $st -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] &&
+            grep -q "^mpilens export: unknown option.*$o.*; try 'mpilens export --help'\$" "$tmp/err" &&
+            [ ! -e "$tmp/bad-$impl.json" ] ||
+            { echo "FAIL $impl: export $o: exit $st, stderr: $(head -c 300 "$tmp/err")"; fail=1; }
+    done
     check_perfetto "$tmp/$impl.json" "$tmp/rep-$impl.json" "$impl" || fail=1
     check_cut "$tmp/$impl.json" "$dir" "$impl" || fail=1
     if "$MPILENS" export -q --format=perfetto "$dir" -o "$tmp/$impl.json" 2>/dev/null; then
@@ -258,6 +273,7 @@ run_impl() {  # impl mpicc mpirun-command...
     if command -v otf2-print >/dev/null; then
         "$MPILENS" export -q --format=otf2 "$dir" -o "$tmp/otf2-$impl/trace" 2>"$tmp/err" || {
             echo "FAIL $impl: otf2 export: $(cat "$tmp/err")"; fail=1; return; }
+        [ -s "$tmp/err" ] && { echo "FAIL $impl: otf2 export -q wrote to stderr: $(head -c 300 "$tmp/err")"; fail=1; }
         # 4 ranks: each cancels one receive; persistent sends freed inactive
         check_otf2 "$tmp/otf2-$impl/trace.otf2" "$tmp/rep-$impl.json" "$impl" MPI_REQUEST_CANCELLED=4 || fail=1
         check_otf2_viewers "$tmp/otf2-$impl/trace.otf2" "$impl" || fail=1
