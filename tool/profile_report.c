@@ -641,7 +641,7 @@ static void text_io(FILE *o, const struct report *rp)
             "written");
     for (unsigned i = 0; i < n; i++)
         fprintf(o, "  %-26s %-20s %5d %9s %10s %9s %10s\n", fit(io[i].name, 26, fn, sizeof fn),
-                site_cell(io[i].where, 20, w, sizeof w), io[i].rank,
+                sym_fit(io[i].where, 20, w, sizeof w), io[i].rank,
                 fmt_count(io[i].reads, a, sizeof a), fmt_bytes(io[i].rbytes, b, sizeof b),
                 fmt_count(io[i].writes, d, sizeof d), fmt_bytes(io[i].wbytes, e, sizeof e));
 }
