@@ -26,6 +26,7 @@ OMPI_INC := $(firstword $(shell mpicc.openmpi --showme:incdirs))
 OMPI_LIB := $(firstword $(shell mpicc.openmpi --showme:libdirs))
 OMPI_FLIBS := $(foreach l,mpi_mpifh mpi_usempif08 mpi_usempi_ignore_tkr,$(wildcard $(OMPI_LIB)/lib$(l).so))
 RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so $(B)/lib/mpilens/libmpilens-openmpi.a
+ENGINES += $(B)/bin/mpilens-mpi-openmpi
 endif
 
 # ---- MPICH -------------------------------------------------------------
@@ -35,6 +36,7 @@ MPICH_INC := $(patsubst -I%,%,$(filter -I%,$(shell mpicc.mpich -show)))
 MPICH_LIB := $(patsubst -L%,%,$(filter -L%,$(shell mpicc.mpich -show)))
 MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
 RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a
+ENGINES += $(B)/bin/mpilens-mpi-mpich
 endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard live/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
@@ -50,11 +52,23 @@ endif
 RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c
 RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
-all: $(B)/bin/mpilens $(RUNTIMES)
+all: $(B)/bin/mpilens $(RUNTIMES) $(ENGINES)
 
 $(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) -ldw -lelf -lm $(OTF2_LIBS)
+
+# The parallel analysis, one per MPI (docs/PARALLEL.md): the same tool with
+# the MPI exchange and its own main; `mpilens` execs it when mpirun starts
+# it as several processes.
+ENGINE_SRC := tool/mpi/engine.c analysis/mpi/exchange_mpi.c
+$(B)/bin/mpilens-mpi-openmpi: $(TOOL_SRC) $(TOOL_HDR) $(ENGINE_SRC)
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc.openmpi $(TOOL_CFLAGS) -DML_MPI_ENGINE -o $@ $(TOOL_SRC) $(ENGINE_SRC) -ldw -lelf -lm $(OTF2_LIBS)
+
+$(B)/bin/mpilens-mpi-mpich: $(TOOL_SRC) $(TOOL_HDR) $(ENGINE_SRC)
+	@mkdir -p $(dir $@)
+	MPICH_CC=$(CC) mpicc.mpich $(TOOL_CFLAGS) -DML_MPI_ENGINE -o $@ $(TOOL_SRC) $(ENGINE_SRC) -ldw -lelf -lm $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)
@@ -105,6 +119,7 @@ $(B)/lib/mpilens/libmpilens-mpich.a: $(B)/gen/wrap-mpich.c $(RT_DEPS)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/mpilens $(DESTDIR)$(PREFIX)/bin/mpilens
+	$(if $(ENGINES),install -m 755 $(ENGINES) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 755 $(filter %.so,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 $(filter %.a,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 format/mlformat.h $(DESTDIR)$(PREFIX)/include/mlformat.h
