@@ -1,4 +1,4 @@
-# report_parallel: `mpirun -n P mpilens report DIR` (P > 1) runs as the
+# report_parallel: `mpirun -n P mpilens report DIR` (and export) (P > 1) runs as the
 # parallel analysis of that MPI (build/bin/mpilens-mpi-<impl>, exec'd by
 # mpilens) and gives the same text report and the same --json as the serial
 # `mpilens report DIR`, byte for byte, for P = 2, 3 and 4 with both MPIs as
@@ -79,6 +79,14 @@ for dir in $dirs; do
         done
     done
 done
+# export under mpirun: one file, the serial one's
+"$MPILENS" export -q -o "$d/serial.json" "$first" || soft_fail "serial export failed"
+for e in $engines; do
+    timeout 60 $(launcher $e 3) "$MPILENS" export -q -o "$d/par-$e.json" "$first" >"$d/exp-$e.out" 2>&1 ||
+        soft_fail "$e: mpirun -n 3 mpilens export failed: $(head -3 "$d/exp-$e.out")"
+    cmp -s "$d/serial.json" "$d/par-$e.json" || soft_fail "$e: the export under mpirun -n 3 differs from the serial one"
+done
+
 # bad input is named once, by one process (the serial report names it once too)
 c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
 s=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.serial.txt")
