@@ -26,6 +26,7 @@ OMPI_INC := $(firstword $(shell mpicc.openmpi --showme:incdirs))
 OMPI_LIB := $(firstword $(shell mpicc.openmpi --showme:libdirs))
 OMPI_FLIBS := $(foreach l,mpi_mpifh mpi_usempif08 mpi_usempi_ignore_tkr,$(wildcard $(OMPI_LIB)/lib$(l).so))
 RUNTIMES += $(B)/lib/mpilens/libmpilens-openmpi.so $(B)/lib/mpilens/libmpilens-openmpi.a $(B)/lib/mpilens/mpilens-pingpong-openmpi
+ENGINES += $(B)/bin/mpilens-mpi-openmpi
 endif
 
 # ---- MPICH -------------------------------------------------------------
@@ -35,6 +36,7 @@ MPICH_INC := $(patsubst -I%,%,$(filter -I%,$(shell mpicc.mpich -show)))
 MPICH_LIB := $(patsubst -L%,%,$(filter -L%,$(shell mpicc.mpich -show)))
 MPICH_FLIBS := $(wildcard $(MPICH_LIB)/libmpichfort.so)
 RUNTIMES += $(B)/lib/mpilens/libmpilens-mpich.so $(B)/lib/mpilens/libmpilens-mpich.a $(B)/lib/mpilens/mpilens-pingpong-mpich
+ENGINES += $(B)/bin/mpilens-mpi-mpich
 endif
 
 TOOL_SRC := $(wildcard tool/*.c) $(wildcard live/*.c) $(wildcard format/*.c) $(wildcard analysis/*.c)
@@ -53,7 +55,7 @@ endif
 RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c
 RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
-all: $(B)/bin/mpilens $(RUNTIMES)
+all: $(B)/bin/mpilens $(RUNTIMES) $(ENGINES)
 
 $(B)/obj/tool/demangle.o: format/demangle.cc
 	@mkdir -p $(dir $@)
@@ -68,6 +70,20 @@ $(B)/gen/views.c: views/embed.py $(VIEW_SRC)
 $(B)/bin/mpilens: $(TOOL_SRC) $(TOOL_HDR) $(B)/obj/tool/demangle.o $(B)/gen/views.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TOOL_CFLAGS) -o $@ $(TOOL_SRC) $(B)/gen/views.c $(B)/obj/tool/demangle.o -ldw -lelf -lm -lz -lstdc++ $(OTF2_LIBS)
+
+# The parallel analysis, one per MPI (docs/PARALLEL.md): the same tool with
+# the MPI exchange and its own main; `mpilens` execs it when mpirun starts
+# it as several processes.
+ENGINE_SRC := tool/mpi/engine.c analysis/mpi/exchange_mpi.c
+$(B)/bin/mpilens-mpi-openmpi: $(TOOL_SRC) $(TOOL_HDR) $(ENGINE_SRC) $(B)/obj/tool/demangle.o $(B)/gen/views.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc.openmpi $(TOOL_CFLAGS) -DML_MPI_ENGINE -o $@ $(TOOL_SRC) $(ENGINE_SRC) $(B)/gen/views.c \
+	  $(B)/obj/tool/demangle.o -ldw -lelf -lm -lz -lstdc++ $(OTF2_LIBS)
+
+$(B)/bin/mpilens-mpi-mpich: $(TOOL_SRC) $(TOOL_HDR) $(ENGINE_SRC) $(B)/obj/tool/demangle.o $(B)/gen/views.c
+	@mkdir -p $(dir $@)
+	MPICH_CC=$(CC) mpicc.mpich $(TOOL_CFLAGS) -DML_MPI_ENGINE -o $@ $(TOOL_SRC) $(ENGINE_SRC) $(B)/gen/views.c \
+	  $(B)/obj/tool/demangle.o -ldw -lelf -lm -lz -lstdc++ $(OTF2_LIBS)
 
 $(B)/gen/wrap-openmpi.c: runtime/gen/genwrap.py
 	@mkdir -p $(dir $@)
@@ -127,6 +143,7 @@ $(B)/lib/mpilens/mpilens-pingpong-mpich: tool/calibrate/pingpong.c
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/mpilens $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/bin/mpilens $(DESTDIR)$(PREFIX)/bin/mpilens
+	$(if $(ENGINES),install -m 755 $(ENGINES) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 755 $(filter %.so,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 644 $(filter %.a,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/
 	install -m 755 $(filter %-openmpi %-mpich,$(RUNTIMES)) $(DESTDIR)$(PREFIX)/lib/mpilens/

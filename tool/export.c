@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "exchange.h"
 #include "export.h"
 #include "json_out.h"
 #include "symbols.h"
@@ -473,6 +474,14 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[optind];
+    if (tool_xch->size > 1) {
+        /* an MPI job of several processes (docs/PARALLEL.md): not yet split;
+         * process 0 writes the whole export, the others wait for the end */
+        if (tool_xch->rank != 0) return 0;
+        if (progress)
+            fprintf(stderr, "mpilens export: note: %d processes, but the export is not yet split: process 0 "
+                            "writes every rank (docs/PARALLEL.md)\n", tool_xch->size);
+    }
     char def[4096];
     if (!outpath) {
         default_out(dir, otf2 ? "-otf2/traces" : ".json", def, sizeof def);

@@ -3,10 +3,14 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "exchange.h"
 #include "tool.h"
+
+struct an_xch *tool_xch;
 
 static const struct verb {
     const char *name;
@@ -46,8 +50,84 @@ const char *mpilens_self_dir(void)
     return dir;
 }
 
+/* ---- started by mpirun as one of several processes ----------------------- */
+
+void tool_strip_preload(void)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (!pre) return;
+    char *keep = malloc(strlen(pre) + 1), *copy = strdup(pre);
+    if (!keep || !copy) {
+        free(keep);
+        free(copy);
+        return;
+    }
+    keep[0] = 0;
+    for (char *save = NULL, *t = strtok_r(copy, " :", &save); t; t = strtok_r(NULL, " :", &save)) {
+        if (strstr(t, "libmpilens")) continue;
+        if (keep[0]) strcat(keep, ":");
+        strcat(keep, t);
+    }
+    if (keep[0]) setenv("LD_PRELOAD", keep, 1);
+    else unsetenv("LD_PRELOAD");
+    free(keep);
+    free(copy);
+}
+
+#ifndef ML_MPI_ENGINE
+/* The verbs that split their work over the processes of an MPI job. */
+static int parallel_verb(const char *v)
+{
+    return !strcmp(v, "report") || !strcmp(v, "export");
+}
+
+/* An MPI launcher sets these in every process it starts: Open MPI its own,
+ * MPICH's hydra (and Slurm's PMI) PMI_SIZE. */
+static int launched_as(const char **impl)
+{
+    const char *s = getenv("OMPI_COMM_WORLD_SIZE");
+    *impl = "openmpi";
+    if (!s) {
+        s = getenv("PMI_SIZE");
+        *impl = "mpich";
+    }
+    return s ? atoi(s) : 0;
+}
+
+/* Several processes of one MPI job: run as the parallel analysis of that
+ * MPI (mpilens-mpi-<impl> next to this binary).  Returns only when it
+ * cannot, with the exit status. */
+static int dispatch_mpi(int argc, char **argv, const char *impl, int n)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/mpilens-mpi-%s", mpilens_self_dir(), impl);
+    if (access(path, X_OK) != 0) {
+        fprintf(stderr, "mpilens %s: started by mpirun as %d processes, but the parallel analysis for %s "
+                        "(%s) is not installed; run 'mpilens %s' without mpirun for the serial analysis\n",
+                argv[1], n, impl, path, argv[1]);
+        return 1;
+    }
+    tool_strip_preload();             /* the analysis is never recorded */
+    setenv("MPILENS_DISABLE", "1", 1);
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr, "mpilens %s: cannot start %s: ", argv[1], path);
+    perror(NULL);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
+    const char *impl;
+    int n = launched_as(&impl);
+    if (argc >= 2 && n > 1 && parallel_verb(argv[1])) return dispatch_mpi(argc, argv, impl, n);
+    return mpilens_main(argc, argv);
+}
+#endif
+
+int mpilens_main(int argc, char **argv)
+{
+    if (!tool_xch) tool_xch = an_xch_serial();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "critpath.h"
+#include "exchange.h"
 #include "profile_report.h"
 #include "symbols.h"
 #include "tool.h"
@@ -161,6 +162,15 @@ int cmd_report(int argc, char **argv)
     if (ro.critpath == 2 && failures_only) {
         fprintf(stderr, "mpilens report: --critical-path and --failures are two different reports; give one\n");
         return 2;
+    }
+    if (tool_xch->size > 1) {
+        /* started as an MPI job of several processes (docs/PARALLEL.md): the
+         * analysis of slices of ranks is not written yet, so process 0 does
+         * the serial analysis and the others only wait for the job's end */
+        if (tool_xch->rank != 0) return 0;
+        if (ro.progress)
+            fprintf(stderr, "mpilens report: note: %d analysis processes, but the sliced analysis is not yet "
+                            "written: process 0 analyses every rank (docs/PARALLEL.md)\n", tool_xch->size);
     }
     FILE *out = stdout;
     if (outpath && strcmp(outpath, "-") != 0) {

@@ -60,6 +60,15 @@ void pidwatch_stop(struct pidwatch *w, double wait_s);
 int cmd_top(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 
+/* The processes this command runs as (analysis/exchange.h): the serial
+ * exchange in the mpilens binary, MPI_COMM_WORLD in mpilens-mpi-<impl>
+ * (tool/mpi/engine.c).  mpilens_main: the command, whichever main. */
+struct an_xch;
+extern struct an_xch *tool_xch;
+int mpilens_main(int argc, char **argv);
+/* LD_PRELOAD without any libmpilens runtime (the analysis is never recorded). */
+void tool_strip_preload(void);
+
 /* Directory holding the mpilens executable. */
 const char *mpilens_self_dir(void);
 /* The one line for an option getopt_long refused (set opterr = 0 first). */

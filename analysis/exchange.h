@@ -1,0 +1,42 @@
+/*
+ * exchange.h — what the processes of a parallel analysis send each other
+ * (docs/PARALLEL.md).  The analysis library never calls MPI: it works on a
+ * slice of ranks and talks to the other slices only through this interface.
+ * exchange.c is the serial implementation (one process, nothing crosses);
+ * exchange_mpi.c the MPI one, compiled only into mpilens-mpi-<impl>.
+ *
+ * Every call is collective: all processes make the same calls in the same
+ * order.  A process that cannot go on calls an_xch_fail, which ends the
+ * whole job with its message (never a hang).
+ */
+#ifndef ML_EXCHANGE_H
+#define ML_EXCHANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum an_xch_op { AN_XCH_SUM = 1, AN_XCH_MIN, AN_XCH_MAX };
+
+struct an_xch {
+    int rank, size;               /* this process, number of processes */
+    uint64_t bytes;               /* payload bytes this process sent so far */
+    void *impl;
+    /* v[0..n) combined over all processes with op, result everywhere; 0 or -1 */
+    int (*reduce_i64)(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op);
+    /* Gather len bytes of every process at process 0: *all (malloc'd, the
+     * blocks in process order) and lens[size] there; NULL elsewhere. 0 or -1 */
+    int (*gather)(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens);
+    /* Process 0's len bytes to every process (len known everywhere). 0 or -1 */
+    int (*bcast)(struct an_xch *x, void *buf, size_t len);
+    /* End the whole job: message on stderr, exit status 1 everywhere. */
+    void (*fail)(struct an_xch *x, const char *msg);
+};
+
+/* The serial exchange: rank 0 of 1. */
+struct an_xch *an_xch_serial(void);
+
+/* Ranks [*lo, *hi) of a run of nranks ranks are the slice of process p of
+ * nproc: contiguous blocks, the first nranks % nproc one rank larger. */
+void an_xch_slice(int nranks, int nproc, int p, int *lo, int *hi);
+
+#endif

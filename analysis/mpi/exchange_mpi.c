@@ -1,0 +1,94 @@
+/*
+ * exchange_mpi.c — the exchange (exchange.h) over MPI_COMM_WORLD of the
+ * analysis job.  Compiled only into mpilens-mpi-<impl>, once per MPI; the
+ * analysis library and the mpilens binary never link MPI.
+ *
+ * Errors: MPI_ERRORS_ARE_FATAL (the default) ends the job when a process
+ * dies; an_xch_fail calls MPI_Abort, so a process that cannot go on never
+ * leaves the others waiting.
+ */
+#include "exchange.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int m_reduce(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op)
+{
+    MPI_Op o = op == AN_XCH_SUM ? MPI_SUM : op == AN_XCH_MIN ? MPI_MIN : MPI_MAX;
+    x->bytes += (uint64_t)n * sizeof *v;
+    return MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT64_T, o, MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
+}
+
+/* Blocks beyond 1 GiB travel in pieces of this many bytes (int counts). */
+#define PIECE (1u << 30)
+
+static int m_gather(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens)
+{
+    unsigned long long l = len, *ls = NULL;
+    if (x->rank == 0 && !(ls = malloc((size_t)x->size * sizeof *ls))) x->fail(x, "mpilens: out of memory");
+    MPI_Gather(&l, 1, MPI_UNSIGNED_LONG_LONG, ls, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    x->bytes += len;
+    if (x->rank != 0) {
+        for (size_t o = 0; o < len; o += PIECE) {
+            size_t k = len - o < PIECE ? len - o : PIECE;
+            MPI_Send((const char *)buf + o, (int)k, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        }
+        *all = NULL;
+        return 0;
+    }
+    size_t total = 0;
+    for (int p = 0; p < x->size; p++) total += (lens[p] = (size_t)ls[p]);
+    free(ls);
+    char *b = malloc(total ? total : 1);
+    if (!b) x->fail(x, "mpilens: out of memory");
+    size_t at = 0;
+    for (int p = 0; p < x->size; p++) {
+        if (p == 0) memcpy(b, buf, len);
+        else
+            for (size_t o = 0; o < lens[p]; o += PIECE) {
+                size_t k = lens[p] - o < PIECE ? lens[p] - o : PIECE;
+                MPI_Recv(b + at + o, (int)k, MPI_BYTE, p, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
+        at += lens[p];
+    }
+    *all = b;
+    return 0;
+}
+
+static int m_bcast(struct an_xch *x, void *buf, size_t len)
+{
+    if (x->rank == 0) x->bytes += len * (size_t)(x->size - 1);
+    for (size_t o = 0; o < len; o += PIECE) {
+        size_t k = len - o < PIECE ? len - o : PIECE;
+        if (MPI_Bcast((char *)buf + o, (int)k, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return -1;
+    }
+    return 0;
+}
+
+static void m_fail(struct an_xch *x, const char *msg)
+{
+    fprintf(stderr, "%s (analysis process %d of %d; the job stops)\n", msg, x->rank, x->size);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    exit(1);
+}
+
+struct an_xch *an_xch_mpi(int *argc, char ***argv)
+{
+    static struct an_xch x;
+    if (MPI_Init(argc, argv) != MPI_SUCCESS) return NULL;
+    MPI_Comm_rank(MPI_COMM_WORLD, &x.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &x.size);
+    x.reduce_i64 = m_reduce;
+    x.gather = m_gather;
+    x.bcast = m_bcast;
+    x.fail = m_fail;
+    return &x;
+}
+
+void an_xch_mpi_end(struct an_xch *x)
+{
+    MPI_Finalize();
+}

@@ -1,0 +1,122 @@
+# report_parallel: `mpirun -n P mpilens report DIR` (and export) (P > 1) runs as the
+# parallel analysis of that MPI (build/bin/mpilens-mpi-<impl>, exec'd by
+# mpilens) and gives the same text report and the same --json as the serial
+# `mpilens report DIR`, byte for byte, for P = 2, 3 and 4 with both MPIs as
+# the analysis engine, on run directories recorded with both MPIs:
+# tests/progs/p2p_patterns.c on 4 ranks (every p2p pattern, wildcards,
+# collectives, communicators), rep_cancel on 5 ranks (P does not divide the
+# ranks), dl_exited on 2 ranks (a rank gone without MPI_Finalize, one stuck
+# in MPI_Recv: a crashed, deadlocked run), the first with a rank file
+# missing and the second with one cut (named once, in the report).
+# The analysis is not recorded when its mpirun preloads the runtime; a
+# process of the analysis that dies makes the job fail, never hang; without
+# mpilens-mpi-<impl> next to mpilens, a one-line error.
+# timeout: 400
+need_mpilens
+engines=""
+for e in openmpi mpich; do
+    have_impl $e && [ -x "$ROOT/build/bin/mpilens-mpi-$e" ] && engines="$engines $e"
+done
+[ -n "$engines" ] || fail "no mpilens-mpi-<impl> built (run make)"
+
+# launcher impl n: the command line that starts n processes (run_mpi's, for timeout)
+launcher() {
+    case $1 in
+    openmpi) echo "mpirun.openmpi --oversubscribe -n $2" ;;
+    mpich) echo "mpirun.mpich -n $2" ;;
+    esac
+}
+# recorded impl secs dir n prog...: prog under the runtime, at most secs seconds
+recorded() {
+    local impl=$1 secs=$2 dir=$3 n=$4 rt; shift 4
+    rt=$(runtime_of $impl)
+    case $impl in
+    openmpi) timeout -k 2 "$secs" mpirun.openmpi --oversubscribe -x LD_PRELOAD="$rt" -x MPILENS_DIR="$dir" -n "$n" "$@" ;;
+    mpich) timeout -k 2 "$secs" mpirun.mpich -genv LD_PRELOAD "$rt" -genv MPILENS_DIR "$dir" -n "$n" "$@" ;;
+    esac
+}
+
+dirs=""
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    d=$TEST_TMP/$impl
+    mkdir -p "$d"
+    "mpicc.$impl" -g -O1 -w -o "$d/pp" "$ROOT/tests/progs/p2p_patterns.c" || { soft_fail "$impl: build p2p_patterns"; continue; }
+    recorded $impl 120 "$d/pp-run" 4 "$d/pp" >"$d/pp.out" 2>&1 || { soft_fail "$impl: p2p_patterns failed"; continue; }
+    p=$(prog $impl rep_cancel) || continue
+    recorded $impl 120 "$d/cancel-run" 5 "$p" >"$d/cancel.out" 2>&1 || { soft_fail "$impl: rep_cancel failed"; continue; }
+    p=$(prog $impl dl_exited) || continue
+    recorded $impl 20 "$d/exited-run" 2 "$p" >"$d/exited.out" 2>&1
+    check_rank_files "$d/exited-run" 2 "$impl dl_exited" || continue
+    dirs="$dirs $d/pp-run $d/cancel-run $d/exited-run"
+done
+# bad input: a rank file missing, one cut
+d=$TEST_TMP/bad
+mkdir -p "$d"
+first=$(echo $dirs | cut -d' ' -f1) second=$(echo $dirs | cut -d' ' -f2)
+cp -r "$first" "$d/missing" && rm "$d/missing/rank-00002.mlt"
+cp -r "$second" "$d/cut"
+f=$d/cut/rank-00001.mlt
+truncate -s $(($(stat -c %s "$f") / 2)) "$f"
+dirs="$dirs $d/missing $d/cut"
+
+for dir in $dirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" report -q "$dir" >"$dir.serial.txt" 2>"$dir.serial.err" || { soft_fail "$name: serial report failed"; continue; }
+    "$MPILENS" report -q --json "$dir" >"$dir.serial.json" 2>/dev/null || { soft_fail "$name: serial --json failed"; continue; }
+    for e in $engines; do
+        for n in 2 3 4; do
+            for fmt in txt json; do
+                opt=; [ $fmt = json ] && opt=--json
+                out=$dir.$e.$n.$fmt
+                timeout 60 $(launcher $e $n) "$MPILENS" report -q $opt "$dir" >"$out" 2>"$out.err"
+                rc=$?
+                [ $rc = 0 ] || { soft_fail "$name: mpirun ($e) -n $n mpilens report $opt: exit $rc: $(head -3 "$out.err")"; continue; }
+                cmp -s "$dir.serial.$fmt" "$out" ||
+                    soft_fail "$name: $e -n $n $opt differs from the serial report: $(diff "$dir.serial.$fmt" "$out" | head -4 | tr '\n' ' ')"
+            done
+        done
+    done
+done
+# export under mpirun: one file, the serial one's
+"$MPILENS" export -q -o "$d/serial.json" "$first" || soft_fail "serial export failed"
+for e in $engines; do
+    timeout 60 $(launcher $e 3) "$MPILENS" export -q -o "$d/par-$e.json" "$first" >"$d/exp-$e.out" 2>&1 ||
+        soft_fail "$e: mpirun -n 3 mpilens export failed: $(head -3 "$d/exp-$e.out")"
+    cmp -s "$d/serial.json" "$d/par-$e.json" || soft_fail "$e: the export under mpirun -n 3 differs from the serial one"
+done
+
+# bad input is named once, by one process (the serial report names it once too)
+c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
+s=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.serial.txt")
+[ "$s" -ge 1 ] || soft_fail "missing: the serial report does not name rank 2's file"
+assert_eq "$s" "$c" "lines naming the missing file (parallel vs serial)"
+grep -q 'rank-00001.mlt' "$d/cut.serial.txt" || soft_fail "cut: the serial report does not name the cut file"
+
+e=$(echo $engines | cut -d' ' -f1)
+# the analysis is never recorded, even under a preloaded runtime
+rt=$(runtime_of $e)
+recorded $e 60 "$d/rec" 2 "$MPILENS" report -q "$first" >"$d/rec.txt" 2>"$d/rec.err"
+[ $? = 0 ] || soft_fail "$e: parallel report under a preloaded runtime failed: $(head -3 "$d/rec.err")"
+cmp -s "$first.serial.txt" "$d/rec.txt" || soft_fail "$e: parallel report under a preloaded runtime differs"
+[ -z "$(ls "$d/rec" 2>/dev/null)" ] || soft_fail "$e: the analysis itself was recorded into $d/rec: $(ls "$d/rec" | head -3)"
+
+# a process of the analysis dies: the job fails, no hang
+for e in $engines; do
+    timeout 60 $(launcher $e 2) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 1 ] && kill -9 $$; exec "$0" report -q "$1"' \
+        "$MPILENS" "$first" >"$d/die-$e.txt" 2>"$d/die-$e.err"
+    rc=$?
+    [ $rc != 124 ] || soft_fail "$e: a dead analysis process left the job hanging"
+    [ $rc != 0 ] || soft_fail "$e: a dead analysis process, yet the job exited 0"
+done
+
+# no engine next to mpilens: a one-line error, exit 1
+mkdir -p "$d/bin"
+cp "$MPILENS" "$d/bin/mpilens"
+timeout 60 $(launcher $e 2) "$d/bin/mpilens" report -q "$first" >"$d/noeng.txt" 2>"$d/noeng.err"
+rc=$?
+[ $rc != 0 ] || soft_fail "without mpilens-mpi-$e: exit 0"
+assert_contains "$(cat "$d/noeng.err")" "mpilens report: started by mpirun as 2 processes, but the parallel analysis for $e" "stderr without the engine"
+[ -s "$d/noeng.txt" ] && soft_fail "without the engine, something was written to stdout"
+true

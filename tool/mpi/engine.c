@@ -1,0 +1,49 @@
+/*
+ * engine.c — main of mpilens-mpi-<impl>, the mpilens command as an MPI job
+ * of its own: `mpirun -n P mpilens report DIR` starts P copies of mpilens,
+ * which exec this binary (tool/mpilens.c, tool_dispatch_mpi); here MPI is
+ * started, the exchange over MPI_COMM_WORLD becomes tool_xch, and the verb
+ * runs as it would in the mpilens binary.  The verbs see the number of
+ * processes in tool_xch and split their work (docs/PARALLEL.md).
+ *
+ * The analysis is never recorded: a libmpilens runtime preloaded into this
+ * process is taken out of LD_PRELOAD and the process starts again before
+ * MPI_Init, with MPILENS_DISABLE set.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exchange.h"
+#include "tool.h"
+
+struct an_xch *an_xch_mpi(int *argc, char ***argv);
+void an_xch_mpi_end(struct an_xch *x);
+
+int main(int argc, char **argv)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    if (pre && strstr(pre, "libmpilens")) {
+        tool_strip_preload();
+        execv("/proc/self/exe", argv);
+        perror("mpilens: exec /proc/self/exe");
+        return 1;
+    }
+    setenv("MPILENS_DISABLE", "1", 1);
+    struct an_xch *x = an_xch_mpi(&argc, &argv);
+    if (!x) {
+        fprintf(stderr, "mpilens: MPI_Init failed in the parallel analysis\n");
+        return 1;
+    }
+    tool_xch = x;
+    int rc = mpilens_main(argc, argv);
+    int64_t worst = rc;
+    x->reduce_i64(x, &worst, 1, AN_XCH_MAX);   /* every process ends with the job's status */
+    if (getenv("MPILENS_XCH_STATS"))           /* bench/report_bench */
+        fprintf(stderr, "mpilens-mpi: process %d of %d sent %llu bytes\n", x->rank, x->size,
+                (unsigned long long)x->bytes);
+    fflush(stdout);
+    an_xch_mpi_end(x);
+    return (int)worst;
+}
