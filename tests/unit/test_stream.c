@@ -23,6 +23,8 @@
 #include "stream.h"
 
 const char *mpilens_self_dir(void) { return "."; }   /* tool/mpilens.c is not linked */
+struct an_xch;
+struct an_xch *tool_xch;                               /* defined in tool/mpilens.c too */
 
 static int failed, checks;
 
