@@ -6,6 +6,10 @@
 # files).
 #
 #   bench/nodes_stream.sh [RANKS [AGENTS...]]     default: 1024 1 4 16
+#   bench/nodes_stream.sh 16384 16 256             the 16,384-rank view fed by 256 agents
+#                                                  of 64 ranks: the nodes MPILENS_NODE_SIZE=64
+#                                                  makes mpilens run start on one machine
+#   SCENARIOS=hung (or busy) runs one scenario only (default: both)
 #
 # The ranks are a synthetic run directory (bench/gen_ranks.c --live, the
 # "mixed" job: most ranks in MPI_Waitall or MPI_Bcast, some computing,
@@ -145,7 +149,7 @@ echo "live view across nodes: $ranks ranks, refresh every ${INTERVAL}s, ${WINDOW
 fmt='%-6s %-16s %10s %12s %10s %11s %10s %10s\n'
 printf "$fmt" scenario source "setup" "per refresh" "other" "front end" "ratio" "agent"
 printf "$fmt" "" "" "B/rank" "B/rank" "B/rank" "ms CPU/ref" "bytes" "ms CPU/ref"
-for sc in hung busy; do
+for sc in ${SCENARIOS:-hung busy}; do
     lcpu=$(local_run $sc)
     printf "%-6s %-16s %10s %12s %10s %11s %10s %10s\n" $sc "local files" "-" "$local_b" "-" "$lcpu" "1" "-"
     for n in $agents_list; do
