@@ -257,9 +257,12 @@ int cmd_calibrate(int argc, char **argv)
     int status = 0;
     waitpid(pid, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || m < 3) {
-        fprintf(stderr, "mpilens calibrate: the ping-pong failed (%s, %d sizes measured); nothing written\n",
-                WIFEXITED(status) ? "exit status" : "signal",
-                m);
+        if (WIFEXITED(status))
+            fprintf(stderr, "mpilens calibrate: the ping-pong failed (exit status %d, %d of 9 sizes measured); "
+                            "nothing written\n", WEXITSTATUS(status), m);
+        else
+            fprintf(stderr, "mpilens calibrate: the ping-pong failed (signal %d, %d of 9 sizes measured); "
+                            "nothing written\n", WIFSIGNALED(status) ? WTERMSIG(status) : 0, m);
         return 1;
     }
     double alpha, beta;

@@ -89,4 +89,8 @@ echo 'alpha 3' >"$TEST_TMP/bad"
 "$MPILENS" calibrate --mpi lam 2>"$TEST_TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q '^mpilens calibrate: --mpi' "$TEST_TMP/err" || fail "--mpi lam: rc=$rc"
 "$MPILENS" calibrate --help | grep -q 'usage: mpilens calibrate' || fail "calibrate --help"
+# a launcher that fails: one line, exit 1, no file
+"$MPILENS" calibrate -q -o "$TEST_TMP/none" -- false 2>"$TEST_TMP/err"; rc=$?
+[ $rc -eq 1 ] && [ ! -e "$TEST_TMP/none" ] && grep -q 'ping-pong failed (exit status 1' "$TEST_TMP/err" ||
+    fail "failing launcher: rc=$rc $(cat "$TEST_TMP/err")"
 true
