@@ -134,16 +134,20 @@ int cmd_report(int argc, char **argv)
     if (calib) snprintf(cpath, sizeof cpath, "%s", calib);
     else calibrate_default_path(cpath, sizeof cpath);
     if (alpha_set && beta_set) ro.cost_source = "--alpha, --beta";
-    else if (cpath[0] && (calib || access(cpath, F_OK) == 0)) {
+    else if (cpath[0] && (calib || (!failures_only && access(cpath, F_OK) == 0))) {
         double a, b;
-        if (calibrate_read(cpath, &a, &b, cerr, sizeof cerr) != 0) {
+        if (calibrate_read(cpath, &a, &b, cerr, sizeof cerr) == 0) {
+            if (!alpha_set) cpo.alpha_ns = a;
+            if (!beta_set) cpo.beta_ns = b;
+            snprintf(csrc, sizeof csrc, "%s%s", alpha_set || beta_set ? "flags and " : "", cpath);
+            ro.cost_source = csrc;
+        } else if (calib) {           /* asked for: an error */
             fprintf(stderr, "mpilens report: %s\n", cerr);
             return 2;
+        } else {                      /* found by default: the report goes on without it */
+            fprintf(stderr, "mpilens report: warning: %s; the default costs are used\n", cerr);
+            if (alpha_set || beta_set) ro.cost_source = "flags and defaults";
         }
-        if (!alpha_set) cpo.alpha_ns = a;
-        if (!beta_set) cpo.beta_ns = b;
-        snprintf(csrc, sizeof csrc, "%s%s", alpha_set || beta_set ? "flags and " : "", cpath);
-        ro.cost_source = csrc;
     } else if (alpha_set || beta_set) ro.cost_source = "flags and defaults";
     if (from_s >= 0 && to_s >= 0 && to_s <= from_s) {
         fprintf(stderr, "mpilens report: --to must be later than --from\n");

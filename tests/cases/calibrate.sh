@@ -84,6 +84,12 @@ PY
 [ $rc -eq 2 ] && [ "$(wc -l <"$TEST_TMP/err")" -eq 1 ] && grep -q '^mpilens report: cannot read' "$TEST_TMP/err" ||
     fail "missing calibration file: rc=$rc $(cat "$TEST_TMP/err")"
 echo 'alpha 3' >"$TEST_TMP/bad"
+# found by default (not asked for): a warning, and the report goes on with the defaults
+MPILENS_CALIBRATION=$TEST_TMP/bad "$MPILENS" report --json -q "$d/run" >"$TEST_TMP/r4.json" 2>"$TEST_TMP/err" ||
+    fail "a bad default calibration file stopped the report: $(cat "$TEST_TMP/err")"
+grep -q 'warning: .*not a calibration file' "$TEST_TMP/err" || fail "no warning on a bad default calibration file"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['critical_path']['cost_model']; sys.exit(c['alpha_ns'] != 1000 or c['source'] != 'default')" "$TEST_TMP/r4.json" ||
+    fail "bad default calibration file: not the default costs"
 "$MPILENS" report --calibration "$TEST_TMP/bad" "$d/run" >/dev/null 2>"$TEST_TMP/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'not a calibration file' "$TEST_TMP/err" || fail "bad calibration file: rc=$rc $(cat "$TEST_TMP/err")"
 "$MPILENS" calibrate --mpi lam 2>"$TEST_TMP/err"; rc=$?
