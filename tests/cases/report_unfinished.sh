@@ -27,10 +27,10 @@ for impl in openmpi mpich; do
     # dump
     "$MPILENS" dump "$d/run" >"$d/dump.txt" 2>/dev/null || { soft_fail "$impl: dump failed"; continue; }
     for r in 0 1; do
-        grep -Eq "^$r 0 [0-9.]+ [0-9.]+ MPI_Allreduce deadlock_coll_missing.c:$la unfinished comm=0( |$)" "$d/dump.txt" ||
+        grep -Eq "^$r 0 [0-9.]+ [0-9.]+ MPI_Allreduce deadlock_coll_missing.c:$la unfinished comm=MPI_COMM_WORLD( |$)" "$d/dump.txt" ||
             soft_fail "$impl: dump lacks rank $r's unfinished MPI_Allreduce at line $la"
     done
-    grep -Eq "^2 0 [0-9.]+ [0-9.]+ MPI_Recv deadlock_coll_missing.c:$ls unfinished comm=0 peer=0 tag=11( |$)" "$d/dump.txt" ||
+    grep -Eq "^2 0 [0-9.]+ [0-9.]+ MPI_Recv deadlock_coll_missing.c:$ls unfinished comm=MPI_COMM_WORLD peer=0 tag=11( |$)" "$d/dump.txt" ||
         soft_fail "$impl: dump lacks rank 2's unfinished MPI_Recv from 0 tag 11"
     n=$(grep -c ' unfinished' "$d/dump.txt")
     [ "$n" = 3 ] || soft_fail "$impl: $n unfinished calls in the dump, want 3"
