@@ -173,12 +173,34 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
     }
 }
 
+/* Insert only when the key is free: 1 when another entry holds it (two
+ * calls of one thread with the same start: a coarse clock or a damaged
+ * file), 0 inserted, -1 memory. */
+static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
+{
+    if (map_get(m, a, b)) return 1;
+    return map_put(m, a, b, p);
+}
+
+/* Delete the key only while it still names p. */
+static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
+{
+    if (map_get(m, a, b) == p) map_del(m, a, b);
+}
+
+/* The key of a call's edges: rank and thread, and the call's local start. */
+static inline uint64_t ckey(int ri, uint32_t thread)
+{
+    return (uint64_t)(uint32_t)ri | (uint64_t)thread << 32;
+}
+
 /* ---- messages, collectives, queued events ----------------------------------- */
 
 struct cmsg {                 /* a matched message, until both ends used it */
     struct cmsg *next;        /* inbox list of one receiving call */
     int src, dst;             /* rank indexes */
     int64_t send_lt0, recv_lt0; /* local starts of the calls (keys) */
+    uint32_t send_th, recv_th;  /* and their threads */
     int64_t send_t1, recv_t0; /* aligned */
     uint32_t bytes;
     uint16_t send_name, recv_name;
@@ -213,6 +235,7 @@ enum qflag {
 struct qev {
     int64_t t0, t1;           /* aligned */
     int64_t lt0;              /* local start: the key of its edges */
+    uint32_t thread;          /* with the thread */
     int64_t comp_extra;       /* repeated polls: time between them (computation) */
     uint16_t name;
     uint32_t site;
@@ -866,7 +889,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     int refs = q->nsend + ((q->flags & QF_BRECV) ? 1 : 0);
     if (refs) {
         q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
-        if (q->own && map_put(&cp->snaps, (uint64_t)ri, q->lt0, q->own)) cp->failed = 1;
+        if (q->own && map_add(&cp->snaps, ckey(ri, q->thread), q->lt0, q->own) < 0) cp->failed = 1;
         wl_wake(cp, &r->wl);
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
@@ -977,11 +1000,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     struct cinst *ci = NULL;
     int undecided = 0;
     if (q->nrecv) {
-        in = map_get(&cp->inbox, (uint64_t)ri, q->lt0);
+        in = map_get(&cp->inbox, ckey(ri, q->thread), q->lt0);
         unsigned have = 0;
         unsigned got = 0;
         for (struct cmsg *m = in; m; m = m->next) {
-            if (!m->snap) m->snap = map_get(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+            if (!m->snap) m->snap = map_get(&cp->snaps, ckey(m->src, m->send_th), m->send_lt0);
             have += m->snap != NULL;
             got++;
         }
@@ -996,9 +1019,9 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     if (q->flags & QF_SYNC) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
-        out = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
+        out = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
-        if (out && !map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0)) {
+        if (out && !map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0)) {
             if (!force) {
                 wl_add(cp, &cp->r[out->dst].wl, ri);
                 return 0;
@@ -1040,7 +1063,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         }
     }
     if (out) {
-        const struct snap *s = map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+        const struct snap *s = map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0);
         if (s && nd < 64) {
             deps[nd].s = s;
             deps[nd].t = s->t;
@@ -1138,35 +1161,35 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         nx = m->next;
         struct snap *s = m->snap;
         if (s) {
-            if (s->refs <= 1) map_del(&cp->snaps, (uint64_t)m->src, m->send_lt0);
+            if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->src, m->send_th), m->send_lt0, s);
             snap_release(cp, s);
         }
         /* my own receive post: no synchronous sender will take it */
         if (!m->sync && (q->flags & QF_BRECV) && q->own) {
             struct snap *o = q->own;
-            if (o->refs <= 1) map_del(&cp->snaps, (uint64_t)ri, q->lt0);
+            if (o->refs <= 1) map_del_p(&cp->snaps, ckey(ri, q->thread), q->lt0, o);
             snap_release(cp, o);
             q->own = NULL;
         }
         msg_done(cp, m);
     }
-    if (in) map_del(&cp->inbox, (uint64_t)ri, q->lt0);
+    if (in) map_del_p(&cp->inbox, ckey(ri, q->thread), q->lt0, in);
     if ((q->flags & QF_BRECV) && q->own && !in) {   /* posted, nothing matched: nobody takes it */
         struct snap *o = q->own;
-        if (o->refs <= 1) map_del(&cp->snaps, (uint64_t)ri, q->lt0);
+        if (o->refs <= 1) map_del_p(&cp->snaps, ckey(ri, q->thread), q->lt0, o);
         snap_release(cp, o);
         q->own = NULL;
     }
     if (out) {
-        struct snap *s = map_get(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+        struct snap *s = map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0);
         if (s) {
-            if (s->refs <= 1) map_del(&cp->snaps, (uint64_t)out->dst, out->recv_lt0);
+            if (s->refs <= 1) map_del_p(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0, s);
             snap_release(cp, s);
         }
     }
-    struct cmsg *ob = map_get(&cp->outbox, (uint64_t)ri, q->lt0);
+    struct cmsg *ob = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
     if (ob) {
-        map_del(&cp->outbox, (uint64_t)ri, q->lt0);
+        map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
     }
     if (ci) coll_leave(cp, q, ci);
@@ -1283,6 +1306,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     q.t0 = e->t0;
     q.t1 = e->t1 > e->t0 ? e->t1 : e->t0;
     q.lt0 = ev->start_ns;
+    q.thread = ev->thread;
     q.name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
     q.site = ev->site;
     q.pos = q.root = -1;
@@ -1357,6 +1381,8 @@ static void on_message(void *ctx, const struct an_msg *msg)
     m->dst = di;
     m->send_lt0 = msg->send.t0;
     m->recv_lt0 = msg->recv.t0;
+    m->send_th = msg->send.thread;
+    m->recv_th = msg->recv.thread;
     m->send_t1 = aligned(cp, si, msg->send.t1);
     m->recv_t0 = aligned(cp, di, msg->recv.t0);
     m->bytes = msg->bytes;
@@ -1365,11 +1391,13 @@ static void on_message(void *ctx, const struct an_msg *msg)
     m->send_site = msg->send.site;
     m->sync = msg_sync(cp, m, aligned(cp, si, msg->send.t0));
     m->refs = 1;
-    m->next = map_get(&cp->inbox, (uint64_t)di, m->recv_lt0);
-    if (map_put(&cp->inbox, (uint64_t)di, m->recv_lt0, m)) cp->failed = 1;
+    m->next = map_get(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0);
+    if (map_put(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0, m)) cp->failed = 1;
     if (m->sync) {            /* the sender's phase B takes the receiver's post */
-        m->refs++;
-        if (map_put(&cp->outbox, (uint64_t)si, m->send_lt0, m)) cp->failed = 1;
+        int e = map_add(&cp->outbox, ckey(si, m->send_th), m->send_lt0, m);
+        if (e < 0) cp->failed = 1;
+        if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
+        else m->refs++;
     }
     cp->r[di].ready = 1;
     if (m->sync) cp->r[si].ready = 1;

@@ -422,7 +422,7 @@ int an_run_open(const char *dir, struct an_run *run)
         if (h->dropped)
             problem(run, "%s: %llu MPI calls of rank %d were not recorded (the disk was full or stalled), from %.3f s "
                     "after the process started", d.files[i], (unsigned long long)h->dropped, h->rank,
-                    (double)(mlr_ticks_to_ns(fs[i], h->dropped_since) - h->anchor0_ns) / 1e9);
+                    ((double)mlr_ticks_to_ns(fs[i], h->dropped_since) - (double)h->anchor0_ns) / 1e9);
         struct job j;
         job_of(h, &j);
         unsigned k;

@@ -34,6 +34,8 @@ struct an_stream {
     int advance;                 /* the top was handed out: step it first */
     int64_t limit;               /* the top rank may go on up to this key */
     uint64_t count;
+    int64_t **last;              /* per rank, per thread: start of its previous call */
+    uint32_t *nth;               /* per rank: threads in `last` */
 };
 
 static inline int ent_less(const struct heap_ent *a, const struct heap_ent *b)
@@ -83,6 +85,18 @@ static int load(struct an_stream *s, unsigned i)
 {
     struct an_event *e = &s->ev[i];
     if (!s->it[i] || !mlr_next(s->it[i], &e->ev)) return 0;
+    /* A call of a thread starts after the previous one of that thread: the
+     * analysis keys calls by (rank, thread, start).  A clock too coarse to
+     * tell two calls apart, or a damaged file, is nudged by a nanosecond. */
+    if (e->ev.thread < s->nth[i]) {
+        int64_t *l = &s->last[i][e->ev.thread];
+        if (e->ev.start_ns <= *l && *l != INT64_MIN) {
+            e->ev.start_ns = *l == INT64_MAX ? INT64_MAX : *l + 1;
+            if (e->ev.end_ns < e->ev.start_ns) e->ev.end_ns = e->ev.start_ns;
+            if (e->ev.repeat && e->ev.repeat_end_ns < e->ev.end_ns) e->ev.repeat_end_ns = e->ev.end_ns;
+        }
+        *l = e->ev.start_ns;
+    }
     const struct an_clock *c = &e->r->clock;
     int64_t extra = c->nsteps ? an_clock_extra(c, e->ev.start_ns) : 0;
     e->t0 = an_wadd(an_clock_base(c, e->ev.start_ns), extra);
@@ -104,8 +118,19 @@ struct an_stream *an_stream_new(struct an_run *run)
         an_stream_free(s);
         return NULL;
     }
+    s->last = calloc(run->n ? run->n : 1, sizeof *s->last);
+    s->nth = calloc(run->n ? run->n : 1, sizeof *s->nth);
+    if (!s->last || !s->nth) {
+        an_stream_free(s);
+        return NULL;
+    }
     for (unsigned i = 0; i < run->n; i++) {
         s->ev[i].r = &run->ranks[i];
+        unsigned nt = run->ranks[i].f ? mlr_nthreads(run->ranks[i].f) : 0;
+        if (nt && (s->last[i] = malloc(nt * sizeof **s->last))) {
+            s->nth[i] = nt;
+            for (unsigned t = 0; t < nt; t++) s->last[i][t] = INT64_MIN;
+        }
         s->it[i] = mlr_iter_new(run->ranks[i].f);
         if (s->it[i]) mlr_iter_unfinished(s->it[i]);   /* calls in progress at the end, last */
         if (load(s, i)) {
@@ -152,6 +177,9 @@ void an_stream_free(struct an_stream *s)
     if (!s) return;
     for (unsigned i = 0; s->it && i < s->n; i++) mlr_iter_free(s->it[i]);
     free(s->it);
+    for (unsigned i = 0; s->last && i < s->n; i++) free(s->last[i]);
+    free(s->last);
+    free(s->nth);
     free(s->ev);
     free(s->heap);
     free(s);

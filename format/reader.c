@@ -476,7 +476,10 @@ int64_t mlr_ticks_to_ns(const struct mlr_file *f, uint64_t ticks)
 unsigned mlr_nthreads(const struct mlr_file *f)
 {
     unsigned n = f->h.nthreads;
-    return n > f->h.max_threads ? f->h.max_threads : n;
+    if (n > f->h.max_threads) n = f->h.max_threads;
+    /* no more than the live slots the file holds (a damaged header may say anything) */
+    uint64_t fit = f->h.live_off < f->len ? (f->len - f->h.live_off) / sizeof(struct ml_live) : 0;
+    return n > fit ? (unsigned)fit : n;
 }
 
 int mlr_live(const struct mlr_file *f, unsigned i, struct ml_live *out)

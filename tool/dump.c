@@ -164,7 +164,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         if (h->dropped)
             fprintf(o, "# rank %d dropped: %llu calls not recorded (disk full or stalled), from %.3f s after start\n",
                     rank, (unsigned long long)h->dropped,
-                    (double)(mlr_ticks_to_ns(f, h->dropped_since) - h->anchor0_ns) / 1e9);
+                    ((double)mlr_ticks_to_ns(f, h->dropped_since) - (double)h->anchor0_ns) / 1e9);
     }
     for (unsigned i = 0; header && i < mlr_ncomms(f); i++) {   /* who is in each communicator */
         const struct mlr_comm *c = mlr_comm(f, (uint16_t)i);

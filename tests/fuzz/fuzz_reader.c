@@ -2,7 +2,7 @@
  * fuzz_reader.c — libFuzzer target: one input = one rank file.  It is
  * opened with the reader (format/reader.c), every accessor is called on it,
  * every event is read, and the analysis (analysis/: matching, clock repair,
- * profile) runs over it as a one-rank run.  Whatever the bytes, nothing may
+ * profile, critical path, view columns) runs over it as a one-rank run.  Whatever the bytes, nothing may
  * crash, hang, leak or read out of bounds (AddressSanitizer watches).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iformat -Ianalysis \
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "analysis.h"
+#include "critpath.h"
 #include "reader.h"
 
 static volatile uint64_t sink;
@@ -77,6 +78,32 @@ static void analyse(const char *path)
             sink += n;
             an_profile_free(p);
         }
+        /* a second pass: the critical path and the view's columns, fed together */
+        struct an_cp_opts o;
+        an_cp_opts_default(&o);
+        struct an_cp *cp = an_cp_new(&run, &o);
+        struct an_view *v = an_view_new(&run);
+        if (cp && v) {
+            struct an_tee tee = {an_cp_sink(cp), an_view_sink(v)};
+            struct an_sink s = an_tee_sink(&tee);
+            struct an_result res;
+            if (an_analyse(&run, &s, NULL, 0, &res) == 0) sink += res.stats.messages;
+            an_result_free(&res);
+            if (an_cp_finish(cp) == 0) {
+                const struct an_cp_result *r = an_cp_result(cp);
+                sink += (uint64_t)(uintptr_t)r;
+            }
+            if (an_view_finish(v, NULL) == 0) {
+                for (int c = 0; c < AN_VIEW_NCOLS; c++) {
+                    size_t len;
+                    const uint8_t *col = an_view_column(v, c, &len);
+                    if (col && len) sink += col[len - 1];
+                }
+                sink += an_view_counts(v)->calls;
+            }
+        }
+        if (cp) an_cp_free(cp);
+        if (v) an_view_free(v);
     }
     an_run_close(&run);
 }
