@@ -48,6 +48,10 @@ uint64_t ml_sample_gap = UINT64_MAX;
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
 int ml_disabled;
+/* 1: this process meant to record but could not (no run directory, no rank
+ * file): it still takes part in the runtime's hidden collectives at
+ * MPI_Init and MPI_Finalize, or the recorded ranks would wait for it. */
+int ml_lost;
 uint32_t ml_coll_seq[ML_COMM_NONE];
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -264,6 +268,7 @@ static void process_init(void)
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
         warn("cannot create run directory %s: %s; this process is not recorded", dir, strerror(errno));
         ml_disabled = 1;
+        ml_lost = 1;
         return;
     }
     int rank = env_rank();
@@ -275,6 +280,7 @@ static void process_init(void)
     if (fd < 0) {
         warn("cannot create %s: %s; this process is not recorded", path, strerror(errno));
         ml_disabled = 1;
+        ml_lost = 1;
         return;
     }
     size_t rb = routines_bytes();
@@ -295,6 +301,7 @@ static void process_init(void)
         unlink(path);
         fd = -1;
         ml_disabled = 1;
+        ml_lost = 1;
         return;
     }
     hdr = m;
@@ -1955,6 +1962,42 @@ void ml_after_init(int provided)
     pthread_mutex_unlock(&lock);
     anchor_refresh();
     ml_fs_after_init();
+}
+
+/* An unrecorded process (ml_lost) in MPI_Init and MPI_Finalize: the same
+ * collectives as the recorded ones (ml_after_init, ml_before_finalize), the
+ * results thrown away.  rid is the wrapper's routine; others are ignored. */
+static int lost_inited, lost_finalized;
+
+static int rid_is(int rid, const char *name)
+{
+    return rid >= 0 && (unsigned)rid < ml_nroutines && strcmp(ml_routine_names[rid], name) == 0;
+}
+
+void ml_lost_post(int rid)
+{
+    int flag = 0;
+    if (!ml_lost || lost_inited || !(rid_is(rid, "MPI_Init") || rid_is(rid, "MPI_Init_thread"))) return;
+    if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return;
+    lost_inited = 1;
+    struct ml_clock_sync dummy;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
+        clock_sync(&dummy, 1);
+        PMPI_Comm_free(&priv);
+    }
+}
+
+void ml_lost_pre(int rid)
+{
+    if (!ml_lost || !lost_inited || lost_finalized || !rid_is(rid, "MPI_Finalize")) return;
+    lost_finalized = 1;
+    struct ml_clock_sync dummy;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {
+        PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
+        clock_sync(&dummy, 0);
+        PMPI_Comm_free(&priv);
+    }
 }
 
 void ml_before_finalize(void)

@@ -103,6 +103,9 @@ extern uint64_t ml_sample_gap; /* ML_SAMPLE_GAP_NS in ticks */
 extern uint32_t ml_comm_gen;   /* bumped whenever a communicator is freed (starts at 1) */
 extern uint32_t ml_type_gen;   /* bumped whenever a datatype is freed (starts at 1) */
 extern int ml_disabled;
+extern int ml_lost;
+void ml_lost_post(int rid);
+void ml_lost_pre(int rid);
 extern uint32_t ml_coll_seq[ML_COMM_NONE]; /* collectives so far, per communicator definition */
 
 /* slow paths (rt.c) */
@@ -531,7 +534,13 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         static RT (*real)(ML_FARGS);                                                 \
         if (ML_UNLIKELY(!real)) real = (RT(*)(ML_FARGS))ml_real(#SYM);               \
         struct ml_call c;                                                            \
-        if (!ml_fenter(&c, RID, __builtin_return_address(0))) return real(ML_FPASS); \
+        if (!ml_fenter(&c, RID, __builtin_return_address(0))) {                      \
+            if (ML_LIKELY(!ml_lost)) return real(ML_FPASS);                          \
+            ml_lost_pre(RID);                                                        \
+            RT r_ = real(ML_FPASS);                                                  \
+            ml_lost_post(RID);                                                       \
+            return r_;                                                               \
+        }                                                                            \
         PRE;                                                                         \
         ml_fortran_live(&c, COMM, PEER, TAG);                                        \
         RT ret = real(ML_FPASS);                                                     \

@@ -370,6 +370,16 @@ def emit_c(w, name, rid, proto):
         w('        if (r_ == MPI_SUCCESS) ml_fs_eh_out(a%d);' % eh)
         w('        return r_;')
         w('    }')
+    elif name in ('MPI_Init', 'MPI_Init_thread', 'MPI_Finalize'):
+        # a process that could not record still joins the runtime's hidden
+        # collectives (ml_lost_pre/post in runtime/rt.c)
+        w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
+        w('        if (ML_LIKELY(!ml_lost)) return %s;' % call)
+        w('        ml_lost_pre(%d);' % rid)
+        w('        int r_ = %s;' % call)
+        w('        ml_lost_post(%d);' % rid)
+        w('        return r_;')
+        w('    }')
     elif name == 'MPI_Abort':
         w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) {' % rid)
         w('        ml_fs_abort_nested(a1, __builtin_return_address(0), %d);' % rid)
