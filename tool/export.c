@@ -2,7 +2,7 @@
  * export.c — `mpilens export --format=perfetto|chrome|otf2 DIR -o FILE`: a
  * recorded run in the formats other tools read.
  *
- * Perfetto / Chrome trace JSON (chrome://tracing, ui.perfetto.dev): one
+ * Perfetto / Chrome trace JSON (ui.perfetto.dev): one
  * process track per rank, one thread track per thread of the rank, one
  * complete ("X") slice per MPI call with its call site, peer, tag, bytes and
  * communicator as arguments, and one flow arrow per matched message from the
@@ -347,7 +347,7 @@ static void help(FILE *out)
             "usage: mpilens export --format=perfetto|chrome|otf2 DIR [-o OUT]\n"
             "                      [--from S] [--to S] [--ranks LIST]\n\n"
             "Writes run directory DIR (or one rank file) for other tools:\n"
-            "  perfetto, chrome  trace JSON for ui.perfetto.dev or chrome://tracing: a track per\n"
+            "  perfetto, chrome  trace JSON for ui.perfetto.dev (Perfetto UI): a track per\n"
             "                    rank, a sub-track per thread, a slice per MPI call, an arrow per\n"
             "                    message (OUT default: <run>.json)\n"
             "  otf2              OTF2 archive for Vampir, Scalasca, ViTE: OUT.otf2 and the folder OUT/\n"
