@@ -43,7 +43,8 @@ struct an_diag_thread {       /* one used live slot */
     int64_t start, end;       /* ns since the origin (when has_start / has_end) */
 };
 
-/* A rank's failure record (struct ml_failure) and what it names. */
+/* A rank's failure record (struct ml_failure) and what it names; of a
+ * record of kind ML_FAIL_NONE or ML_FAIL_VANISHED only fl is set. */
 struct an_diag_record {
     struct ml_failure fl;     /* copy: kind ML_FAIL_NONE when there is none */
     const char *routine;      /* the MPI call in progress it names (none when fl.routine is 0xffff) */

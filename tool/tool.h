@@ -25,8 +25,9 @@ void calibrate_default_path(char *b, size_t n);
 int calibrate_read(const char *path, double *alpha_ns, double *beta_ns, char *err, size_t nerr);
 
 /* Failure diagnosis of run directory `dir` (or one rank file), to `out`
- * (tool/diag.c, which writes what analysis/diag.c finds): each failed rank with how, where and when; what the other
- * ranks were doing; ranks that vanished without a record.  Returns 0 when no
+ * (tool/diag.c, which writes what analysis/diag.c finds): each failed rank
+ * with how, where and when; what the other ranks were doing; ranks that
+ * vanished without a record.  Returns 0 when no
  * rank failed or vanished, 1 when some did, -1 when dir cannot be read.
  * Resolves call sites through symbols.h: call sym_cleanup() when done. */
 int diag_print(const char *dir, FILE *out);
