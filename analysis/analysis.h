@@ -15,6 +15,7 @@
  *   match.c    sends paired with receives by MPI's matching rules;
  *              collectives grouped into instances per communicator
  *   profile.c  time, calls and bytes per routine, call site and rank
+ *   diag.c     the failure diagnosis from the headers and live slots (diag.h)
  *
  * Names: an_* is this library's public face; everything else is static.
  */

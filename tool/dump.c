@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diag.h"
 #include "symbols.h"
 #include "tool.h"
 
@@ -373,7 +374,7 @@ int cmd_dump(int argc, char **argv)
     sym_cleanup();
     if (header) {   /* the live monitor's verdict, as comment lines */
         char when[64];
-        char *v = tool_deadlock_verdict(dir, when, sizeof when);
+        char *v = an_deadlock_verdict(dir, when, sizeof when);
         if (v) {
             printf("# deadlock verdict of the live monitor (%s/deadlock.txt%s%s):\n", dir, when[0] ? ", " : "", when);
             for (char *p = v, *nl; p && *p; p = nl ? nl + 1 : NULL) {

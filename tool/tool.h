@@ -25,8 +25,9 @@ void calibrate_default_path(char *b, size_t n);
 int calibrate_read(const char *path, double *alpha_ns, double *beta_ns, char *err, size_t nerr);
 
 /* Failure diagnosis of run directory `dir` (or one rank file), to `out`
- * (tool/diag.c): each failed rank with how, where and when; what the other
- * ranks were doing; ranks that vanished without a record.  Returns 0 when no
+ * (tool/diag.c, which writes what analysis/diag.c finds): each failed rank
+ * with how, where and when; what the other ranks were doing; ranks that
+ * vanished without a record.  Returns 0 when no
  * rank failed or vanished, 1 when some did, -1 when dir cannot be read.
  * Resolves call sites through symbols.h: call sym_cleanup() when done. */
 int diag_print(const char *dir, FILE *out);
@@ -79,12 +80,10 @@ const char *tool_peer_name(const struct mlr_file *f, int32_t peer);
 /* Seconds of an event on the common time line of the run (rank 0's clock
  * at MPI_Init as the origin, clocks aligned by the MPI_Init offsets). */
 int64_t tool_aligned_ns(const struct mlr_file *f, int64_t local_ns);
-/* The deadlock verdict `mpilens top` wrote to DIR/deadlock.txt, without its
- * first line (whose time stamp goes to when, "" if none), sanitised and
- * malloc'd; NULL when there is none. */
-char *tool_deadlock_verdict(const char *dir, char *when, size_t when_len);
-/* The JSON member `  "deadlock": {"file", "written", "text"},` of that
- * verdict, or `null` when there is none (or when skip is set). */
+/* The JSON member `  "deadlock": {"file", "written", "text"},` of the
+ * deadlock verdict `mpilens top` wrote to DIR/deadlock.txt
+ * (an_deadlock_verdict, analysis/diag.h), or `null` when there is none (or
+ * when skip is set). */
 void tool_deadlock_json(FILE *o, const char *dir, int skip);
 
 #endif

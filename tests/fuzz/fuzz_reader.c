@@ -2,7 +2,7 @@
  * fuzz_reader.c — libFuzzer target: one input = one rank file.  It is
  * opened with the reader (format/reader.c), every accessor is called on it,
  * every event is read, and the analysis (analysis/: matching, clock repair,
- * profile, critical path, view columns) runs over it as a one-rank run.  Whatever the bytes, nothing may
+ * profile, critical path, view columns, failure diagnosis) runs over it as a one-rank run.  Whatever the bytes, nothing may
  * crash, hang, leak or read out of bounds (AddressSanitizer watches).
  *
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iformat -Ianalysis \
@@ -21,6 +21,7 @@
 
 #include "analysis.h"
 #include "critpath.h"
+#include "diag.h"
 #include "reader.h"
 
 static volatile uint64_t sink;
@@ -106,6 +107,25 @@ static void analyse(const char *path)
         if (v) an_view_free(v);
     }
     an_run_close(&run);
+    /* the failure diagnosis (no symboliser: frames by address) */
+    struct an_diag d;
+    if (an_diag_load(path, NULL, NULL, &d) == 0) {
+        sink += d.nfailed + d.nvanished + d.norder + (uint64_t)d.first + d.nnofile;
+        for (unsigned i = 0; i < d.n; i++) {
+            const struct an_diag_rank *r = &d.ranks[i];
+            sink += (uint64_t)r->t_fail + r->end + r->nthreads + strlen(r->host);
+            if (r->rec.where) sink += strlen(r->rec.where);
+            for (unsigned k = 0; k < r->rec.nframes; k++) sink += strlen(r->rec.frames[k]);
+            for (unsigned k = 0; k < r->nthreads; k++) sink += strlen(r->threads[k].site) + (uint64_t)r->threads[k].start;
+        }
+        an_diag_free(&d);
+    }
+    int failed, *pids;
+    unsigned npids;
+    if (an_diag_status(path, &failed, &pids, &npids) == 0) {
+        sink += (uint64_t)failed + npids;
+        free(pids);
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
