@@ -363,7 +363,7 @@ int diag_print(const char *dir, FILE *out)
                 fprintf(out, "\nrank %d: its rank file is UNREADABLE (%.*s): what it did is unknown\n", k,
                         (int)(strlen(g.skipped[j]) - strlen("; skipped")), g.skipped[j]);
             else
-                fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, or wrote elsewhere)\n", k);
+                fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, could not create it or wrote elsewhere)\n", k);
         }
     int rc = g.nfailed || g.nvanished || g.nskipped ? 1 : 0;
     an_diag_free(&g);
