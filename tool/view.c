@@ -91,7 +91,7 @@ static int pack_columns(const struct an_view *v, uint8_t **out, size_t *outlen, 
 {
     z_stream z;
     memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
     uint8_t *buf = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
@@ -135,8 +135,10 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     json_str(o, run->mpi_version);
     fprintf(o, ",\"ranks\":%d,\"ranks_read\":%u,\"rank_files\":%u", run->size, run->n, run->nfiles);
     fprintf(o, ",\"calls\":%" PRIu64 ",\"calls_repeated\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"bytes\":%" PRIu64
-               ",\"colls\":%" PRIu64 ",\"origin_ns\":%" PRId64 ",\"last_ns\":%" PRId64 ",\"packed\":%zu,\"raw\":%zu",
-            c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, c->origin, c->last, packed, raw);
+               ",\"colls\":%" PRIu64 ",\"origin_ns\":%" PRId64 ",\"last_ns\":%" PRId64 ",\"packed\":%zu,\"raw\":%zu"
+               ",\"msg_no_send\":%" PRIu64 ",\"msg_no_recv\":%" PRIu64,
+            c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, c->origin, c->last, packed, raw,
+            c->msg_no_send, c->msg_no_recv);
     int64_t first, last;
     an_run_span(run, &first, &last);
     fprintf(o, ",\"diag_origin_ns\":%" PRId64, first == INT64_MAX ? c->origin : first);
