@@ -162,7 +162,7 @@ async function loadData() {
   const m_sc = new Int32Array(nm), m_rc = new Int32Array(nm);
   const stamp = new Int32Array(R).fill(-1), last = new Float64Array(R);
   const mcount = bulk(col.m_count, R, new Float64Array(R), false);
-  const fl = col.m_flags, sc = col.m_scall, rc = col.m_rcall, peer = D.c_peer;
+  const fl = col.m_flags, sc = col.m_scall, rc = col.m_rcall, peer = D.c_peer, cb = D.c_bytes, ct = D.c_tag, cm = D.c_comm;
   let j = 0;
   for (let r = 0; r < R; r++) {
     const n = mcount[r], base = start[r], nr = start[r + 1] - base;
@@ -175,7 +175,7 @@ async function loadData() {
         sidx += readS(sc);
         if (sidx < 0 || sidx >= nr) throw new Error('a message names a call its sender does not have');
         c = base + sidx;
-        ts = t0[c]; dst = peer[c] >= 4 ? peer[c] - 4 : -1; bytes = D.c_bytes[c]; tag = D.c_tag[c] - 1; comm = D.c_comm[c];
+        ts = t0[c]; dst = peer[c] >= 4 ? peer[c] - 4 : -1; bytes = cb[c]; tag = ct[c] - 1; comm = cm[c];
       }
       if (f & MF_DST) dst = readU(col.m_dst);
       if (f & MF_TS) ts = readS(col.m_ts);
@@ -208,12 +208,13 @@ async function loadData() {
   D.k_bytes = bulk(col.k_bytes, nk, new Float64Array(nk), false);
   const tC = performance.now();
   index();
-  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC };
+  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC, index: D.index_parts };
 }
 
 // Per rank: its calls in time order (as they come); messages by send start;
 // the message pyramid (buildLevels).
 function index() {
+  const tI = performance.now();
   const m = D.meta, nc = m.calls, nm = m.messages, R = D.ranks;
   // per rank the longest call: the search for the first call in a window
   D.rankMaxDur = new Float64Array(R);
@@ -251,8 +252,11 @@ function index() {
     pid[j] = ids[d];
   }
   D.m_pair = pid; D.npairs = np;
+  const t1 = performance.now();
   buildBins();
+  const t2 = performance.now();
   buildLevels();
+  D.index_parts = { sort_pairs_ms: t1 - tI, bins_ms: t2 - t1, levels_ms: performance.now() - t2 };
 }
 
 // order (indices) sorted by t[order[i]]: bucketed by time, then an
@@ -431,8 +435,9 @@ function tlDraw() {
   const paths = KINDS.map(() => new Path2D());
   const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
   TL.summary = null;
+  const t_calls = performance.now();
   if (g.group > 1) drawGroups(ctx, g);
-  else if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
+  else if (nsPerPx >= 2 * D.binW) drawBins(ctx, g, boxH, nsPerPx);
   else for (let r = g.ra; r < g.rb; r++) {
     const y = g.rowY(r) + (g.rowH - boxH) / 2;
     const end = D.rankStart[r + 1];
@@ -478,7 +483,9 @@ function tlDraw() {
     }
   }
   // messages: a line from the send's start to the receive's completion
+  const t_msgs = performance.now();
   drawMessages(ctx, g);
+  const t_msgs_end = performance.now();
   // failure marks
   for (const mk of TL.marks) {
     if (mk.t < TL.t0 || mk.t > TL.t1 || !g.inside(mk.rank)) continue;
@@ -524,6 +531,7 @@ function tlDraw() {
     ctx.fillText(note + (g.group > 1 ? ' (ctrl+wheel or the ranks box shows fewer)' : ''), g.x0 + 4, AXIS - 14);
   }
   TL.frameMs = performance.now() - t_start;
+  TL.frameParts = { rows_ms: t_calls - t_start, calls_ms: t_msgs - t_calls, messages_ms: t_msgs_end - t_msgs };
 }
 
 // Rows that stand for several ranks: per row and pixel column, the time the
@@ -620,33 +628,46 @@ function summaryText(s) {
     fmtTime(s.t0) + ' to ' + fmtTime(s.t1) + ': ' + parts.join(', ');
 }
 
-// Zoomed out: per rank, the kind that fills most of each time bin
-// (buildBins), one box per run of equal pixels: the work grows with ranks
-// and pixels, not with calls.
-function drawBins(paths, g, boxH, nsPerPx) {
-  const B = D.binN, w = D.binW, bins = D.bins;
-  const px0 = g.x0, npx = Math.ceil(g.x1 - g.x0);
+// Zoomed out: per rank and pixel column, the kind that fills most of the
+// column's time (buildBins' pyramid, from the level whose bins are no wider
+// than a pixel), written into an image drawn once: the work grows with
+// ranks and pixels, not with calls.
+function drawBins(ctx, g, boxH, nsPerPx) {
+  let lv = D.binLevels[0];
+  for (const l of D.binLevels) if (l.w <= nsPerPx) lv = l;
+  const B = lv.B, w = lv.w, bins = lv.kind, best = lv.best;
+  const npx = Math.max(1, Math.ceil(g.x1 - g.x0)), H = Math.max(1, Math.ceil(g.h - AXIS));
+  if (!TL.binImg || TL.binImg.width !== npx || TL.binImg.height !== H) TL.binImg = new ImageData(npx, H);
+  const img = TL.binImg, px = new Uint32Array(img.data.buffer);
+  px.fill(0);
+  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  const col = [0].concat(KIND_RGB.map(([r, gg, b]) => little ? (255 << 24 | b << 16 | gg << 8 | r) >>> 0 : (r << 24 | gg << 16 | b << 8 | 255) >>> 0));
   for (let r = g.ra; r < g.rb; r++) {
-    const y = g.rowY(r) + (g.rowH - boxH) / 2, base = r * B;
-    let runK = 0, runX = 0;
-    for (let x = 0; x <= npx; x++) {
-      let k = 0;
-      if (x < npx) {
-        const ta = TL.t0 + x * nsPerPx;
-        let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
-        if (b1 >= 0 && b0 < B) {
-          b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
-          for (let b = b0; b <= b1 && !k; b++) k = bins[base + b];
-        }
-      }
-      if (k !== runK) {
-        if (runK) paths[runK - 1].rect(px0 + runX, y, x - runX, boxH);
-        runK = k; runX = x;
-      }
+    const y0 = Math.max(0, Math.round(g.rowY(r) + (g.rowH - boxH) / 2 - AXIS)), y1 = Math.min(H, y0 + Math.max(1, Math.round(boxH)));
+    const base = r * B;
+    for (let x = 0; x < npx; x++) {
+      const ta = TL.t0 + x * nsPerPx;
+      let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
+      if (b1 < 0 || b0 >= B) continue;
+      b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
+      let k = 0, kb = 0;
+      for (let b = b0; b <= b1; b++) if (bins[base + b] && best[base + b] > kb) { k = bins[base + b]; kb = best[base + b]; }
+      if (!k) continue;
+      const c = col[k];
+      for (let y = y0; y < y1; y++) px[y * npx + x] = c;
     }
   }
+  if (!TL.binCanvas) TL.binCanvas = document.createElement('canvas');
+  const oc = TL.binCanvas;
+  if (oc.width !== npx || oc.height !== H) { oc.width = npx; oc.height = H; }
+  oc.getContext('2d').putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(oc, g.x0, AXIS);
 }
 
+// Per rank, the kind of call that covers most of each of B time bins
+// (level 0: B up to 65,536, fewer when ranks are many), then levels of
+// bins twice as wide, each bin the kind of the better of its two halves.
 function buildBins() {
   const R = D.ranks;
   const B = Math.max(256, Math.min(65536, 2 ** Math.floor(Math.log2((1 << 24) / R))));
@@ -661,10 +682,22 @@ function buildBins() {
       if (ov > best[base + k]) { best[base + k] = ov; bins[base + k] = kind[i] + 1; }
     }
   }
-  D.binN = B; D.binW = w; D.bins = bins;
+  D.binN = B; D.binW = w;
+  D.binLevels = [{ B, w, kind: bins, best }];
+  for (let n = B; n > 256; n >>= 1) {
+    const m = n >> 1, lo = D.binLevels[D.binLevels.length - 1];
+    const nk = new Uint8Array(R * m), nb = new Float32Array(R * m);
+    for (let r = 0; r < R; r++) for (let i = 0; i < m; i++) {
+      const a = r * n + 2 * i, b = a + 1, o = r * m + i;
+      if (lo.kind[a] === lo.kind[b]) { nk[o] = lo.kind[a]; nb[o] = lo.best[a] + lo.best[b]; }
+      else if (lo.best[a] >= lo.best[b]) { nk[o] = lo.kind[a]; nb[o] = lo.best[a]; }
+      else { nk[o] = lo.kind[b]; nb[o] = lo.best[b]; }
+    }
+    D.binLevels.push({ B: m, w: w * B / m, kind: nk, best: nb });
+  }
 }
 
-// Messages at coarser and coarser time bins (bins of D.span / 32768 at level
+// Messages at coarser and coarser time bins (bins of D.span / 8192 at level
 // 0, twice as wide at each level up): an entry stands for the consecutive
 // messages of one rank pair whose send start and receive completion fall in
 // the same bins, with their count, their largest size and the first of them
@@ -675,7 +708,7 @@ function buildLevels() {
   const nm = D.msgOrder.length;
   D.levels = [];
   if (nm <= 20000) return;
-  const w0 = D.span / 32768, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
+  const w0 = D.span / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
   const lastE = new Int32Array(D.npairs);
   let prev = null, kept = nm;
   for (let L = 0; L < 16; L++) {
@@ -707,7 +740,7 @@ function buildLevels() {
 // line when they are few (20,000); when more, one line per rank pair (per
 // pair of rows when rows are grouped) and cell of pixels for the messages
 // that start and end in the same cells, the cells wide enough that the
-// lines stay about 40,000, read from the message pyramid (buildLevels).
+// lines stay about 15,000, read from the message pyramid (buildLevels).
 // Counted: lines drawn, messages they represent, messages to or from ranks
 // not shown, messages drawn between grouped rows.
 function drawMessages(ctx, g) {
@@ -719,7 +752,7 @@ function drawMessages(ctx, g) {
   const crowded = hi - lo > 20000;
   const plotW = g.x1 - g.x0, nsPerPx = (TL.t1 - TL.t0) / plotW;
   const rows = g.rows, pairs = Math.min(D.npairs, rows * rows);
-  const cellPx = crowded ? Math.max(3, Math.ceil(pairs * plotW / 3 / 40000) * 3) : 1;
+  const cellPx = crowded ? Math.max(3, Math.ceil(pairs * plotW / 3 / 15000) * 3) : 1;
   let lv = null;
   if (crowded) for (const l of D.levels) if (l.w <= cellPx * nsPerPx) lv = l;
   const small = rows <= 1024;
@@ -1322,7 +1355,8 @@ window.mpilens = Object.freeze({
   get ready() { return READY; },
   stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
   drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, hidden: drawnStats.hidden,
-    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, timing: D.timing }),
+    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, parts: TL.frameParts, cell_px: drawnStats.cell_px, level: drawnStats.level,
+    timing: D.timing }),
   rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
   scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
   interval: () => { const [a, b] = ldInterval(); return { a, b }; },
