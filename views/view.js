@@ -104,10 +104,25 @@ function bulk(c, n, out, zig) {
   return out;
 }
 
-function base64Bytes(s) {
-  const bin = atob(s.replace(/\s+/g, ''));
-  const n = bin.length, out = new Uint8Array(n);
-  for (let i = 0; i < n; i++) out[i] = bin.charCodeAt(i);
+// The data's text back into its n bytes (tool/view.c, put_text7): 7 bits
+// per character; a character from U+0080 is one of NUL, CR, '<' (which
+// the page cannot hold) and the next 7 bits.
+function text7Bytes(s, n) {
+  const out = new Uint8Array(n), rare = [0, 13, 60];
+  let acc = 0, nb = 0, o = 0;
+  for (let i = 0, L = s.length; i < L; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 128) {
+      const v = c - 128;
+      if (v >= 384) throw new Error('the data holds a character it cannot');
+      acc = (acc << 7) | rare[v >> 7]; nb += 7;
+      if (nb >= 8) { nb -= 8; out[o++] = acc >> nb; acc &= (1 << nb) - 1; }
+      c = v & 127;
+    }
+    acc = (acc << 7) | c; nb += 7;
+    if (nb >= 8) { nb -= 8; out[o++] = acc >> nb; acc &= (1 << nb) - 1; }
+  }
+  if (o < n) throw new Error('the data is shorter than its length');
   return out;
 }
 
@@ -121,7 +136,7 @@ async function loadData() {
   const tA = performance.now();
   const meta = JSON.parse($('mpilens-meta').textContent);
   Object.assign(D, { meta });
-  const packed = base64Bytes($('mpilens-data').textContent);
+  const packed = text7Bytes($('mpilens-data').textContent, meta.packed);
   const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
   const buf = new Uint8Array(await new Response(stream).arrayBuffer());
   const tB = performance.now();
@@ -211,8 +226,8 @@ async function loadData() {
   D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC, index: D.index_parts };
 }
 
-// Per rank: its calls in time order (as they come); messages by send start;
-// the message pyramid (buildLevels).
+// Per rank: its calls in time order (as they come) and the longest; messages
+// by send start; rank pairs; the calls' time bins (buildBins).
 function index() {
   const tI = performance.now();
   const m = D.meta, nc = m.calls, nm = m.messages, R = D.ranks;
@@ -228,7 +243,9 @@ function index() {
   const ts = D.m_ts;
   let sorted = true;
   for (let i = 1; i < nm; i++) if (ts[i] < ts[i - 1]) { sorted = false; break; }
+  const tS = performance.now();
   if (!sorted) sortByTime(mo, ts);
+  const tS1 = performance.now();
   D.msgOrder = mo;
   D.msgTsSorted = new Float64Array(nm);
   let maxLat = 0, span = m.last_ns, bytes = 0;
@@ -254,9 +271,8 @@ function index() {
   D.m_pair = pid; D.npairs = np;
   const t1 = performance.now();
   buildBins();
-  const t2 = performance.now();
-  buildLevels();
-  D.index_parts = { sort_pairs_ms: t1 - tI, bins_ms: t2 - t1, levels_ms: performance.now() - t2 };
+  D.levels = [];   // built after the first picture (main)
+  D.index_parts = { before_sort_ms: tS - tI, sort_ms: tS1 - tS, after_sort_ms: t1 - tS1, bins_ms: performance.now() - t1 };
 }
 
 // order (indices) sorted by t[order[i]]: bucketed by time, then an
@@ -858,11 +874,11 @@ function tlZoom(f, atX) {
 
 function tlPan(frac) { const d = (TL.t1 - TL.t0) * frac; tlSetRange(TL.t0 + d, TL.t1 + d); }
 
-let drawPending = false;
+let drawPending = false, drawRaf = 0;
 function scheduleDraw() {
   if (drawPending) return;
   drawPending = true;
-  requestAnimationFrame(() => { drawPending = false; tlDraw(); });
+  drawRaf = requestAnimationFrame(() => { drawPending = false; tlDraw(); });
 }
 
 function pickText(p) {
@@ -1340,12 +1356,21 @@ async function main() {
   notes();
   for (const b of document.querySelectorAll('#tabs button')) b.onclick = () => showView(b.dataset.view);
   tlInit();
+  if (drawPending) { cancelAnimationFrame(drawRaf); drawPending = false; }
+  tlDraw();
+  // the first picture is drawn: let the browser show it, then prepare the
+  // rest (the message pyramid for crowded frames, the other views)
+  D.timing.picture_ms = performance.now();
+  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const tL = performance.now();
+  buildLevels();
+  D.timing.levels_ms = performance.now() - tL;
   ldInit();
   smInit();
   $('mx-metric').onchange = mxDraw;
   $('mx-scope').onchange = mxDraw;
   window.addEventListener('resize', redraw);
-  tlDraw();
+  D.timing.ready_ms = performance.now();
   READY = true;
 }
 
