@@ -46,7 +46,7 @@ struct recent {                 /* one of a rank's last calls: what a message ma
     uint32_t bytes, comm1;
 };
 
-struct vrank {                  /* per world rank, while the pass runs */
+struct vrank {                  /* per rank read, while the pass runs */
     struct vbuf c[NCCOL], m[NMCOL];
     uint64_t ncalls, nmsgs, prev_scall;
     int64_t prev_end;
@@ -71,7 +71,7 @@ struct an_view {
     int have_origin;
     int64_t prev_coll;
     int nranks;
-    struct vrank *rk;           /* per world rank */
+    struct vrank *rk;           /* per rank read (an_run.ranks) */
     unsigned ring_cap;
     struct pending *pend;
     size_t npend, pend_cap;
@@ -287,12 +287,18 @@ static void set_origin(struct an_view *v, int64_t t)
     v->have_origin = 1;
 }
 
+/* The state of world rank w, NULL for a rank without a file. */
+static struct vrank *vrank_of(struct an_view *v, int32_t w)
+{
+    if (w < 0 || w >= v->run->size || v->run->slot[w] < 0) return NULL;
+    return &v->rk[v->run->slot[w]];
+}
+
 /* The newest of rank w's last calls that starts (send) or ends (receive) at t. */
 static const struct recent *find_call(struct an_view *v, int32_t w, int64_t t, int end)
 {
-    if (w < 0 || w >= v->nranks) return NULL;
-    struct vrank *k = &v->rk[w];
-    if (!k->ring) return NULL;
+    struct vrank *k = vrank_of(v, w);
+    if (!k || !k->ring) return NULL;
     uint64_t n = k->ncalls < v->ring_cap ? k->ncalls : v->ring_cap;
     for (uint64_t i = 1; i <= n; i++) {
         const struct recent *c = &k->ring[(k->ncalls - i) & (v->ring_cap - 1)];
@@ -304,11 +310,11 @@ static const struct recent *find_call(struct an_view *v, int32_t w, int64_t t, i
 /* A message into its sender's columns, naming its calls where they are found. */
 static void resolve(struct an_view *v, const struct pending *p)
 {
-    if (p->src < 0 || p->src >= v->nranks) {
+    struct vrank *k = vrank_of(v, p->src);
+    if (!k) {
         v->oom = 1;               /* never: matching only pairs ranks of the run */
         return;
     }
-    struct vrank *k = &v->rk[p->src];
     struct vbuf *m = k->m;
     const struct recent *s = find_call(v, p->src, p->ts, 0);
     const struct recent *r = find_call(v, p->dst, p->tr, 1);
@@ -363,12 +369,8 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     (void)ops;
     (void)nops;
     set_origin(v, e->t0);
-    if (r->rank < 0 || r->rank >= v->nranks) {   /* never: ranks are checked when read */
-        resolve_pending(v);
-        return;
-    }
-    struct vrank *k = &v->rk[r->rank];
     unsigned ri = (unsigned)(r - v->run->ranks);
+    struct vrank *k = &v->rk[ri];
     uint16_t name = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
     const char *nm = name < v->run->nnames ? v->run->names[name] : "";
     int64_t end = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
@@ -501,16 +503,16 @@ struct an_view *an_view_new(struct an_run *run)
     if (!v) return NULL;
     v->run = run;
     v->nranks = run->size > 0 ? run->size : 1;
-    v->rk = calloc((size_t)v->nranks, sizeof *v->rk);
+    v->rk = calloc(run->n ? run->n : 1, sizeof *v->rk);
     if (!v->rk) {
         free(v);
         return NULL;
     }
-    for (int i = 0; i < v->nranks; i++) v->rk[i].prev_end = INT64_MIN;
+    for (unsigned i = 0; i < run->n; i++) v->rk[i].prev_end = INT64_MIN;
     /* a message names one of the last calls of its ranks: 256 per rank, fewer
      * (not under 16) when ranks are many */
     v->ring_cap = 256;
-    while (v->ring_cap > 16 && (uint64_t)v->ring_cap * (uint64_t)v->nranks > (1u << 20)) v->ring_cap /= 2;
+    while (v->ring_cap > 16 && (uint64_t)v->ring_cap * run->n > (1u << 20)) v->ring_cap /= 2;
     return v;
 }
 
@@ -570,13 +572,14 @@ int an_view_finish(struct an_view *v, an_site_namer where)
     if (v->oom || name_sites(v, where) != 0) return -1;
     /* the ranks' columns joined, rank after rank; call sites by name */
     for (int w = 0; w < v->nranks; w++) {
-        struct vrank *k = &v->rk[w];
-        put_u(&v->col[AN_VC_COUNT], k->ncalls);
-        put_u(&v->col[AN_VM_COUNT], k->nmsgs);
+        struct vrank *k = vrank_of(v, w);
+        put_u(&v->col[AN_VC_COUNT], k ? k->ncalls : 0);
+        put_u(&v->col[AN_VM_COUNT], k ? k->nmsgs : 0);
+        if (!k) continue;
         for (int c = 0; c < NCCOL; c++) {
             if (k->c[c].oom) v->oom = 1;
             if (c + AN_VC_T0 == AN_VC_SITE) {
-                struct vread rd = {k->c[c].p, k->c[c].p + k->c[c].n, 0};
+                struct vread rd = {k->c[c].p, k->c[c].p ? k->c[c].p + k->c[c].n : NULL, 0};
                 for (uint64_t i = 0; i < k->ncalls; i++) {
                     uint64_t s = get_u(&rd);
                     put_u(&v->col[AN_VC_SITE], s && s <= v->sites.n ? (uint64_t)v->site_map[s - 1] + 1 : 0);
@@ -648,7 +651,7 @@ void an_view_arrays_free(struct an_view_arrays *a)
 
 static struct vread reader(const struct an_view *v, int col)
 {
-    struct vread r = {v->col[col].p, v->col[col].p + v->col[col].n, 0};
+    struct vread r = {v->col[col].p, v->col[col].p ? v->col[col].p + v->col[col].n : NULL, 0};
     return r;
 }
 
@@ -775,7 +778,7 @@ void an_view_free(struct an_view *v)
 {
     if (!v) return;
     for (int i = 0; i < AN_VIEW_NCOLS; i++) free(v->col[i].p);
-    for (int w = 0; v->rk && w < v->nranks; w++) {
+    for (unsigned w = 0; v->rk && w < v->run->n; w++) {
         for (int c = 0; c < NCCOL; c++) free(v->rk[w].c[c].p);
         for (int c = 0; c < NMCOL; c++) free(v->rk[w].m[c].p);
         free(v->rk[w].ring);
