@@ -87,17 +87,28 @@ function readU(c) {
 
 function readS(c) { const v = readU(c); return (v % 2) ? -(v + 1) / 2 : v / 2; }
 
-// n values of column c into out (zig: zigzag)
+// n values of column c into out (zig: zigzag); two loops, each of one shape
 function bulk(c, n, out, zig) {
   const buf = c.buf;
   let pos = c.pos;
-  for (let i = 0; i < n; i++) {
-    let b = buf[pos++], v = b & 127;
-    if (b & 128) {
-      let mul = 128;
-      do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+  if (zig) {
+    for (let i = 0; i < n; i++) {
+      let b = buf[pos++], v = b & 127;
+      if (b & 128) {
+        let mul = 128;
+        do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+      }
+      out[i] = (v % 2) ? -(v + 1) / 2 : v / 2;
     }
-    out[i] = zig ? ((v % 2) ? -(v + 1) / 2 : v / 2) : v;
+  } else {
+    for (let i = 0; i < n; i++) {
+      let b = buf[pos++], v = b & 127;
+      if (b & 128) {
+        let mul = 128;
+        do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+      }
+      out[i] = v;
+    }
   }
   if (pos > c.end) throw new Error('data column overruns its length');
   c.pos = pos;
