@@ -737,28 +737,28 @@ function buildLevels() {
   if (nm <= 20000) return;
   const w0 = D.span / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
   const lastE = new Int32Array(D.npairs);
-  let prev = null, kept = nm;
+  // one set of arrays for every level, merged in place (an entry is written
+  // at or before the one it is read from); the levels kept are copies
+  const A = new Int32Array(nm), B = new Int32Array(nm), P = new Int32Array(nm), C = new Int32Array(nm);
+  const M = new Float32Array(nm), Rp = new Int32Array(nm);
+  let n0 = nm, kept = nm;
   for (let L = 0; L < 16; L++) {
-    const w = w0 * 2 ** L, n0 = prev ? prev.n : nm;
-    const A = new Int32Array(n0), B = new Int32Array(n0), P = new Int32Array(n0), C = new Int32Array(n0);
-    const M = new Float32Array(n0), Rp = new Int32Array(n0);
+    const w = w0 * 2 ** L;
     lastE.fill(-1);
     let n = 0;
     for (let q = 0; q < n0; q++) {
       let a, b, p, c, mx, rep;
-      if (prev) { a = prev.A[q] >> 1; b = prev.B[q] >> 1; p = prev.P[q]; c = prev.C[q]; mx = prev.M[q]; rep = prev.R[q]; }
+      if (L) { a = A[q] >> 1; b = B[q] >> 1; p = P[q]; c = C[q]; mx = M[q]; rep = Rp[q]; }
       else { rep = mo[q]; a = Math.floor(ts[rep] / w); b = Math.floor((ts[rep] + lat[rep]) / w); p = pid[rep]; c = 1; mx = by[rep]; }
       const e = lastE[p];
       if (e >= 0 && A[e] === a && B[e] === b) { C[e] += c; if (mx > M[e]) M[e] = mx; continue; }
       A[n] = a; B[n] = b; P[n] = p; C[n] = c; M[n] = mx; Rp[n] = rep; lastE[p] = n; n++;
     }
-    const lv = { w, n, A: A.subarray(0, n), B: B.subarray(0, n), P: P.subarray(0, n), C: C.subarray(0, n), M: M.subarray(0, n), R: Rp.subarray(0, n) };
-    if (n <= 0.6 * kept) {   // a copy the size it needs: the arrays above are freed
-      for (const k of ['A', 'B', 'P', 'C', 'M', 'R']) lv[k] = lv[k].slice();
-      D.levels.push(lv);
+    if (n <= 0.6 * kept) {
+      D.levels.push({ w, n, A: A.slice(0, n), B: B.slice(0, n), P: P.slice(0, n), C: C.slice(0, n), M: M.slice(0, n), R: Rp.slice(0, n) });
       kept = n;
     }
-    prev = lv;
+    n0 = n;
     if (n <= 2000) break;
   }
 }
