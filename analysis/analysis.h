@@ -475,28 +475,65 @@ void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
 
 /* ---- the page of `mpilens view` (viewdata.c) ----------------------------
  * Every call, matched message and collective instance of one pass as
- * columns of LEB128 integers ("s": zigzag; "d": difference to the previous
- * value of the column, zigzag), times in ns since the run's earliest call. */
+ * columns of LEB128 integers ("s": zigzag), times in ns since the run's
+ * earliest call.  Calls and messages are grouped by world rank (ranks 0 to
+ * run.size - 1 in order; a COUNT column says how many each rank has), a
+ * message names the calls it belongs to instead of repeating their times
+ * and arguments (docs/DESIGN.md, "mpilens view"). */
 
 enum an_view_kind { AN_VIEW_OTHER, AN_VIEW_P2P, AN_VIEW_COLL, AN_VIEW_WAIT, AN_VIEW_RMA, AN_VIEW_IO };
 
 enum an_view_col {
-    /* calls, in stream order: world rank, start (s: time since the end of
-     * the rank's previous call, or since time 0), duration, routine
-     * (an_run.names), kind, call site (0 none, else an_view_site(i - 1)),
-     * communicator (0 none, else an_comm id + 1), peer (0 none, 1
-     * MPI_ANY_SOURCE, 2 MPI_PROC_NULL, 3 unknown, else world rank + 4),
-     * tag (s: 0 none, else tag + 1), bytes, datatype (0 none, else
+    /* calls: per world rank the number of its calls (run.size values); then
+     * per call, rank after rank, each rank's in stream order: start (s: time
+     * since the end of the rank's previous call, or since time 0), duration,
+     * routine (an_run.names), kind, call site (0 none, else
+     * an_view_site(i - 1)), communicator (0 none, else an_comm id + 1), peer
+     * (0 none, 1 MPI_ANY_SOURCE, 2 MPI_PROC_NULL, 3 unknown, else world rank
+     * + 4), tag (s: 0 none, else tag + 1), bytes, datatype (0 none, else
      * an_view_type(i - 1)), repeats (polls folded into this call) */
-    AN_VC_RANK, AN_VC_T0, AN_VC_DUR, AN_VC_NAME, AN_VC_KIND, AN_VC_SITE, AN_VC_COMM,
+    AN_VC_COUNT, AN_VC_T0, AN_VC_DUR, AN_VC_NAME, AN_VC_KIND, AN_VC_SITE, AN_VC_COMM,
     AN_VC_PEER, AN_VC_TAG, AN_VC_BYTES, AN_VC_TYPE, AN_VC_REPEAT,
-    /* matched messages: sender, receiver, send start (d), receive
-     * completion minus send start (s), bytes, tag (s), communicator + 1 */
-    AN_VM_SRC, AN_VM_DST, AN_VM_TS, AN_VM_LAT, AN_VM_BYTES, AN_VM_TAG, AN_VM_COMM,
-    /* collective instances: communicator + 1, routine, first arrival (d),
-     * latest end minus first arrival (s), members, bytes */
+    /* matched messages: per world rank the number it sent (run.size
+     * values); then per message, sender after sender: flags (AN_VMF_*);
+     * unless AN_VMF_TS, the send call (s: its index among the sender's calls
+     * minus the previous message's of this sender, from 0): the send start
+     * is its start, and receiver (its peer), bytes, tag and communicator are
+     * its own unless a flag says otherwise; unless AN_VMF_TR, the call that
+     * completed the receive (s: its index among the receiver's calls minus
+     * the previous one of this sender and receiver, from 0): the receive
+     * completion is its end.  The columns below only for the flags set:
+     * receiver, send start (s: ns since time 0), receive completion (s: ns
+     * after the send start), bytes, tag (s), communicator (0 none, else
+     * an_comm id + 1) */
+    AN_VM_COUNT, AN_VM_FLAGS, AN_VM_SCALL, AN_VM_RCALL,
+    AN_VM_DST, AN_VM_TS, AN_VM_TR, AN_VM_BYTES, AN_VM_TAG, AN_VM_COMM,
+    /* collective instances: communicator + 1, routine, first arrival
+     * (s: difference to the previous one), latest end minus first arrival
+     * (s), members, bytes */
     AN_VK_COMM, AN_VK_NAME, AN_VK_FIRST, AN_VK_LEN, AN_VK_MEMBERS, AN_VK_BYTES,
     AN_VIEW_NCOLS
+};
+
+enum {
+    AN_VMF_TS = 1,            /* no send call: send start, receiver, bytes, tag, comm given */
+    AN_VMF_TR = 2,            /* no receive call: receive completion given */
+    AN_VMF_DST = 4,           /* receiver given */
+    AN_VMF_BYTES = 8,         /* bytes given */
+    AN_VMF_TAG = 16,          /* tag given */
+    AN_VMF_COMM = 32,         /* communicator given */
+};
+
+/* The view's calls and messages decoded into arrays (tool/view_serve.c):
+ * calls grouped by rank as in the columns, messages by sender. */
+struct an_view_arrays {
+    uint64_t nc, nm;
+    int32_t *c_rank;
+    int64_t *c_t0, *c_dur;
+    uint32_t *c_name, *c_kind;
+    int32_t *m_src, *m_dst, *m_tag;
+    int64_t *m_ts, *m_lat;
+    uint64_t *m_bytes;
 };
 
 struct an_view_counts {
@@ -504,6 +541,7 @@ struct an_view_counts {
     int64_t origin;           /* aligned ns of time 0 */
     int64_t last;             /* latest call end, ns since origin */
     unsigned sites, types;
+    uint64_t msg_no_send, msg_no_recv;   /* messages without a send / receive call named */
 };
 
 struct an_view;
@@ -515,6 +553,10 @@ const uint8_t *an_view_column(const struct an_view *v, int col, size_t *len);
 const struct an_view_counts *an_view_counts(const struct an_view *v);
 const char *an_view_site(const struct an_view *v, unsigned i);
 const char *an_view_type(const struct an_view *v, unsigned i);
+/* Decode the columns into arrays (after an_view_finish): 0, or -1 (memory,
+ * or columns that do not decode); an_view_arrays_free frees them. */
+int an_view_decode(const struct an_view *v, struct an_view_arrays *a);
+void an_view_arrays_free(struct an_view_arrays *a);
 void an_view_free(struct an_view *v);
 
 #endif

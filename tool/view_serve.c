@@ -29,105 +29,6 @@
 #include "analysis.h"
 #include "view.h"
 
-/* the view's columns, decoded (see enum an_view_col) */
-struct cols {
-    uint64_t nc, nm;
-    int32_t *c_rank;
-    int64_t *c_t0, *c_dur;
-    uint32_t *c_name, *c_kind;
-    int32_t *m_src, *m_dst, *m_tag;
-    int64_t *m_ts, *m_lat;
-    uint64_t *m_bytes;
-};
-
-/* n LEB128 values of column col: mode 0 unsigned, 1 zigzag, 2 zigzag
- * differences (running sum); as the page's decode() */
-static int decode_col(const struct an_view *v, int col, uint64_t n, int mode, int64_t *out)
-{
-    size_t len;
-    const uint8_t *p = an_view_column(v, col, &len), *end = p + len;
-    int64_t acc = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t x = 0;
-        int sh = 0;
-        for (;;) {
-            if (p >= end || sh > 63) return -1;
-            uint8_t b = *p++;
-            x |= (uint64_t)(b & 127) << sh;
-            sh += 7;
-            if (!(b & 128)) break;
-        }
-        int64_t s = mode ? ((x & 1) ? -(int64_t)((x + 1) / 2) : (int64_t)(x / 2)) : (int64_t)x;
-        if (mode == 2) s = acc += s;
-        out[i] = s;
-    }
-    return 0;
-}
-
-static int cols_load(const struct an_view *v, struct cols *c)
-{
-    const struct an_view_counts *k = an_view_counts(v);
-    c->nc = k->calls;
-    c->nm = k->messages;
-    uint64_t nmax = c->nc > c->nm ? c->nc : c->nm;
-    int64_t *t = malloc((nmax + 1) * sizeof *t);
-    c->c_rank = malloc((c->nc + 1) * sizeof *c->c_rank);
-    c->c_t0 = malloc((c->nc + 1) * sizeof *c->c_t0);
-    c->c_dur = malloc((c->nc + 1) * sizeof *c->c_dur);
-    c->c_name = malloc((c->nc + 1) * sizeof *c->c_name);
-    c->c_kind = malloc((c->nc + 1) * sizeof *c->c_kind);
-    c->m_src = malloc((c->nm + 1) * sizeof *c->m_src);
-    c->m_dst = malloc((c->nm + 1) * sizeof *c->m_dst);
-    c->m_tag = malloc((c->nm + 1) * sizeof *c->m_tag);
-    c->m_ts = malloc((c->nm + 1) * sizeof *c->m_ts);
-    c->m_lat = malloc((c->nm + 1) * sizeof *c->m_lat);
-    c->m_bytes = malloc((c->nm + 1) * sizeof *c->m_bytes);
-    if (!t || !c->c_rank || !c->c_t0 || !c->c_dur || !c->c_name || !c->c_kind || !c->m_src || !c->m_dst ||
-        !c->m_tag || !c->m_ts || !c->m_lat || !c->m_bytes)
-        goto fail;
-#define COPY(col, n, mode, dst, T)                                       \
-    do {                                                                 \
-        if (decode_col(v, col, n, mode, t) != 0) goto fail;              \
-        for (uint64_t i = 0; i < (n); i++) (dst)[i] = (T)t[i];           \
-    } while (0)
-    COPY(AN_VC_RANK, c->nc, 0, c->c_rank, int32_t);
-    COPY(AN_VC_T0, c->nc, 1, c->c_t0, int64_t);
-    COPY(AN_VC_DUR, c->nc, 0, c->c_dur, int64_t);
-    COPY(AN_VC_NAME, c->nc, 0, c->c_name, uint32_t);
-    COPY(AN_VC_KIND, c->nc, 0, c->c_kind, uint32_t);
-    COPY(AN_VM_SRC, c->nm, 0, c->m_src, int32_t);
-    COPY(AN_VM_DST, c->nm, 0, c->m_dst, int32_t);
-    COPY(AN_VM_TS, c->nm, 2, c->m_ts, int64_t);
-    COPY(AN_VM_LAT, c->nm, 1, c->m_lat, int64_t);
-    COPY(AN_VM_BYTES, c->nm, 0, c->m_bytes, uint64_t);
-    COPY(AN_VM_TAG, c->nm, 1, c->m_tag, int32_t);
-#undef COPY
-    free(t);
-    /* a call's start is stored as the time since its rank's previous call ended */
-    int32_t maxr = 0;
-    for (uint64_t i = 0; i < c->nc; i++)
-        if (c->c_rank[i] > maxr) maxr = c->c_rank[i];
-    int64_t *prev = calloc((size_t)maxr + 1, sizeof *prev);
-    if (!prev) return -1;
-    for (uint64_t i = 0; i < c->nc; i++) {
-        int32_t r = c->c_rank[i];
-        if (r < 0) continue;
-        c->c_t0[i] += prev[r];
-        prev[r] = c->c_t0[i] + c->c_dur[i];
-    }
-    free(prev);
-    return 0;
-fail:
-    free(t);
-    return -1;
-}
-
-static void cols_free(struct cols *c)
-{
-    free(c->c_rank), free(c->c_t0), free(c->c_dur), free(c->c_name), free(c->c_kind);
-    free(c->m_src), free(c->m_dst), free(c->m_tag), free(c->m_ts), free(c->m_lat), free(c->m_bytes);
-}
-
 /* ---- answers ------------------------------------------------------------------- */
 
 static void write_all(int fd, const void *p, size_t n)
@@ -218,7 +119,7 @@ static int parse_i64(const char *s, int64_t *out)
 /* GET /TOKEN/data?from=NS&to=NS&ranks=A-B: the calls (on ranks A..B) and
  * messages (both ends in A..B) that overlap [from, to], times in ns since
  * the run's first call as in the page */
-static void answer_data(int fd, const struct cols *c, int nranks, const char *q, int gz)
+static void answer_data(int fd, const struct an_view_arrays *c, int nranks, const char *q, int gz)
 {
     char b[64];
     int64_t from = INT64_MIN, to = INT64_MAX, ra = 0, rb = nranks - 1;
@@ -299,7 +200,7 @@ static int read_head(int fd, char *buf, size_t cap)
     return -1;
 }
 
-static void handle(int fd, const char *token, const char *page, size_t plen, const struct cols *c, int nranks)
+static void handle(int fd, const char *token, const char *page, size_t plen, const struct an_view_arrays *c, int nranks)
 {
     char req[16384];
     if (read_head(fd, req, sizeof req) != 0) return;
@@ -347,17 +248,17 @@ static void handle(int fd, const char *token, const char *page, size_t plen, con
 
 int view_serve(const char *dir, const char *page, size_t plen, const struct an_view *v, int nranks, int port)
 {
-    struct cols c;
+    struct an_view_arrays c;
     memset(&c, 0, sizeof c);
-    if (cols_load(v, &c) != 0) {
+    if (an_view_decode(v, &c) != 0) {
         fprintf(stderr, "mpilens view: out of memory decoding the run's data\n");
-        cols_free(&c);
+        an_view_arrays_free(&c);
         return 1;
     }
     uint8_t rnd[16];
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
         fprintf(stderr, "mpilens view: cannot draw a random token: %s\n", strerror(errno));
-        cols_free(&c);
+        an_view_arrays_free(&c);
         return 1;
     }
     char token[33];
@@ -375,7 +276,7 @@ int view_serve(const char *dir, const char *page, size_t plen, const struct an_v
         getsockname(ls, (struct sockaddr *)&sa, &sl) != 0) {
         fprintf(stderr, "mpilens view: cannot listen on 127.0.0.1:%d: %s\n", port, strerror(errno));
         if (ls >= 0) close(ls);
-        cols_free(&c);
+        an_view_arrays_free(&c);
         return 1;
     }
     struct sigaction act;
@@ -403,6 +304,6 @@ int view_serve(const char *dir, const char *page, size_t plen, const struct an_v
         close(fd);
     }
     close(ls);
-    cols_free(&c);
+    an_view_arrays_free(&c);
     return 0;
 }

@@ -57,117 +57,233 @@ function setupCanvas(c) {
 
 // ---- decoding ----------------------------------------------------------------
 
-// n LEB128 integers from buf at pos; mode 0 unsigned, 1 zigzag, 2 zigzag
-// differences (running sum).  Returns the position after them.
-function decode(buf, pos, end, n, out, mode) {
-  let acc = 0;
-  for (let i = 0; i < n; i++) {
-    let b = buf[pos++], v = b & 127;
-    if (b & 128) {
-      let mul = 128;
-      do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
-    }
-    if (mode) {
-      v = (v % 2) ? -(v + 1) / 2 : v / 2;
-      if (mode === 2) { acc += v; v = acc; }
-    }
-    out[i] = v;
+// The data (tool/view.c, analysis/viewdata.c): columns of LEB128 integers,
+// each preceded by its length; calls and messages grouped by rank.  Each
+// column is read by a cursor; the bulk ones by a loop of their own (one
+// shape per loop: it stays fast), into typed arrays once.
+function columns(buf, n) {
+  const cols = [];
+  let pos = 0;
+  for (let c = 0; c < n; c++) {
+    let len = 0, mul = 1, b;
+    do { b = buf[pos++]; len += (b & 127) * mul; mul *= 128; } while (b & 128 && pos < buf.length);
+    if (pos + len > buf.length) throw new Error('data column ' + c + ' overruns the data');
+    cols.push({ buf, pos, end: pos + len });
+    pos += len;
   }
-  if (pos > end) throw new Error('data column overruns its length');
-  return pos;
+  return cols;
 }
 
-function base64Bytes(s) {
-  const bin = atob(s.replace(/\s+/g, ''));
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+function readU(c) {
+  const buf = c.buf;
+  let b = buf[c.pos++], v = b & 127;
+  if (b & 128) {
+    let mul = 128;
+    do { b = buf[c.pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+  }
+  if (c.pos > c.end) throw new Error('data column overruns its length');
+  return v;
+}
+
+function readS(c) { const v = readU(c); return (v % 2) ? -(v + 1) / 2 : v / 2; }
+
+// n values of column c into out (zig: zigzag); two loops, each of one shape
+function bulk(c, n, out, zig) {
+  const buf = c.buf;
+  let pos = c.pos;
+  if (zig) {
+    for (let i = 0; i < n; i++) {
+      let b = buf[pos++], v = b & 127;
+      if (b & 128) {
+        let mul = 128;
+        do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+      }
+      out[i] = (v % 2) ? -(v + 1) / 2 : v / 2;
+    }
+  } else {
+    for (let i = 0; i < n; i++) {
+      let b = buf[pos++], v = b & 127;
+      if (b & 128) {
+        let mul = 128;
+        do { b = buf[pos++]; v += (b & 127) * mul; mul *= 128; } while (b & 128);
+      }
+      out[i] = v;
+    }
+  }
+  if (pos > c.end) throw new Error('data column overruns its length');
+  c.pos = pos;
   return out;
 }
+
+// The data's text back into its n bytes (tool/view.c, put_text7): 7 bits
+// per character; a character from U+0080 is one of NUL, CR, '<' (which
+// the page cannot hold) and the next 7 bits.
+function text7Bytes(s, n) {
+  const out = new Uint8Array(n), rare = [0, 13, 60];
+  let acc = 0, nb = 0, o = 0;
+  for (let i = 0, L = s.length; i < L; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 128) {
+      const v = c - 128;
+      if (v >= 384) throw new Error('the data holds a character it cannot');
+      acc = (acc << 7) | rare[v >> 7]; nb += 7;
+      if (nb >= 8) { nb -= 8; out[o++] = acc >> nb; acc &= (1 << nb) - 1; }
+      c = v & 127;
+    }
+    acc = (acc << 7) | c; nb += 7;
+    if (nb >= 8) { nb -= 8; out[o++] = acc >> nb; acc &= (1 << nb) - 1; }
+  }
+  if (o < n) throw new Error('the data is shorter than its length');
+  return out;
+}
+
+// the columns' order: analysis/analysis.h, enum an_view_col
+const COLS = ['c_count', 'c_t0', 'c_dur', 'c_name', 'c_kind', 'c_site', 'c_comm', 'c_peer', 'c_tag', 'c_bytes',
+  'c_type', 'c_repeat', 'm_count', 'm_flags', 'm_scall', 'm_rcall', 'm_dst', 'm_ts', 'm_tr', 'm_bytes', 'm_tag',
+  'm_comm', 'k_comm', 'k_name', 'k_first', 'k_len', 'k_members', 'k_bytes'];
+const MF_TS = 1, MF_TR = 2, MF_DST = 4, MF_BYTES = 8, MF_TAG = 16, MF_COMM = 32;
 
 async function loadData() {
   const tA = performance.now();
   const meta = JSON.parse($('mpilens-meta').textContent);
   Object.assign(D, { meta });
-  const packed = base64Bytes($('mpilens-data').textContent);
+  const packed = text7Bytes($('mpilens-data').textContent, meta.packed);
   const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
   const buf = new Uint8Array(await new Response(stream).arrayBuffer());
   const tB = performance.now();
-  const nc = meta.calls, nm = meta.messages, nk = meta.colls;
-  // column order: analysis/analysis.h, enum an_view_col
-  const spec = [
-    ['c_rank', Int32Array, nc, 0], ['c_t0', Float64Array, nc, 1], ['c_dur', Float64Array, nc, 0],
-    ['c_name', Uint16Array, nc, 0], ['c_kind', Uint8Array, nc, 0], ['c_site', Int32Array, nc, 0],
-    ['c_comm', Int32Array, nc, 0], ['c_peer', Int32Array, nc, 0], ['c_tag', Int32Array, nc, 1],
-    ['c_bytes', Float64Array, nc, 0], ['c_type', Int32Array, nc, 0], ['c_repeat', Uint32Array, nc, 0],
-    ['m_src', Int32Array, nm, 0], ['m_dst', Int32Array, nm, 0], ['m_ts', Float64Array, nm, 2],
-    ['m_lat', Float64Array, nm, 1], ['m_bytes', Float64Array, nm, 0], ['m_tag', Int32Array, nm, 1],
-    ['m_comm', Int32Array, nm, 0],
-    ['k_comm', Int32Array, nk, 0], ['k_name', Uint16Array, nk, 0], ['k_first', Float64Array, nk, 2],
-    ['k_len', Float64Array, nk, 1], ['k_members', Uint32Array, nk, 0], ['k_bytes', Float64Array, nk, 0],
-  ];
-  let pos = 0;
-  // decode() always writes a Float64Array (one shape: it stays fast), then
-  // the values go to the column's own type
-  const scratch = new Float64Array(Math.max(nc, nm, nk, 1));
-  for (const [name, T, n, mode] of spec) {
-    const len = new Float64Array(1);
-    pos = decode(buf, pos, buf.length, 1, len, 0);
-    const end = pos + len[0];
-    decode(buf, pos, end, n, scratch, mode);
-    pos = end;
-    D[name] = T === Float64Array ? scratch.slice(0, n) : new T(scratch.subarray(0, n));
+  const nc = meta.calls, nm = meta.messages, nk = meta.colls, R = Math.max(meta.ranks, 1);
+  const col = {};
+  columns(buf, COLS.length).forEach((c, i) => { col[COLS[i]] = c; });
+  D.ranks = R;
+  // calls, rank after rank: a start is the time since the rank's previous call ended
+  const count = bulk(col.c_count, R, new Float64Array(R), false);
+  const start = new Int32Array(R + 1);
+  for (let r = 0; r < R; r++) start[r + 1] = start[r] + count[r];
+  if (start[R] !== nc) throw new Error('the call counts do not add up');
+  D.rankStart = start;
+  const rank = new Int32Array(nc);
+  for (let r = 0; r < R; r++) rank.fill(r, start[r], start[r + 1]);
+  D.c_rank = rank;
+  const t0 = bulk(col.c_t0, nc, new Float64Array(nc), true), du = bulk(col.c_dur, nc, new Float64Array(nc), false);
+  for (let r = 0; r < R; r++) {
+    let prev = 0;
+    for (let i = start[r]; i < start[r + 1]; i++) { const t = prev + t0[i]; t0[i] = t; prev = t + du[i]; }
   }
-  // a call's start is stored as the time since its rank's previous call ended
-  const prevEnd = new Float64Array(Math.max(meta.ranks, 1));
-  for (let i = 0; i < nc; i++) {
-    const r = D.c_rank[i], t = prevEnd[r] + D.c_t0[i];
-    D.c_t0[i] = t;
-    prevEnd[r] = t + D.c_dur[i];
+  D.c_t0 = t0; D.c_dur = du;
+  D.c_name = bulk(col.c_name, nc, new Uint16Array(nc), false);
+  D.c_kind = bulk(col.c_kind, nc, new Uint8Array(nc), false);
+  // call sites, datatypes and repeats: only for details and search, decoded when first asked
+  for (const [name, T] of [['c_site', Int32Array], ['c_type', Int32Array], ['c_repeat', Uint32Array]]) {
+    let v = null;
+    Object.defineProperty(D, name, { get: () => v || (v = bulk(col[name], nc, new T(nc), false)) });
   }
+  D.c_comm = bulk(col.c_comm, nc, new Int32Array(nc), false);
+  D.c_peer = bulk(col.c_peer, nc, new Int32Array(nc), false);
+  D.c_tag = bulk(col.c_tag, nc, new Int32Array(nc), true);
+  D.c_bytes = bulk(col.c_bytes, nc, new Float64Array(nc), false);
+  // messages, sender after sender: each names its send call and the call
+  // that completed its receive, whose times and arguments are its own
+  const m_src = new Int32Array(nm), m_dst = new Int32Array(nm), m_ts = new Float64Array(nm), m_lat = new Float64Array(nm);
+  const m_bytes = new Float64Array(nm), m_tag = new Int32Array(nm), m_comm = new Int32Array(nm);
+  const m_sc = new Int32Array(nm), m_rc = new Int32Array(nm);
+  const stamp = new Int32Array(R).fill(-1), last = new Float64Array(R);
+  const mcount = bulk(col.m_count, R, new Float64Array(R), false);
+  const fl = col.m_flags, sc = col.m_scall, rc = col.m_rcall, peer = D.c_peer, cb = D.c_bytes, ct = D.c_tag, cm = D.c_comm;
+  let j = 0;
+  for (let r = 0; r < R; r++) {
+    const n = mcount[r], base = start[r], nr = start[r + 1] - base;
+    if (j + n > nm) throw new Error('the message counts do not add up');
+    let sidx = 0;
+    for (const e = j + n; j < e; j++) {
+      const f = readU(fl);
+      let c = -1, dst = -1, ts = 0, bytes = 0, tag = 0, comm = 0;
+      if (!(f & MF_TS)) {
+        sidx += readS(sc);
+        if (sidx < 0 || sidx >= nr) throw new Error('a message names a call its sender does not have');
+        c = base + sidx;
+        ts = t0[c]; dst = peer[c] >= 4 ? peer[c] - 4 : -1; bytes = cb[c]; tag = ct[c] - 1; comm = cm[c];
+      }
+      if (f & MF_DST) dst = readU(col.m_dst);
+      if (f & MF_TS) ts = readS(col.m_ts);
+      if (f & MF_BYTES) bytes = readU(col.m_bytes);
+      if (f & MF_TAG) tag = readS(col.m_tag);
+      if (f & MF_COMM) comm = readU(col.m_comm);
+      if (!(dst >= 0 && dst < R)) throw new Error('a message without a receiver');
+      let tr, c2 = -1;
+      if (f & MF_TR) tr = ts + readS(col.m_tr);
+      else {
+        if (stamp[dst] !== r) { stamp[dst] = r; last[dst] = 0; }
+        const k = last[dst] += readS(rc);
+        if (k < 0 || k >= start[dst + 1] - start[dst]) throw new Error('a message names a call its receiver does not have');
+        c2 = start[dst] + k;
+        tr = t0[c2] + du[c2];
+      }
+      m_src[j] = r; m_dst[j] = dst; m_ts[j] = ts; m_lat[j] = tr - ts;
+      m_bytes[j] = bytes; m_tag[j] = tag; m_comm[j] = comm; m_sc[j] = c; m_rc[j] = c2;
+    }
+  }
+  if (j !== nm) throw new Error('the message counts do not add up');
+  Object.assign(D, { m_src, m_dst, m_ts, m_lat, m_bytes, m_tag, m_comm, m_sc, m_rc });
+  D.k_comm = bulk(col.k_comm, nk, new Int32Array(nk), false);
+  D.k_name = bulk(col.k_name, nk, new Uint16Array(nk), false);
+  const kf = bulk(col.k_first, nk, new Float64Array(nk), true);
+  for (let k = 1; k < nk; k++) kf[k] += kf[k - 1];
+  D.k_first = kf;
+  D.k_len = bulk(col.k_len, nk, new Float64Array(nk), true);
+  D.k_members = bulk(col.k_members, nk, new Uint32Array(nk), false);
+  D.k_bytes = bulk(col.k_bytes, nk, new Float64Array(nk), false);
   const tC = performance.now();
   index();
-  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC };
+  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC, index: D.index_parts };
 }
 
-// Per rank: its calls in time order; messages in send order.
+// Per rank: its calls in time order (as they come) and the longest; messages
+// by send start; rank pairs; the calls' time bins (buildBins).
 function index() {
-  const m = D.meta, nc = m.calls, nm = m.messages;
-  const ranks = Math.max(m.ranks, 1);
-  D.ranks = ranks;
-  const count = new Int32Array(ranks + 1);
-  for (let i = 0; i < nc; i++) count[D.c_rank[i] + 1]++;
-  for (let r = 0; r < ranks; r++) count[r + 1] += count[r];
-  const order = new Int32Array(nc), fill = count.slice(0, ranks);
-  for (let i = 0; i < nc; i++) order[fill[D.c_rank[i]]++] = i;
-  D.rankStart = count;
-  D.rankCalls = order;
+  const tI = performance.now();
+  const m = D.meta, nc = m.calls, nm = m.messages, R = D.ranks;
   // per rank the longest call: the search for the first call in a window
-  D.rankMaxDur = new Float64Array(ranks);
-  for (let i = 0; i < nc; i++) {
-    const r = D.c_rank[i];
-    if (D.c_dur[i] > D.rankMaxDur[r]) D.rankMaxDur[r] = D.c_dur[i];
+  D.rankMaxDur = new Float64Array(R);
+  for (let r = 0; r < R; r++) {
+    let mx = 0;
+    for (let i = D.rankStart[r]; i < D.rankStart[r + 1]; i++) if (D.c_dur[i] > mx) mx = D.c_dur[i];
+    D.rankMaxDur[r] = mx;
   }
   const mo = new Int32Array(nm);
   for (let i = 0; i < nm; i++) mo[i] = i;
   const ts = D.m_ts;
   let sorted = true;
   for (let i = 1; i < nm; i++) if (ts[i] < ts[i - 1]) { sorted = false; break; }
+  const tS = performance.now();
   if (!sorted) sortByTime(mo, ts);
+  const tS1 = performance.now();
   D.msgOrder = mo;
   D.msgTsSorted = new Float64Array(nm);
-  let maxLat = 0;
+  let maxLat = 0, span = m.last_ns, bytes = 0;
   for (let i = 0; i < nm; i++) {
     D.msgTsSorted[i] = ts[mo[i]];
-    if (D.m_lat[i] > maxLat) maxLat = D.m_lat[i];
+    const l = D.m_lat[i];
+    if (l > maxLat) maxLat = l;
+    if (ts[i] + l > span) span = ts[i] + l;
+    bytes += D.m_bytes[i];
   }
   D.maxLat = maxLat;
-  let span = m.last_ns;
-  for (let i = 0; i < nm; i++) span = Math.max(span, ts[i] + D.m_lat[i]);
   D.span = Math.max(span, 1);
-  let bytes = 0;
-  for (let i = 0; i < nm; i++) bytes += D.m_bytes[i];
   D.bytes = bytes;
+  // rank pairs: an id per (sender, receiver)
+  const pid = new Int32Array(nm), stamp = new Int32Array(R).fill(-1), ids = new Int32Array(R);
+  let np = 0;
+  for (let j = 0; j < nm; j++) {
+    const s = D.m_src[j], d = D.m_dst[j];
+    if (stamp[d] !== s) { stamp[d] = s; ids[d] = -1; }
+    if (ids[d] < 0) ids[d] = np++;
+    pid[j] = ids[d];
+  }
+  D.m_pair = pid; D.npairs = np;
+  const t1 = performance.now();
   buildBins();
+  D.levels = [];   // built after the first picture (main)
+  D.index_parts = { before_sort_ms: tS - tI, sort_ms: tS1 - tS, after_sort_ms: t1 - tS1, bins_ms: performance.now() - t1 };
 }
 
 // order (indices) sorted by t[order[i]]: bucketed by time, then an
@@ -198,13 +314,13 @@ function lowerBound(a, lo, hi, v) {
   return lo;
 }
 
-// first call of rank r (position in rankCalls) that starts at or after t
+// first call of rank r (its calls are D.rankStart[r] to D.rankStart[r + 1] - 1) that starts at or after t
 function firstCallAt(r, t) {
   let lo = D.rankStart[r], hi = D.rankStart[r + 1];
-  const o = D.rankCalls, t0 = D.c_t0;
+  const t0 = D.c_t0;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (t0[o[mid]] < t) lo = mid + 1; else hi = mid;
+    if (t0[mid] < t) lo = mid + 1; else hi = mid;
   }
   return lo;
 }
@@ -213,10 +329,10 @@ function firstCallAt(r, t) {
 function callAt(r, t, slack) {
   if (r < 0 || r >= D.ranks) return -1;
   let p = firstCallAt(r, t - D.rankMaxDur[r] - slack);
-  const end = D.rankStart[r + 1], o = D.rankCalls;
+  const end = D.rankStart[r + 1];
   let best = -1, bestD = Infinity;
   for (; p < end; p++) {
-    const i = o[p], a = D.c_t0[i], b = a + D.c_dur[i];
+    const i = p, a = D.c_t0[i], b = a + D.c_dur[i];
     if (a > t + slack) break;
     const d = t < a ? a - t : (t > b ? t - b : 0);
     if (d <= slack && d < bestD) { best = i; bestD = d; }
@@ -249,7 +365,7 @@ function callText(i) {
 
 function msgText(j) {
   const s = D.m_src[j], d = D.m_dst[j], ts = D.m_ts[j], tr = ts + D.m_lat[j];
-  const sc = callAt(s, ts, 0), rc = callAt(d, tr, 0);
+  const sc = D.m_sc[j] >= 0 ? D.m_sc[j] : callAt(s, ts, 0), rc = D.m_rc[j] >= 0 ? D.m_rc[j] : callAt(d, tr, 0);
   const lines = [
     'message rank ' + s + ' -> rank ' + d + ', ' + fmtCount(D.m_bytes[j]) + ' bytes, tag ' + D.m_tag[j] +
       ', comm ' + commName(D.m_comm[j]),
@@ -341,19 +457,20 @@ function tlDraw() {
   // one path per kind, filled once
   const boxH = Math.max(1, g.rowH - (g.rowH > 8 ? 8 : 2));
   const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
-  const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
+  const t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
   const hl = TL.highlight;
   const paths = KINDS.map(() => new Path2D());
   const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
   TL.summary = null;
+  const t_calls = performance.now();
   if (g.group > 1) drawGroups(ctx, g);
-  else if (nsPerPx >= 2 * D.binW) drawBins(paths, g, boxH, nsPerPx);
+  else if (nsPerPx >= 2 * D.binW) drawBins(ctx, g, boxH, nsPerPx);
   else for (let r = g.ra; r < g.rb; r++) {
     const y = g.rowY(r) + (g.rowH - boxH) / 2;
     const end = D.rankStart[r + 1];
     const lastPx = [-1, -1, -1, -1, -1, -1];
     for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
-      const i = o[p], a = t0[i];
+      const i = p, a = t0[i];
       if (a > TL.t1) break;
       const b = a + du[i];
       if (b < TL.t0) continue;
@@ -379,7 +496,7 @@ function tlDraw() {
       const end = D.rankStart[r + 1];
       let lastPx = -10;
       for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
-        const i = o[p], a = t0[i];
+        const i = p, a = t0[i];
         if (a > TL.t1) break;
         if (!hl[i] || a + du[i] < TL.t0) continue;
         const x0 = g.x(a), x1 = Math.max(g.x(a + du[i]), x0 + 2);
@@ -393,7 +510,9 @@ function tlDraw() {
     }
   }
   // messages: a line from the send's start to the receive's completion
+  const t_msgs = performance.now();
   drawMessages(ctx, g);
+  const t_msgs_end = performance.now();
   // failure marks
   for (const mk of TL.marks) {
     if (mk.t < TL.t0 || mk.t > TL.t1 || !g.inside(mk.rank)) continue;
@@ -439,6 +558,7 @@ function tlDraw() {
     ctx.fillText(note + (g.group > 1 ? ' (ctrl+wheel or the ranks box shows fewer)' : ''), g.x0 + 4, AXIS - 14);
   }
   TL.frameMs = performance.now() - t_start;
+  TL.frameParts = { rows_ms: t_calls - t_start, calls_ms: t_msgs - t_calls, messages_ms: t_msgs_end - t_msgs };
 }
 
 // Rows that stand for several ranks: per row and pixel column, the time the
@@ -450,11 +570,11 @@ function groupShares(g) {
   const npx = Math.max(1, Math.ceil(g.x1 - g.x0)), K = KINDS.length;
   const acc = new Float64Array(g.rows * npx * K);
   const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
-  const o = D.rankCalls, t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
+  const t0 = D.c_t0, du = D.c_dur, kind = D.c_kind;
   for (let r = g.ra; r < g.rb; r++) {
     const base = Math.floor((r - g.ra) / g.group) * npx, end = D.rankStart[r + 1];
     for (let p = firstCallAt(r, TL.t0 - D.rankMaxDur[r]); p < end; p++) {
-      const i = o[p];
+      const i = p;
       let a = t0[i];
       if (a > TL.t1) break;
       let b = a + du[i];
@@ -535,33 +655,46 @@ function summaryText(s) {
     fmtTime(s.t0) + ' to ' + fmtTime(s.t1) + ': ' + parts.join(', ');
 }
 
-// Zoomed out: per rank, the kind that fills most of each time bin
-// (buildBins), one box per run of equal pixels: the work grows with ranks
-// and pixels, not with calls.
-function drawBins(paths, g, boxH, nsPerPx) {
-  const B = D.binN, w = D.binW, bins = D.bins;
-  const px0 = g.x0, npx = Math.ceil(g.x1 - g.x0);
+// Zoomed out: per rank and pixel column, the kind that fills most of the
+// column's time (buildBins' pyramid, from the level whose bins are no wider
+// than a pixel), written into an image drawn once: the work grows with
+// ranks and pixels, not with calls.
+function drawBins(ctx, g, boxH, nsPerPx) {
+  let lv = D.binLevels[0];
+  for (const l of D.binLevels) if (l.w <= nsPerPx) lv = l;
+  const B = lv.B, w = lv.w, bins = lv.kind, best = lv.best;
+  const npx = Math.max(1, Math.ceil(g.x1 - g.x0)), H = Math.max(1, Math.ceil(g.h - AXIS));
+  if (!TL.binImg || TL.binImg.width !== npx || TL.binImg.height !== H) TL.binImg = new ImageData(npx, H);
+  const img = TL.binImg, px = new Uint32Array(img.data.buffer);
+  px.fill(0);
+  const little = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  const col = [0].concat(KIND_RGB.map(([r, gg, b]) => little ? (255 << 24 | b << 16 | gg << 8 | r) >>> 0 : (r << 24 | gg << 16 | b << 8 | 255) >>> 0));
   for (let r = g.ra; r < g.rb; r++) {
-    const y = g.rowY(r) + (g.rowH - boxH) / 2, base = r * B;
-    let runK = 0, runX = 0;
-    for (let x = 0; x <= npx; x++) {
-      let k = 0;
-      if (x < npx) {
-        const ta = TL.t0 + x * nsPerPx;
-        let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
-        if (b1 >= 0 && b0 < B) {
-          b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
-          for (let b = b0; b <= b1 && !k; b++) k = bins[base + b];
-        }
-      }
-      if (k !== runK) {
-        if (runK) paths[runK - 1].rect(px0 + runX, y, x - runX, boxH);
-        runK = k; runX = x;
-      }
+    const y0 = Math.max(0, Math.round(g.rowY(r) + (g.rowH - boxH) / 2 - AXIS)), y1 = Math.min(H, y0 + Math.max(1, Math.round(boxH)));
+    const base = r * B;
+    for (let x = 0; x < npx; x++) {
+      const ta = TL.t0 + x * nsPerPx;
+      let b0 = Math.floor(ta / w), b1 = Math.floor((ta + nsPerPx) / w);
+      if (b1 < 0 || b0 >= B) continue;
+      b0 = Math.max(b0, 0); b1 = Math.min(b1, B - 1);
+      let k = 0, kb = 0;
+      for (let b = b0; b <= b1; b++) if (bins[base + b] && best[base + b] > kb) { k = bins[base + b]; kb = best[base + b]; }
+      if (!k) continue;
+      const c = col[k];
+      for (let y = y0; y < y1; y++) px[y * npx + x] = c;
     }
   }
+  if (!TL.binCanvas) TL.binCanvas = document.createElement('canvas');
+  const oc = TL.binCanvas;
+  if (oc.width !== npx || oc.height !== H) { oc.width = npx; oc.height = H; }
+  oc.getContext('2d').putImageData(img, 0, 0);
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(oc, g.x0, AXIS);
 }
 
+// Per rank, the kind of call that covers most of each of B time bins
+// (level 0: B up to 65,536, fewer when ranks are many), then levels of
+// bins twice as wide, each bin the kind of the better of its two halves.
 function buildBins() {
   const R = D.ranks;
   const B = Math.max(256, Math.min(65536, 2 ** Math.floor(Math.log2((1 << 24) / R))));
@@ -576,9 +709,67 @@ function buildBins() {
       if (ov > best[base + k]) { best[base + k] = ov; bins[base + k] = kind[i] + 1; }
     }
   }
-  D.binN = B; D.binW = w; D.bins = bins;
+  D.binN = B; D.binW = w;
+  D.binLevels = [{ B, w, kind: bins, best }];
+  for (let n = B; n > 256; n >>= 1) {
+    const m = n >> 1, lo = D.binLevels[D.binLevels.length - 1];
+    const nk = new Uint8Array(R * m), nb = new Float32Array(R * m);
+    for (let r = 0; r < R; r++) for (let i = 0; i < m; i++) {
+      const a = r * n + 2 * i, b = a + 1, o = r * m + i;
+      if (lo.kind[a] === lo.kind[b]) { nk[o] = lo.kind[a]; nb[o] = lo.best[a] + lo.best[b]; }
+      else if (lo.best[a] >= lo.best[b]) { nk[o] = lo.kind[a]; nb[o] = lo.best[a]; }
+      else { nk[o] = lo.kind[b]; nb[o] = lo.best[b]; }
+    }
+    D.binLevels.push({ B: m, w: w * B / m, kind: nk, best: nb });
+  }
 }
 
+// Messages at coarser and coarser time bins (bins of D.span / 8192 at level
+// 0, twice as wide at each level up): an entry stands for the consecutive
+// messages of one rank pair whose send start and receive completion fall in
+// the same bins, with their count, their largest size and the first of them
+// (where the entry is drawn).  A level is kept when it merges (no more than
+// 60 % of the entries below it).  A crowded frame draws from the level whose
+// bins fit in its cells: its work grows with the pixels, not the messages.
+function buildLevels() {
+  const nm = D.msgOrder.length;
+  D.levels = [];
+  if (nm <= 20000) return;
+  const w0 = D.span / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
+  const lastE = new Int32Array(D.npairs);
+  // one set of arrays for every level, merged in place (an entry is written
+  // at or before the one it is read from); the levels kept are copies
+  const A = new Int32Array(nm), B = new Int32Array(nm), P = new Int32Array(nm), C = new Int32Array(nm);
+  const M = new Float32Array(nm), Rp = new Int32Array(nm);
+  let n0 = nm, kept = nm;
+  for (let L = 0; L < 16; L++) {
+    const w = w0 * 2 ** L;
+    lastE.fill(-1);
+    let n = 0;
+    for (let q = 0; q < n0; q++) {
+      let a, b, p, c, mx, rep;
+      if (L) { a = A[q] >> 1; b = B[q] >> 1; p = P[q]; c = C[q]; mx = M[q]; rep = Rp[q]; }
+      else { rep = mo[q]; a = Math.floor(ts[rep] / w); b = Math.floor((ts[rep] + lat[rep]) / w); p = pid[rep]; c = 1; mx = by[rep]; }
+      const e = lastE[p];
+      if (e >= 0 && A[e] === a && B[e] === b) { C[e] += c; if (mx > M[e]) M[e] = mx; continue; }
+      A[n] = a; B[n] = b; P[n] = p; C[n] = c; M[n] = mx; Rp[n] = rep; lastE[p] = n; n++;
+    }
+    if (n <= 0.6 * kept) {
+      D.levels.push({ w, n, A: A.slice(0, n), B: B.slice(0, n), P: P.slice(0, n), C: C.slice(0, n), M: M.slice(0, n), R: Rp.slice(0, n) });
+      kept = n;
+    }
+    n0 = n;
+    if (n <= 2000) break;
+  }
+}
+
+// The message lines of a frame: every message in the window as its own
+// line when they are few (20,000); when more, one line per rank pair (per
+// pair of rows when rows are grouped) and cell of pixels for the messages
+// that start and end in the same cells, the cells wide enough that the
+// lines stay about 15,000, read from the message pyramid (buildLevels).
+// Counted: lines drawn, messages they represent, messages to or from ranks
+// not shown, messages drawn between grouped rows.
 function drawMessages(ctx, g) {
   const nm = D.msgOrder.length;
   const mo = D.msgOrder, src = D.m_src, dst = D.m_dst, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes;
@@ -586,36 +777,41 @@ function drawMessages(ctx, g) {
   const lo = lowerBound(D.msgTsSorted, 0, nm, TL.t0 - D.maxLat);
   const hi = lowerBound(D.msgTsSorted, lo, nm, TL.t1 + 1);
   const crowded = hi - lo > 20000;
-  const small = D.ranks <= 1024;
-  const last = crowded ? (small ? new Float64Array(D.ranks * D.ranks).fill(-1) : new Map()) : null;
+  const plotW = g.x1 - g.x0, nsPerPx = (TL.t1 - TL.t0) / plotW;
+  const rows = g.rows, pairs = Math.min(D.npairs, rows * rows);
+  const cellPx = crowded ? Math.max(3, Math.ceil(pairs * plotW / 3 / 15000) * 3) : 1;
+  let lv = null;
+  if (crowded) for (const l of D.levels) if (l.w <= cellPx * nsPerPx) lv = l;
+  const small = rows <= 1024;
+  const last = crowded ? (small ? new Float64Array(rows * rows).fill(-1) : new Map()) : null;
   const seg = [];
   let lines = 0, represented = 0, hidden = 0, aggregated = 0;
-  const scale = (g.x1 - g.x0) / (TL.t1 - TL.t0);
+  const scale = plotW / (TL.t1 - TL.t0);
   const maxW = Math.max(1, Math.round(g.rowH * 0.8));
   // one path per sender row and width: few strokes however many lines
   const paths = new Map();
-  for (let p = lo; p < hi; p++) {
-    const j = mo[p], a = ts[j], b = a + lat[j];
-    if (b < TL.t0) continue;
-    const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
+  let q0 = lo, q1 = hi;
+  if (lv) {
+    q0 = lowerBound(lv.A, 0, lv.n, Math.floor((TL.t0 - D.maxLat) / lv.w));
+    q1 = lowerBound(lv.A, q0, lv.n, Math.floor(TL.t1 / lv.w) + 1);
+  }
+  for (let q = q0; q < q1; q++) {
+    const j = lv ? lv.R[q] : mo[q], cnt = lv ? lv.C[q] : 1, a = ts[j], b = a + lat[j];
+    if (b < TL.t0 || a > TL.t1) continue;
     const s = src[j], d = dst[j];
-    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) { hidden++; continue; }
-    if (g.group > 1) aggregated++;
-    const lw = Math.min(Math.max(1, Math.round(by[j] / bpp)), maxW);
-    represented++;
-    if (crowded) {   // one line for the messages of a pair that start and end in the same 3 pixels
-      const k2 = Math.floor(x0 / 3) * 65536 + Math.floor(x1 / 3);   // 3-pixel cells
-      if (small) {
-        const key = s * D.ranks + d;
-        if (last[key] === k2) continue;
-        last[key] = k2;
-      } else {
-        const key = s * 1048576 + d;
-        if (last.get(key) === k2) continue;
-        last.set(key, k2);
-      }
+    if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) { hidden += cnt; continue; }
+    if (g.group > 1) aggregated += cnt;
+    represented += cnt;
+    const x0 = g.x0 + (a - TL.t0) * scale, x1 = g.x0 + (b - TL.t0) * scale;
+    const lw = Math.min(Math.max(1, Math.round((lv ? lv.M[q] : by[j]) / bpp)), maxW);
+    const sr = Math.floor((s - g.ra) / g.group);
+    if (crowded) {   // one line for the messages of a row pair that start and end in the same cells
+      const k2 = Math.floor(x0 / cellPx) * 1048576 + Math.floor(x1 / cellPx);
+      const key = sr * rows + Math.floor((d - g.ra) / g.group);
+      if (small) { if (last[key] === k2) continue; last[key] = k2; }
+      else { if (last.get(key) === k2) continue; last.set(key, k2); }
     }
-    const pk = s * 256 + lw;
+    const pk = (g.ra + sr * g.group) * 256 + lw;
     let path = paths.get(pk);
     if (!path) { path = new Path2D(); paths.set(pk, path); }
     path.moveTo(x0, g.yMid(s));
@@ -629,7 +825,7 @@ function drawMessages(ctx, g) {
     ctx.stroke(path);
   }
   TL.segs = seg;
-  drawnStats = { lines, represented, crowded, hidden, aggregated };
+  drawnStats = { lines, represented, crowded, hidden, aggregated, cell_px: cellPx, level: lv ? D.levels.indexOf(lv) : -1 };
 }
 
 function tlPick(x, y) {
@@ -689,11 +885,11 @@ function tlZoom(f, atX) {
 
 function tlPan(frac) { const d = (TL.t1 - TL.t0) * frac; tlSetRange(TL.t0 + d, TL.t1 + d); }
 
-let drawPending = false;
+let drawPending = false, drawRaf = 0;
 function scheduleDraw() {
   if (drawPending) return;
   drawPending = true;
-  requestAnimationFrame(() => { drawPending = false; tlDraw(); });
+  drawRaf = requestAnimationFrame(() => { drawPending = false; tlDraw(); });
 }
 
 function pickText(p) {
@@ -875,8 +1071,21 @@ function ldInit() {
   LD.len = Math.max(1, D.span / 10);
   $('ld-len').value = +(LD.len / 1e6).toPrecision(4);
   let maxB = 1, maxM = 1;
-  for (const v of trafficIn(0, D.span + 1, 'bytes').values()) maxB = Math.max(maxB, v);
-  for (const v of trafficIn(0, D.span + 1, 'messages').values()) maxM = Math.max(maxM, v);
+  // the whole run's traffic per pair (sender < receiver folded), from the rank pairs
+  const pb = new Float64Array(D.npairs), pm = new Float64Array(D.npairs), first = new Int32Array(D.npairs).fill(-1);
+  for (let j = 0; j < D.m_pair.length; j++) {
+    const p = D.m_pair[j];
+    pb[p] += D.m_bytes[j]; pm[p]++;
+    if (first[p] < 0) first[p] = j;
+  }
+  const fold = new Map();
+  for (let p = 0; p < D.npairs; p++) {
+    const s = D.m_src[first[p]], d = D.m_dst[first[p]], key = s < d ? s * 1048576 + d : d * 1048576 + s;
+    const v = fold.get(key) || [0, 0];
+    v[0] += pb[p]; v[1] += pm[p];
+    fold.set(key, v);
+  }
+  for (const [b, n] of fold.values()) { maxB = Math.max(maxB, b); maxM = Math.max(maxM, n); }
   LD.bppBytes = Math.max(1, Math.ceil(maxB / 10 / 10));
   LD.bppMsgs = Math.max(0.01, +(maxM / 100).toPrecision(2));
   const syncBpp = () => {
@@ -1158,12 +1367,21 @@ async function main() {
   notes();
   for (const b of document.querySelectorAll('#tabs button')) b.onclick = () => showView(b.dataset.view);
   tlInit();
+  if (drawPending) { cancelAnimationFrame(drawRaf); drawPending = false; }
+  tlDraw();
+  // the first picture is drawn: let the browser show it, then prepare the
+  // rest (the message pyramid for crowded frames, the other views)
+  D.timing.picture_ms = performance.now();
+  await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const tL = performance.now();
+  buildLevels();
+  D.timing.levels_ms = performance.now() - tL;
   ldInit();
   smInit();
   $('mx-metric').onchange = mxDraw;
   $('mx-scope').onchange = mxDraw;
   window.addEventListener('resize', redraw);
-  tlDraw();
+  D.timing.ready_ms = performance.now();
   READY = true;
 }
 
@@ -1173,7 +1391,8 @@ window.mpilens = Object.freeze({
   get ready() { return READY; },
   stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
   drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, hidden: drawnStats.hidden,
-    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, timing: D.timing }),
+    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, parts: TL.frameParts, cell_px: drawnStats.cell_px, level: drawnStats.level,
+    timing: D.timing }),
   rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
   scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
   interval: () => { const [a, b] = ldInterval(); return { a, b }; },

@@ -5,7 +5,9 @@
 # window.mpilens.stats() equals report --json's run.ranks, messages.matched
 # and messages.bytes; at "fit all" one line is drawn per message; zooming
 # in changes the time scale; clicking the first message shows its send's
-# file:line (the MPI_Isend line of view_phases.c); searching MPI_Isend or
+# file:line (the MPI_Isend line of view_phases.c); every message names its
+# send and receive calls in the page's data (meta msg_no_send and
+# msg_no_recv 0); searching MPI_Isend or
 # that file:line finds the 12 MPI_Isend calls; moving the network-load
 # slider to two places gives line widths equal to the bytes per pair sent
 # in each interval (computed here from `mpilens export`'s slices) divided
@@ -33,11 +35,14 @@ for impl in openmpi mpich; do
     rm -rf "$shots"
     SEARCH="MPI_Isend,view_phases.c:$send_line" check_page "$d/page.html" "$shots" >"$d/check.json" 2>"$d/check.err" ||
         { soft_fail "$impl: the browser check failed: $(head -c 400 "$d/check.json" "$d/check.err")"; continue; }
-    verdict=$(python3 - "$d/check.json" "$d/report.json" "$d/export.json" "$send_line" <<'PY'
-import json, sys
+    verdict=$(python3 - "$d/check.json" "$d/report.json" "$d/export.json" "$send_line" "$d/page.html" <<'PY'
+import json, re, sys
 page = json.load(open(sys.argv[1])); rep = json.load(open(sys.argv[2])); exp = json.load(open(sys.argv[3]))
 line = sys.argv[4]
 bad = []
+# every message names its send and receive calls (none carries its own times)
+named = re.search(rb'"msg_no_send":(\d+),"msg_no_recv":(\d+)', open(sys.argv[5], 'rb').read())
+if not named or named.groups() != (b"0", b"0"): bad.append("messages not naming their calls: %s" % (named and named.groups(),))
 if page.get("errors"): bad.append("console errors: %s" % page["errors"][:3])
 if page.get("requests"): bad.append("requests left the page: %s" % page["requests"][:3])
 st = page.get("stats") or {}

@@ -101,6 +101,11 @@ static void analyse(const char *path)
                     if (col && len) sink += col[len - 1];
                 }
                 sink += an_view_counts(v)->calls;
+                /* what the view wrote decodes: every message's calls exist */
+                struct an_view_arrays a;
+                if (an_view_decode(v, &a) != 0) abort();
+                sink += a.nm;
+                an_view_arrays_free(&a);
             }
         }
         if (cp) an_cp_free(cp);
