@@ -201,7 +201,6 @@ struct cmsg {                 /* a matched message, until both ends used it */
     int src, dst;             /* rank indexes */
     int64_t send_lt0, recv_lt0; /* local starts of the calls (keys) */
     uint32_t send_th, recv_th;  /* and their threads */
-    int64_t send_t1, recv_t0; /* aligned */
     uint32_t bytes;
     uint16_t send_name, recv_name;
     uint32_t send_site;
@@ -247,8 +246,12 @@ struct qev {
     uint64_t cidx;            /* collective: instance */
     int32_t pos, root;
     uint8_t phase;            /* 0: not started, 1: phase A done */
+    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
+    struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
 };
+
+#define RC_SIZE 16
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
@@ -261,12 +264,17 @@ struct cp_rank {
     int64_t total[AN_CP_NM];
     int finished, seen_init;
     uint64_t undecided;
+    uint32_t in_ver;          /* counts messages put in this rank's inbox (from 1) */
+    struct {                  /* regions seen last (region_of), direct-mapped */
+        uint32_t a, b, id1;   /* id1: region id + 1, 0: empty */
+    } rc[RC_SIZE];
     struct qev *q;            /* ring */
     unsigned qh, qn, qcap;
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
     int bpos;                 /* index in an_cp.blocked, -1 */
     int ready;                /* blocked, and what it waits for may have come */
+    int inq;                  /* in an_cp.rq */
     struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
 };
 
@@ -302,6 +310,9 @@ struct an_cp {
     struct cmsg *free_msgs;
     int *blocked;             /* ranks with events waiting */
     unsigned nblocked;
+    int *rq;                  /* ranks made ready since they were last tried */
+    unsigned nrq;
+    int64_t deadline;         /* no blocked rank times out before (stream time) */
     int failed;
     size_t nodes, peak_nodes;
     struct an_cp_result res;
@@ -584,9 +595,15 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
 
 static uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
 {
+    struct cp_rank *r = &cp->r[ri];
+    unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 28 & (RC_SIZE - 1);
+    if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return (r->rc[c].id1 - 1) | AN_CP_REGION;
     uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
     void *p = map_get(&cp->regions, k1, b);
-    if (p) return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+    if (p) {
+        r->rc[c].a = a, r->rc[c].b = b, r->rc[c].id1 = (uint32_t)(uintptr_t)p;
+        return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+    }
     if (cp->nreg == cp->capreg) {
         unsigned cap = cp->capreg ? cp->capreg * 2 : 64;
         struct an_cp_region *t = realloc(cp->reg, cap * sizeof *t);
@@ -719,7 +736,9 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
     cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
-    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked) {
+    cp->rq = calloc(run->n ? run->n : 1, sizeof *cp->rq);
+    cp->deadline = INT64_MAX;
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked || !cp->rq) {
         an_cp_free(cp);
         return NULL;
     }
@@ -790,20 +809,31 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
 }
 
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
-static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int64_t send_t0)
+static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
     if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
     int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
     if (role != AN_RECV && role != AN_SENDRECV && role != AN_MPROBE) return 0;   /* the post is not seen */
     /* the trace shows it: the receive was posted while the send was still on */
-    return m->recv_t0 > send_t0 && m->recv_t0 < m->send_t1;
+    int64_t recv_t0 = aligned(cp, di, msg->recv.t0);
+    return recv_t0 > aligned(cp, si, msg->send.t0) && recv_t0 < aligned(cp, si, msg->send.t1);
 }
 
 /* A blocked rank is tried again only once what it waits for may have come
  * (an edge value of the rank it waits for, a member of its collective, its
  * message; or stream time past its limits): trying every blocked rank after
  * every step cost more than the replay itself. */
+static void set_ready(struct an_cp *cp, int b)
+{
+    struct cp_rank *r = &cp->r[b];
+    r->ready = 1;
+    if (!r->inq) {
+        r->inq = 1;
+        cp->rq[cp->nrq++] = b;
+    }
+}
+
 static void wl_add(struct an_cp *cp, struct wlist *w, int b)
 {
     if (w->n && w->r[w->n - 1] == b) return;
@@ -812,7 +842,7 @@ static void wl_add(struct an_cp *cp, struct wlist *w, int b)
         int *t = realloc(w->r, cap * sizeof *t);
         if (!t) {
             cp->failed = 1;
-            cp->r[b].ready = 1;   /* no list: tried every time, as before */
+            set_ready(cp, b);     /* no list: tried now */
             return;
         }
         w->r = t;
@@ -823,7 +853,7 @@ static void wl_add(struct an_cp *cp, struct wlist *w, int b)
 
 static void wl_wake(struct an_cp *cp, struct wlist *w)
 {
-    for (unsigned i = 0; i < w->n; i++) cp->r[w->r[i]].ready = 1;
+    for (unsigned i = 0; i < w->n; i++) set_ready(cp, w->r[i]);
     w->n = 0;
 }
 
@@ -1000,7 +1030,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     struct cinst *ci = NULL;
     int undecided = 0;
     if (q->nrecv) {
-        in = map_get(&cp->inbox, ckey(ri, q->thread), q->lt0);
+        if (q->in_ver != r->in_ver) {   /* a message came since the last look */
+            q->in = map_get(&cp->inbox, ckey(ri, q->thread), q->lt0);
+            q->in_ver = r->in_ver;
+        }
+        in = q->in;
         unsigned have = 0;
         unsigned got = 0;
         for (struct cmsg *m = in; m; m = m->next) {
@@ -1019,7 +1053,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     if (q->flags & QF_SYNC) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
-        out = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
+        out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0)) {
             if (!force) {
@@ -1187,7 +1221,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             snap_release(cp, s);
         }
     }
-    struct cmsg *ob = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
+    struct cmsg *ob = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
     if (ob) {
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
@@ -1242,25 +1276,66 @@ static int timed_out(const struct an_cp *cp, const struct cp_rank *r)
     return d > CP_FORCE_NS || ((q->flags & QF_SYNC) && d > 2 * AN_STREAM_SLACK);
 }
 
+/* When the head of a blocked rank's queue is tried without waiting any
+ * more (timed_out): the stream time after which it is forced. */
+static int64_t deadline(const struct cp_rank *r)
+{
+    const struct qev *q = &r->q[r->qh];
+    return an_wadd(q->t1, (q->flags & QF_SYNC) ? 2 * AN_STREAM_SLACK : CP_FORCE_NS);
+}
+
 static void drain(struct an_cp *cp, int ri, int force)
 {
     int progressed = 0;
     drain_one(cp, ri, force, &progressed);
     set_blocked(cp, ri);
-    /* others may have waited for this rank's edge values */
-    while (progressed && cp->nblocked > (cp->r[ri].bpos >= 0 ? 1u : 0u)) {
+    if (cp->r[ri].qn && deadline(&cp->r[ri]) < cp->deadline) cp->deadline = deadline(&cp->r[ri]);
+    /* others may have waited for this rank's edge values: the ranks woken
+     * since (cp->rq), then, once stream time passed a blocked rank's limit
+     * (or at the end), every blocked rank */
+    int defer = 0;
+    while (progressed) {
         progressed = 0;
-        for (unsigned k = 0; k < cp->nblocked; k++) {
-            int b = cp->blocked[k];
-            if (b == ri || !(force || cp->r[b].ready || timed_out(cp, &cp->r[b]))) continue;
+        while (cp->nrq) {
+            int b = cp->rq[--cp->nrq];
+            struct cp_rank *rb = &cp->r[b];
+            rb->inq = 0;
+            if (b == ri) {    /* tried by the next drain that progresses */
+                defer = rb->ready;
+                continue;
+            }
+            if (!rb->ready || !rb->qn) continue;
             int p = 0;
             drain_one(cp, b, force, &p);
             if (p) {
                 progressed = 1;
                 set_blocked(cp, b);
-                break;        /* the list changed: start over */
             }
+            if (rb->qn && deadline(rb) < cp->deadline) cp->deadline = deadline(rb);
         }
+        if (force || (cp->now != INT64_MIN && cp->now > cp->deadline)) {
+            int64_t dl = INT64_MAX;
+            for (unsigned k = 0; k < cp->nblocked; k++) {
+                int b = cp->blocked[k];
+                struct cp_rank *rb = &cp->r[b];
+                if (b != ri && (force || rb->ready || timed_out(cp, rb))) {
+                    int p = 0;
+                    drain_one(cp, b, force, &p);
+                    if (p) {
+                        progressed = 1;
+                        set_blocked(cp, b);
+                        dl = INT64_MIN;   /* the list changed: computed again next time */
+                        break;
+                    }
+                }
+                if (rb->qn && deadline(rb) < dl) dl = deadline(rb);
+            }
+            cp->deadline = dl;
+        }
+    }
+    if (defer && !cp->r[ri].inq) {
+        cp->r[ri].inq = 1;
+        cp->rq[cp->nrq++] = ri;
     }
 }
 
@@ -1383,14 +1458,13 @@ static void on_message(void *ctx, const struct an_msg *msg)
     m->recv_lt0 = msg->recv.t0;
     m->send_th = msg->send.thread;
     m->recv_th = msg->recv.thread;
-    m->send_t1 = aligned(cp, si, msg->send.t1);
-    m->recv_t0 = aligned(cp, di, msg->recv.t0);
     m->bytes = msg->bytes;
     m->send_name = msg->send.name;
     m->recv_name = msg->recv.name;
     m->send_site = msg->send.site;
-    m->sync = msg_sync(cp, m, aligned(cp, si, msg->send.t0));
+    m->sync = msg_sync(cp, m, si, di, msg);
     m->refs = 1;
+    if (++cp->r[di].in_ver == 0) cp->r[di].in_ver = 1;
     m->next = map_get(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0);
     if (map_put(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0, m)) cp->failed = 1;
     if (m->sync) {            /* the sender's phase B takes the receiver's post */
@@ -1399,8 +1473,8 @@ static void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
-    cp->r[di].ready = 1;
-    if (m->sync) cp->r[si].ready = 1;
+    set_ready(cp, di);
+    if (m->sync) set_ready(cp, si);
     drain(cp, di, 0);
     if (m->sync) drain(cp, si, 0);
 }
@@ -1626,6 +1700,7 @@ void an_cp_free(struct an_cp *cp)
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->blocked);
+    free(cp->rq);
     while (cp->free_nodes) {
         struct node *n = cp->free_nodes;
         cp->free_nodes = n->parent;
