@@ -39,7 +39,8 @@
 
 /* ---- path history nodes ------------------------------------------------------- */
 
-#define PEND_MAX 8
+#define PEND_MAX 32            /* keys a rank's pending buffer holds */
+#define PEND_IX 64             /* slots of its index (a power of two, > PEND_MAX) */
 
 struct node {
     int ref;
@@ -66,13 +67,22 @@ struct pend {                 /* additions not yet in the rank's node (see add) 
     int64_t from;             /* when the first of them came */
     unsigned n;
     struct an_cp_kv kv[PEND_MAX];
+    uint8_t ix[PEND_IX];      /* slot of a key's hash: its index in kv + 1, 0: free */
+};
+
+struct dpend {                /* an edge value's copy of a pending buffer */
+    int64_t sum;
+    int64_t from;
+    unsigned n, off;          /* its keys: snap.dkv[off .. off + n) */
 };
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
     struct node *n[AN_CP_NM];
-    struct pend d[AN_CP_NM];  /* and what the rank had gained beyond n[m] (snap_node) */
+    struct dpend d[AN_CP_NM]; /* and what the rank had gained beyond n[m] (snap_node) */
+    struct an_cp_kv *dkv;     /* (kept when the edge value is reused) */
+    unsigned dcap;
     int rank;
     uint16_t name;
     uint32_t site;
@@ -488,6 +498,7 @@ static void flush(struct an_cp *cp, int ri, int m)
     }
     pd->n = 0;
     pd->sum = 0;
+    memset(pd->ix, 0, sizeof pd->ix);
 }
 
 static void flush_all(struct an_cp *cp, int ri)
@@ -497,35 +508,55 @@ static void flush_all(struct an_cp *cp, int ri)
 
 static void pend_drop(struct cp_rank *r, int m)
 {
+    if (!r->pend[m].n) return;
     r->pend[m].n = 0;
     r->pend[m].sum = 0;
+    memset(r->pend[m].ix, 0, sizeof r->pend[m].ix);
 }
 
 /* An edge value keeps the rank's node as it is plus a copy of what is
  * pending: the rank goes on adding without forking its node; a node for
  * the copy is made only if another rank's path runs through the edge. */
-static void pend_copy(const struct cp_rank *r, struct snap *s)
+static void pend_copy(struct an_cp *cp, const struct cp_rank *r, struct snap *s)
 {
+    unsigned need = 0;
+    for (int m = 0; m < AN_CP_NM; m++) need += r->pend[m].n;
+    if (need > s->dcap) {
+        unsigned cap = s->dcap ? s->dcap : 16;
+        while (cap < need) cap *= 2;
+        struct an_cp_kv *t = realloc(s->dkv, cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            for (int m = 0; m < AN_CP_NM; m++) s->d[m].n = 0;
+            return;
+        }
+        s->dkv = t;
+        s->dcap = cap;
+    }
+    unsigned off = 0;
     for (int m = 0; m < AN_CP_NM; m++) {
         const struct pend *pd = &r->pend[m];
-        struct pend *d = &s->d[m];
+        struct dpend *d = &s->d[m];
         d->n = pd->n;
         if (!pd->n) continue;
         d->sum = pd->sum;
         d->from = pd->from;
-        memcpy(d->kv, pd->kv, pd->n * sizeof *d->kv);
+        d->off = off;
+        memcpy(s->dkv + off, pd->kv, pd->n * sizeof *s->dkv);
+        off += pd->n;
     }
 }
 
 static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
 {
-    struct pend *d = &s->d[m];
+    struct dpend *d = &s->d[m];
     if (!d->n) return s->n[m];
+    const struct an_cp_kv *dkv = s->dkv + d->off;
     struct node *x = node_new(cp, s->rank, d->from);
     if (!x) return s->n[m];
     x->parent = s->n[m];      /* the edge value's reference moves to x */
     x->sum = d->sum;
-    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, d->kv[i].key, d->kv[i].val);
+    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, dkv[i].key, dkv[i].val);
     s->n[m] = x;
     d->n = 0;
     return x;
@@ -538,19 +569,22 @@ static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
     struct pend *pd = &r->pend[m];
-    unsigned i;
-    for (i = pd->n; i-- > 0;)
-        if (pd->kv[i].key == key) break;
-    if (i == UINT_MAX && pd->n == PEND_MAX) flush(cp, ri, m);
+    unsigned h = (key * 0x9E3779B1u) >> 26;   /* PEND_IX slots */
+    for (unsigned e; (e = pd->ix[h]); h = (h + 1) & (PEND_IX - 1))
+        if (pd->kv[e - 1].key == key) {
+            pd->kv[e - 1].val = an_sadd(pd->kv[e - 1].val, v);
+            pd->sum = an_sadd(pd->sum, v);
+            return;
+        }
+    if (pd->n == PEND_MAX) {
+        flush(cp, ri, m);
+        h = (key * 0x9E3779B1u) >> 26;
+    }
     if (!pd->n) pd->from = now;
     pd->sum = an_sadd(pd->sum, v);
-    if (i != UINT_MAX) {
-        pd->kv[i].val = an_sadd(pd->kv[i].val, v);
-    } else {
-        pd->kv[pd->n].key = key;
-        pd->kv[pd->n].val = v;
-        pd->n++;
-    }
+    pd->kv[pd->n].key = key;
+    pd->kv[pd->n].val = v;
+    pd->ix[h] = (uint8_t)++pd->n;
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
@@ -582,7 +616,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
-    pend_copy(r, s);
+    pend_copy(cp, r, s);
     for (int m = 0; m < AN_CP_NM; m++) {
         s->v[m] = r->v[m];
         s->n[m] = r->cur[m];
@@ -947,7 +981,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
-        pend_copy(r, s);
+        pend_copy(cp, r, s);
         for (int m = 0; m < AN_CP_NM; m++) {
             s->v[m] = r->v[m];
             s->n[m] = r->cur[m];
@@ -1007,6 +1041,7 @@ static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
         }
     map_del(&cp->colls, q->comm, (int64_t)q->cidx);
     free(ci->wl.r);
+    for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
     free(ci->entry);
     free(ci);
 }
@@ -1672,6 +1707,7 @@ void an_cp_free(struct an_cp *cp)
         struct snap *s = cp->snaps.t[i].p;
         if (!s || (void *)s == TOMB) continue;
         for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, s->n[m]);
+        free(s->dkv);
         free(s);
     }
     free(cp->snaps.t);
@@ -1682,6 +1718,7 @@ void an_cp_free(struct an_cp *cp)
             for (int m = 0; m < AN_CP_NM; m++)
                 if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
         free(ci->wl.r);
+        for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
         free(ci->entry);
         free(ci);
     }
@@ -1711,6 +1748,7 @@ void an_cp_free(struct an_cp *cp)
     while (cp->free_snaps) {
         struct snap *x = cp->free_snaps;
         cp->free_snaps = x->next_free;
+        free(x->dkv);
         free(x);
     }
     while (cp->free_msgs) {
