@@ -188,14 +188,40 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
  * file), 0 inserted, -1 memory. */
 static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 {
-    if (map_get(m, a, b)) return 1;
-    return map_put(m, a, b, p);
+    if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return map_get(m, a, b) ? 1 : -1;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) {
+            e->a = a;
+            e->b = b;
+            e->p = p;
+            m->used++;
+            m->live++;
+            return 0;
+        }
+        if (e->p != TOMB && e->a == a && e->b == b) return 1;
+        k = (k + 1) & (m->cap - 1);
+    }
 }
 
 /* Delete the key only while it still names p. */
 static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
 {
-    if (map_get(m, a, b) == p) map_del(m, a, b);
+    if (!m->cap) return;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) return;
+        if (e->p != TOMB && e->a == a && e->b == b) {
+            if (e->p == p) {
+                e->p = TOMB;
+                m->live--;
+            }
+            return;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
 }
 
 /* The key of a call's edges: rank and thread, and the call's local start. */
@@ -562,7 +588,10 @@ static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
     return x;
 }
 
-static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
+static void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now, unsigned h);
+
+/* A rank gains v of measure m under key (a routine name or a region). */
+static inline void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
 {
     if (v <= 0) return;
     struct cp_rank *r = &cp->r[ri];
@@ -576,6 +605,15 @@ static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_
             pd->sum = an_sadd(pd->sum, v);
             return;
         }
+    add_key(cp, ri, m, key, v, now, h);
+}
+
+/* add: a key not in the pending buffer yet (h: its free slot). */
+static __attribute__((noinline)) void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v,
+                                              int64_t now, unsigned h)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct pend *pd = &r->pend[m];
     if (pd->n == PEND_MAX) {
         flush(cp, ri, m);
         h = (key * 0x9E3779B1u) >> 26;
