@@ -104,6 +104,7 @@ static char tomb_;
 struct map {
     struct ment *t;
     size_t cap, used, live;
+    unsigned spread;          /* grown to at least 4 << spread slots per live entry */
 };
 
 static size_t mhash(uint64_t a, int64_t b, size_t cap)
@@ -116,7 +117,7 @@ static size_t mhash(uint64_t a, int64_t b, size_t cap)
 static int map_grow(struct map *m)
 {
     size_t cap = 256;   /* sized by what is alive: deleted entries go */
-    while (m->live * 4 >= cap) cap *= 2;
+    while ((m->live * 4) << m->spread >= cap) cap *= 2;
     struct ment *t = calloc(cap, sizeof *t);
     if (!t) return -1;
     for (size_t i = 0; i < m->cap; i++) {
@@ -287,7 +288,7 @@ struct qev {
     struct snap *own;         /* the edge value it published */
 };
 
-#define RC_SIZE 16
+#define RC_SIZE 64
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
@@ -668,7 +669,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
 static uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
 {
     struct cp_rank *r = &cp->r[ri];
-    unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 28 & (RC_SIZE - 1);
+    unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 26 & (RC_SIZE - 1);
     if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return (r->rc[c].id1 - 1) | AN_CP_REGION;
     uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
     void *p = map_get(&cp->regions, k1, b);
@@ -815,6 +816,8 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         return NULL;
     }
     cp->pcontrol_name = -1;
+    /* edge values and inboxes churn: a roomier table is rebuilt less often */
+    cp->snaps.spread = cp->inbox.spread = 1;
     for (unsigned i = 0; i < run->nnames; i++) {
         const char *nm = run->names[i];
         cp->ckind[i] = (uint8_t)coll_kind(nm);
@@ -1357,17 +1360,13 @@ static int64_t deadline(const struct cp_rank *r)
     return an_wadd(q->t1, (q->flags & QF_SYNC) ? 2 * AN_STREAM_SLACK : CP_FORCE_NS);
 }
 
-static void drain(struct an_cp *cp, int ri, int force)
+/* Rank ri went on: others may have waited for its edge values.  The ranks
+ * woken since (cp->rq), then, once stream time passed a blocked rank's
+ * limit (or at the end), every blocked rank. */
+static void drain_others(struct an_cp *cp, int ri, int force)
 {
-    int progressed = 0;
-    drain_one(cp, ri, force, &progressed);
-    set_blocked(cp, ri);
-    if (cp->r[ri].qn && deadline(&cp->r[ri]) < cp->deadline) cp->deadline = deadline(&cp->r[ri]);
-    /* others may have waited for this rank's edge values: the ranks woken
-     * since (cp->rq), then, once stream time passed a blocked rank's limit
-     * (or at the end), every blocked rank */
     int defer = 0;
-    while (progressed) {
+    for (int progressed = 1; progressed;) {
         progressed = 0;
         while (cp->nrq) {
             int b = cp->rq[--cp->nrq];
@@ -1410,6 +1409,15 @@ static void drain(struct an_cp *cp, int ri, int force)
         cp->r[ri].inq = 1;
         cp->rq[cp->nrq++] = ri;
     }
+}
+
+static void drain(struct an_cp *cp, int ri, int force)
+{
+    int progressed = 0;
+    drain_one(cp, ri, force, &progressed);
+    set_blocked(cp, ri);
+    if (cp->r[ri].qn && deadline(&cp->r[ri]) < cp->deadline) cp->deadline = deadline(&cp->r[ri]);
+    if (progressed) drain_others(cp, ri, force);
 }
 
 static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
@@ -1506,6 +1514,13 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         }
     }
     if (q.flags & QF_NB) q.flags &= ~QF_NB;
+    if (!r->qn && !q.nrecv && !(q.flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
+        /* nothing to wait for, nothing queued before it: replayed at once */
+        phase_a(cp, ri, &q);
+        phase_b(cp, ri, &q, 0);
+        drain_others(cp, ri, 0);
+        return;
+    }
     if (qpush(cp, r, &q)) return;
     drain(cp, ri, 0);
 }
