@@ -1235,7 +1235,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     int64_t u = clip(r, go, q->t1);
     if (kind >= 0 && w > 0) wait_note(cp, ri, kind, q->site, q->name, peer, w);
     /* per measure: the largest input */
-    for (int m = 0; m < AN_CP_NM; m++) {
+    for (int m = 0; nd && m < AN_CP_NM; m++) {
         const struct snap *best = NULL;
         int64_t bv = r->v[m];
         for (unsigned j = 0; j < nd; j++)
@@ -1643,6 +1643,19 @@ int an_cp_finish(struct an_cp *cp)
         for (unsigned i = 0; i < run->n; i++)
             if (!cp->r[i].pcontrol) res->pcontrol_never_opened++;
     }
+    /* what the window is, in words */
+    int closed = 0;
+    for (unsigned i = 0; i < run->n; i++) closed |= cp->r[i].pcontrol >= 2;
+    int init = 1;             /* every rank from the end of its MPI_Init */
+    for (unsigned i = 0; i < run->n; i++) init &= cp->r[i].seen_init;
+    res->from_what = cp->any_pcontrol            ? "MPI_Pcontrol"
+                     : cp->o.from_ns != INT64_MIN ? "--from"
+                     : cp->w0 || init            ? "MPI_Init"
+                                                 : "first call";
+    res->to_what = closed && cp->any_pcontrol  ? "MPI_Pcontrol"
+                   : cp->o.to_ns != INT64_MAX ? "--to"
+                   : res->unfinished          ? "end of records"
+                                              : "MPI_Finalize";
     if (res->from == INT64_MIN || cp->any_pcontrol) res->from = wfrom == INT64_MAX ? 0 : wfrom;
     if (res->to == INT64_MAX) res->to = wto == INT64_MIN ? 0 : wto;
     for (int m = 0; m < AN_CP_NM; m++) {
