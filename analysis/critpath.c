@@ -168,6 +168,24 @@ static int map_put(struct map *m, uint64_t a, int64_t b, void *p)
     }
 }
 
+/* Empties slot i; the entries after it in its run move back where their
+ * probe from their own slot still finds them (no tombstones: the table is
+ * rebuilt only when it grows). */
+static void map_erase(struct map *m, size_t i)
+{
+    size_t mask = m->cap - 1;
+    for (size_t j = (i + 1) & mask; m->t[j].p; j = (j + 1) & mask) {
+        size_t h = mhash(m->t[j].a, m->t[j].b, m->cap);
+        /* t[j] stays when its home h lies cyclically in (i, j] */
+        if (i <= j ? (h > i && h <= j) : (h > i || h <= j)) continue;
+        m->t[i] = m->t[j];
+        i = j;
+    }
+    m->t[i].p = NULL;
+    m->live--;
+    m->used--;
+}
+
 static void map_del(struct map *m, uint64_t a, int64_t b)
 {
     if (!m->cap) return;
@@ -176,8 +194,7 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
         struct ment *e = &m->t[k];
         if (!e->p) return;
         if (e->p != TOMB && e->a == a && e->b == b) {
-            e->p = TOMB;
-            m->live--;
+            map_erase(m, k);
             return;
         }
         k = (k + 1) & (m->cap - 1);
@@ -215,10 +232,7 @@ static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
         struct ment *e = &m->t[k];
         if (!e->p) return;
         if (e->p != TOMB && e->a == a && e->b == b) {
-            if (e->p == p) {
-                e->p = TOMB;
-                m->live--;
-            }
+            if (e->p == p) map_erase(m, k);
             return;
         }
         k = (k + 1) & (m->cap - 1);
@@ -248,8 +262,14 @@ struct cmsg {                 /* a matched message, until both ends used it */
 
 enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
 
+struct wlent {                /* a rank to wake, and for which edge value */
+    int rank;
+    uint32_t thread;          /* it waits for the call of this thread ... */
+    int64_t lt0;              /* ... that starts at lt0 (INT64_MIN: any edge value) */
+};
+
 struct wlist {                /* ranks to wake */
-    int *r;
+    struct wlent *r;
     unsigned n, cap;
 };
 
@@ -909,12 +929,17 @@ static void set_ready(struct an_cp *cp, int b)
     }
 }
 
-static void wl_add(struct an_cp *cp, struct wlist *w, int b)
+static void wl_add(struct an_cp *cp, struct wlist *w, int b, uint32_t thread, int64_t lt0)
 {
-    if (w->n && w->r[w->n - 1] == b) return;
+    if (w->n && w->r[w->n - 1].rank == b) {
+        struct wlent *e = &w->r[w->n - 1];
+        if (e->thread != thread) e->lt0 = INT64_MIN;
+        else if (lt0 < e->lt0) e->lt0 = lt0;
+        return;
+    }
     if (w->n == w->cap) {
         unsigned cap = w->cap ? w->cap * 2 : 8;
-        int *t = realloc(w->r, cap * sizeof *t);
+        struct wlent *t = realloc(w->r, cap * sizeof *t);
         if (!t) {
             cp->failed = 1;
             set_ready(cp, b);     /* no list: tried now */
@@ -923,13 +948,31 @@ static void wl_add(struct an_cp *cp, struct wlist *w, int b)
         w->r = t;
         w->cap = cap;
     }
-    w->r[w->n++] = b;
+    w->r[w->n].rank = b;
+    w->r[w->n].thread = thread;
+    w->r[w->n].lt0 = lt0;
+    w->n++;
 }
 
 static void wl_wake(struct an_cp *cp, struct wlist *w)
 {
-    for (unsigned i = 0; i < w->n; i++) set_ready(cp, w->r[i]);
+    for (unsigned i = 0; i < w->n; i++) set_ready(cp, w->r[i].rank);
     w->n = 0;
+}
+
+/* A rank published the edge value of its call (thread, lt0): the ranks
+ * waiting for that one, or for an earlier call of the thread (a thread's
+ * calls are replayed in start order: it came, or never will), are woken;
+ * those waiting for a later one are not (they would only fail again). */
+static void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        const struct wlent *e = &w->r[i];
+        if (e->lt0 == INT64_MIN || e->thread != thread || lt0 >= e->lt0) set_ready(cp, e->rank);
+        else w->r[k++] = *e;
+    }
+    w->n = k;
 }
 
 /* MPI_Pcontrol: the runtime does not record the level; the first call of a
@@ -995,7 +1038,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     if (refs) {
         q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
         if (q->own && map_add(&cp->snaps, ckey(ri, q->thread), q->lt0, q->own) < 0) cp->failed = 1;
-        wl_wake(cp, &r->wl);
+        wl_wake_pub(cp, &r->wl, q->thread, q->lt0);
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
         struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
@@ -1120,7 +1163,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         }
         if ((have < q->nrecv || got < have) && !force) {
             for (struct cmsg *m = in; m; m = m->next)
-                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri);
+                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri, m->send_th, m->send_lt0);
             return 0;            /* a message not matched yet: on_message tries again */
         }
         if (have < q->nrecv) undecided = 1;
@@ -1133,7 +1176,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0)) {
             if (!force) {
-                wl_add(cp, &cp->r[out->dst].wl, ri);
+                wl_add(cp, &cp->r[out->dst].wl, ri, out->recv_th, out->recv_lt0);
                 return 0;
             }
             out = NULL;
@@ -1152,7 +1195,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
                 need = ci->arrived < ci->size;
         }
         if (need && !force) {
-            wl_add(cp, &ci->wl, ri);
+            wl_add(cp, &ci->wl, ri, 0, INT64_MIN);
             return 0;
         }
         if (need) undecided = 1;
@@ -1521,7 +1564,11 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         drain_others(cp, ri, 0);
         return;
     }
+    int waiting = r->qn > 0;
     if (qpush(cp, r, &q)) return;
+    /* queued behind a call that waits: tried only once what it waits for may
+     * have come (it was woken) or its time is up */
+    if (waiting && !r->ready && !timed_out(cp, r)) return;
     drain(cp, ri, 0);
 }
 
@@ -1561,9 +1608,13 @@ static void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
-    set_ready(cp, di);
+    /* the receiver can use the message once the sender's edge value is
+     * published: until then it waits for that, not for this (or for its time
+     * to be up) */
+    if (map_get(&cp->snaps, ckey(si, m->send_th), m->send_lt0) || timed_out(cp, &cp->r[di])) set_ready(cp, di);
+    else wl_add(cp, &cp->r[si].wl, di, m->send_th, m->send_lt0);
     if (m->sync) set_ready(cp, si);
-    drain(cp, di, 0);
+    if (cp->r[di].ready) drain(cp, di, 0);
     if (m->sync) drain(cp, si, 0);
 }
 
