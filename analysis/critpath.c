@@ -1463,9 +1463,9 @@ static void drain(struct an_cp *cp, int ri, int force)
     if (progressed) drain_others(cp, ri, force);
 }
 
-static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
+static int qgrow(struct an_cp *cp, struct cp_rank *r)
 {
-    if (r->qn == r->qcap) {
+    {
         unsigned cap = r->qcap ? r->qcap * 2 : 64;
         struct qev *t = malloc(cap * sizeof *t);
         if (!t) {
@@ -1478,8 +1478,6 @@ static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
         r->qh = 0;
         r->qcap = cap;
     }
-    r->q[(r->qh + r->qn) & (r->qcap - 1)] = *q;
-    r->qn++;
     return 0;
 }
 
@@ -1500,72 +1498,74 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     const struct mlr_event *ev = &e->ev;
     cp->events++;
     cp->now = e->t0;
-    struct qev q;
-    memset(&q, 0, sizeof q);
-    q.t0 = e->t0;
-    q.t1 = e->t1 > e->t0 ? e->t1 : e->t0;
-    q.lt0 = ev->start_ns;
-    q.thread = ev->thread;
-    q.name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
-    q.site = ev->site;
-    q.pos = q.root = -1;
+    /* the event is written where it will wait in the rank's queue */
+    if (r->qn == r->qcap && qgrow(cp, r)) return;
+    struct qev *q = &r->q[(r->qh + r->qn) & (r->qcap - 1)];
+    memset(q, 0, sizeof *q);
+    q->t0 = e->t0;
+    q->t1 = e->t1 > e->t0 ? e->t1 : e->t0;
+    q->lt0 = ev->start_ns;
+    q->thread = ev->thread;
+    q->name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
+    q->site = ev->site;
+    q->pos = q->root = -1;
     int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
     if (ev->repeat && ev->repeat_end_ns > ev->end_ns) {
         /* a run of polls: each as long as the first, the rest computation */
         int64_t dur = an_wsub(ev->end_ns, ev->start_ns), span = an_wsub(ev->repeat_end_ns, ev->end_ns);
         int64_t rep = an_smul(dur < 0 ? 0 : dur, ev->repeat);
         if (rep > span) rep = span;
-        q.t1 = an_wadd(q.t1, rep);
-        q.comp_extra = span - rep;
+        q->t1 = an_wadd(q->t1, rep);
+        q->comp_extra = span - rep;
     }
-    if (role == AN_INIT) q.flags |= QF_INIT;
-    if (role == AN_FINALIZE) q.flags |= QF_FIN;
+    if (role == AN_INIT) q->flags |= QF_INIT;
+    if (role == AN_FINALIZE) q->flags |= QF_FIN;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
         if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
             if (o->peer < 0) continue;
-            q.nsend++;
-            q.sbytes += o->bytes;
-            q.bw = an_sadd(q.bw, an_d2i(cp->o.beta_ns * o->bytes));
-            q.lat = an_sadd(q.lat, an_d2i(cp->o.alpha_ns));
-            uint8_t sy = o->kind == AN_OP_SEND && q.name < cp->run->nnames ? cp->sync_name[q.name] : 0;
-            if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q.flags |= QF_SYNC;
+            q->nsend++;
+            q->sbytes += o->bytes;
+            q->bw = an_sadd(q->bw, an_d2i(cp->o.beta_ns * o->bytes));
+            q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
+            uint8_t sy = o->kind == AN_OP_SEND && q->name < cp->run->nnames ? cp->sync_name[q->name] : 0;
+            if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
                    o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
-            q.nrecv++;
+            q->nrecv++;
         }
     }
-    if (q.nrecv && ev->type == ML_REC_COMPLETE) q.flags |= QF_COMPLETE;
+    if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
-        if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q.flags |= QF_BRECV;
+        if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q->flags |= QF_BRECV;
     if (ev->type == ML_REC_COLL) {
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
             const struct an_comm *cm = &cp->run->comms[comm];
-            q.flags |= QF_COLL;
-            if (ev->request) q.flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
-            q.comm = comm;
-            q.pos = member_pos(cp->run, cm, rk->rank);
-            if (q.pos < 0) q.flags &= ~QF_COLL;
-            else q.cidx = r->ccount[comm]++;
-            q.root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
-            q.sbytes = c->bytes;
-            const char *nm = q.name < cp->run->nnames ? cp->run->names[q.name] : "";
-            coll_cost(cp, nm, cm->size, q.root >= 0 && q.root == q.pos, c->bytes, c->rbytes, &q.bw, &q.lat);
-            if (q.flags & QF_NB) q.flags &= ~QF_COLL, q.sbytes = c->bytes;
+            q->flags |= QF_COLL;
+            if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
+            q->comm = comm;
+            q->pos = member_pos(cp->run, cm, rk->rank);
+            if (q->pos < 0) q->flags &= ~QF_COLL;
+            else q->cidx = r->ccount[comm]++;
+            q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            q->sbytes = c->bytes;
+            const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
+            coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
+            if (q->flags & QF_NB) q->flags &= ~QF_COLL, q->sbytes = c->bytes;
         }
     }
-    if (q.flags & QF_NB) q.flags &= ~QF_NB;
-    if (!r->qn && !q.nrecv && !(q.flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
+    if (q->flags & QF_NB) q->flags &= ~QF_NB;
+    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
-        phase_a(cp, ri, &q);
-        phase_b(cp, ri, &q, 0);
+        phase_a(cp, ri, q);
+        phase_b(cp, ri, q, 0);
         drain_others(cp, ri, 0);
         return;
     }
     int waiting = r->qn > 0;
-    if (qpush(cp, r, &q)) return;
+    r->qn++;
     /* queued behind a call that waits: tried only once what it waits for may
      * have come (it was woken) or its time is up */
     if (waiting && !r->ready && !timed_out(cp, r)) return;
