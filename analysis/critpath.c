@@ -39,7 +39,8 @@
 
 /* ---- path history nodes ------------------------------------------------------- */
 
-#define PEND_MAX 8
+#define PEND_MAX 32            /* keys a rank's pending buffer holds */
+#define PEND_IX 64             /* slots of its index (a power of two, > PEND_MAX) */
 
 struct node {
     int ref;
@@ -66,13 +67,22 @@ struct pend {                 /* additions not yet in the rank's node (see add) 
     int64_t from;             /* when the first of them came */
     unsigned n;
     struct an_cp_kv kv[PEND_MAX];
+    uint8_t ix[PEND_IX];      /* slot of a key's hash: its index in kv + 1, 0: free */
+};
+
+struct dpend {                /* an edge value's copy of a pending buffer */
+    int64_t sum;
+    int64_t from;
+    unsigned n, off;          /* its keys: snap.dkv[off .. off + n) */
 };
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
     struct node *n[AN_CP_NM];
-    struct pend d[AN_CP_NM];  /* and what the rank had gained beyond n[m] (snap_node) */
+    struct dpend d[AN_CP_NM]; /* and what the rank had gained beyond n[m] (snap_node) */
+    struct an_cp_kv *dkv;     /* (kept when the edge value is reused) */
+    unsigned dcap;
     int rank;
     uint16_t name;
     uint32_t site;
@@ -94,6 +104,7 @@ static char tomb_;
 struct map {
     struct ment *t;
     size_t cap, used, live;
+    unsigned spread;          /* grown to at least 4 << spread slots per live entry */
 };
 
 static size_t mhash(uint64_t a, int64_t b, size_t cap)
@@ -106,7 +117,7 @@ static size_t mhash(uint64_t a, int64_t b, size_t cap)
 static int map_grow(struct map *m)
 {
     size_t cap = 256;   /* sized by what is alive: deleted entries go */
-    while (m->live * 4 >= cap) cap *= 2;
+    while ((m->live * 4) << m->spread >= cap) cap *= 2;
     struct ment *t = calloc(cap, sizeof *t);
     if (!t) return -1;
     for (size_t i = 0; i < m->cap; i++) {
@@ -157,6 +168,24 @@ static int map_put(struct map *m, uint64_t a, int64_t b, void *p)
     }
 }
 
+/* Empties slot i; the entries after it in its run move back where their
+ * probe from their own slot still finds them (no tombstones: the table is
+ * rebuilt only when it grows). */
+static void map_erase(struct map *m, size_t i)
+{
+    size_t mask = m->cap - 1;
+    for (size_t j = (i + 1) & mask; m->t[j].p; j = (j + 1) & mask) {
+        size_t h = mhash(m->t[j].a, m->t[j].b, m->cap);
+        /* t[j] stays when its home h lies cyclically in (i, j] */
+        if (i <= j ? (h > i && h <= j) : (h > i || h <= j)) continue;
+        m->t[i] = m->t[j];
+        i = j;
+    }
+    m->t[i].p = NULL;
+    m->live--;
+    m->used--;
+}
+
 static void map_del(struct map *m, uint64_t a, int64_t b)
 {
     if (!m->cap) return;
@@ -165,8 +194,7 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
         struct ment *e = &m->t[k];
         if (!e->p) return;
         if (e->p != TOMB && e->a == a && e->b == b) {
-            e->p = TOMB;
-            m->live--;
+            map_erase(m, k);
             return;
         }
         k = (k + 1) & (m->cap - 1);
@@ -178,14 +206,37 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
  * file), 0 inserted, -1 memory. */
 static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 {
-    if (map_get(m, a, b)) return 1;
-    return map_put(m, a, b, p);
+    if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return map_get(m, a, b) ? 1 : -1;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) {
+            e->a = a;
+            e->b = b;
+            e->p = p;
+            m->used++;
+            m->live++;
+            return 0;
+        }
+        if (e->p != TOMB && e->a == a && e->b == b) return 1;
+        k = (k + 1) & (m->cap - 1);
+    }
 }
 
 /* Delete the key only while it still names p. */
 static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
 {
-    if (map_get(m, a, b) == p) map_del(m, a, b);
+    if (!m->cap) return;
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) return;
+        if (e->p != TOMB && e->a == a && e->b == b) {
+            if (e->p == p) map_erase(m, k);
+            return;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
 }
 
 /* The key of a call's edges: rank and thread, and the call's local start. */
@@ -201,7 +252,6 @@ struct cmsg {                 /* a matched message, until both ends used it */
     int src, dst;             /* rank indexes */
     int64_t send_lt0, recv_lt0; /* local starts of the calls (keys) */
     uint32_t send_th, recv_th;  /* and their threads */
-    int64_t send_t1, recv_t0; /* aligned */
     uint32_t bytes;
     uint16_t send_name, recv_name;
     uint32_t send_site;
@@ -212,8 +262,14 @@ struct cmsg {                 /* a matched message, until both ends used it */
 
 enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
 
+struct wlent {                /* a rank to wake, and for which edge value */
+    int rank;
+    uint32_t thread;          /* it waits for the call of this thread ... */
+    int64_t lt0;              /* ... that starts at lt0 (INT64_MIN: any edge value) */
+};
+
 struct wlist {                /* ranks to wake */
-    int *r;
+    struct wlent *r;
     unsigned n, cap;
 };
 
@@ -247,8 +303,12 @@ struct qev {
     uint64_t cidx;            /* collective: instance */
     int32_t pos, root;
     uint8_t phase;            /* 0: not started, 1: phase A done */
+    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
+    struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
 };
+
+#define RC_SIZE 64
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
@@ -261,12 +321,17 @@ struct cp_rank {
     int64_t total[AN_CP_NM];
     int finished, seen_init;
     uint64_t undecided;
+    uint32_t in_ver;          /* counts messages put in this rank's inbox (from 1) */
+    struct {                  /* regions seen last (region_of), direct-mapped */
+        uint32_t a, b, id1;   /* id1: region id + 1, 0: empty */
+    } rc[RC_SIZE];
     struct qev *q;            /* ring */
     unsigned qh, qn, qcap;
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
     int bpos;                 /* index in an_cp.blocked, -1 */
     int ready;                /* blocked, and what it waits for may have come */
+    int inq;                  /* in an_cp.rq */
     struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
 };
 
@@ -302,6 +367,9 @@ struct an_cp {
     struct cmsg *free_msgs;
     int *blocked;             /* ranks with events waiting */
     unsigned nblocked;
+    int *rq;                  /* ranks made ready since they were last tried */
+    unsigned nrq;
+    int64_t deadline;         /* no blocked rank times out before (stream time) */
     int failed;
     size_t nodes, peak_nodes;
     struct an_cp_result res;
@@ -477,6 +545,7 @@ static void flush(struct an_cp *cp, int ri, int m)
     }
     pd->n = 0;
     pd->sum = 0;
+    memset(pd->ix, 0, sizeof pd->ix);
 }
 
 static void flush_all(struct an_cp *cp, int ri)
@@ -486,60 +555,95 @@ static void flush_all(struct an_cp *cp, int ri)
 
 static void pend_drop(struct cp_rank *r, int m)
 {
+    if (!r->pend[m].n) return;
     r->pend[m].n = 0;
     r->pend[m].sum = 0;
+    memset(r->pend[m].ix, 0, sizeof r->pend[m].ix);
 }
 
 /* An edge value keeps the rank's node as it is plus a copy of what is
  * pending: the rank goes on adding without forking its node; a node for
  * the copy is made only if another rank's path runs through the edge. */
-static void pend_copy(const struct cp_rank *r, struct snap *s)
+static void pend_copy(struct an_cp *cp, const struct cp_rank *r, struct snap *s)
 {
+    unsigned need = 0;
+    for (int m = 0; m < AN_CP_NM; m++) need += r->pend[m].n;
+    if (need > s->dcap) {
+        unsigned cap = s->dcap ? s->dcap : 16;
+        while (cap < need) cap *= 2;
+        struct an_cp_kv *t = realloc(s->dkv, cap * sizeof *t);
+        if (!t) {
+            cp->failed = 1;
+            for (int m = 0; m < AN_CP_NM; m++) s->d[m].n = 0;
+            return;
+        }
+        s->dkv = t;
+        s->dcap = cap;
+    }
+    unsigned off = 0;
     for (int m = 0; m < AN_CP_NM; m++) {
         const struct pend *pd = &r->pend[m];
-        struct pend *d = &s->d[m];
+        struct dpend *d = &s->d[m];
         d->n = pd->n;
         if (!pd->n) continue;
         d->sum = pd->sum;
         d->from = pd->from;
-        memcpy(d->kv, pd->kv, pd->n * sizeof *d->kv);
+        d->off = off;
+        memcpy(s->dkv + off, pd->kv, pd->n * sizeof *s->dkv);
+        off += pd->n;
     }
 }
 
 static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
 {
-    struct pend *d = &s->d[m];
+    struct dpend *d = &s->d[m];
     if (!d->n) return s->n[m];
+    const struct an_cp_kv *dkv = s->dkv + d->off;
     struct node *x = node_new(cp, s->rank, d->from);
     if (!x) return s->n[m];
     x->parent = s->n[m];      /* the edge value's reference moves to x */
     x->sum = d->sum;
-    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, d->kv[i].key, d->kv[i].val);
+    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, dkv[i].key, dkv[i].val);
     s->n[m] = x;
     d->n = 0;
     return x;
 }
 
-static void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
+static void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now, unsigned h);
+
+/* A rank gains v of measure m under key (a routine name or a region). */
+static inline void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
 {
     if (v <= 0) return;
     struct cp_rank *r = &cp->r[ri];
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
     struct pend *pd = &r->pend[m];
-    unsigned i;
-    for (i = pd->n; i-- > 0;)
-        if (pd->kv[i].key == key) break;
-    if (i == UINT_MAX && pd->n == PEND_MAX) flush(cp, ri, m);
+    unsigned h = (key * 0x9E3779B1u) >> 26;   /* PEND_IX slots */
+    for (unsigned e; (e = pd->ix[h]); h = (h + 1) & (PEND_IX - 1))
+        if (pd->kv[e - 1].key == key) {
+            pd->kv[e - 1].val = an_sadd(pd->kv[e - 1].val, v);
+            pd->sum = an_sadd(pd->sum, v);
+            return;
+        }
+    add_key(cp, ri, m, key, v, now, h);
+}
+
+/* add: a key not in the pending buffer yet (h: its free slot). */
+static __attribute__((noinline)) void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v,
+                                              int64_t now, unsigned h)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct pend *pd = &r->pend[m];
+    if (pd->n == PEND_MAX) {
+        flush(cp, ri, m);
+        h = (key * 0x9E3779B1u) >> 26;
+    }
     if (!pd->n) pd->from = now;
     pd->sum = an_sadd(pd->sum, v);
-    if (i != UINT_MAX) {
-        pd->kv[i].val = an_sadd(pd->kv[i].val, v);
-    } else {
-        pd->kv[pd->n].key = key;
-        pd->kv[pd->n].val = v;
-        pd->n++;
-    }
+    pd->kv[pd->n].key = key;
+    pd->kv[pd->n].val = v;
+    pd->ix[h] = (uint8_t)++pd->n;
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
@@ -571,7 +675,7 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
-    pend_copy(r, s);
+    pend_copy(cp, r, s);
     for (int m = 0; m < AN_CP_NM; m++) {
         s->v[m] = r->v[m];
         s->n[m] = r->cur[m];
@@ -584,9 +688,15 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
 
 static uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
 {
+    struct cp_rank *r = &cp->r[ri];
+    unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 26 & (RC_SIZE - 1);
+    if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return (r->rc[c].id1 - 1) | AN_CP_REGION;
     uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
     void *p = map_get(&cp->regions, k1, b);
-    if (p) return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+    if (p) {
+        r->rc[c].a = a, r->rc[c].b = b, r->rc[c].id1 = (uint32_t)(uintptr_t)p;
+        return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+    }
     if (cp->nreg == cp->capreg) {
         unsigned cap = cp->capreg ? cp->capreg * 2 : 64;
         struct an_cp_region *t = realloc(cp->reg, cap * sizeof *t);
@@ -719,11 +829,15 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
     cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
-    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked) {
+    cp->rq = calloc(run->n ? run->n : 1, sizeof *cp->rq);
+    cp->deadline = INT64_MAX;
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked || !cp->rq) {
         an_cp_free(cp);
         return NULL;
     }
     cp->pcontrol_name = -1;
+    /* edge values and inboxes churn: a roomier table is rebuilt less often */
+    cp->snaps.spread = cp->inbox.spread = 1;
     for (unsigned i = 0; i < run->nnames; i++) {
         const char *nm = run->names[i];
         cp->ckind[i] = (uint8_t)coll_kind(nm);
@@ -790,41 +904,75 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
 }
 
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
-static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int64_t send_t0)
+static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
     if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
     int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
     if (role != AN_RECV && role != AN_SENDRECV && role != AN_MPROBE) return 0;   /* the post is not seen */
     /* the trace shows it: the receive was posted while the send was still on */
-    return m->recv_t0 > send_t0 && m->recv_t0 < m->send_t1;
+    int64_t recv_t0 = aligned(cp, di, msg->recv.t0);
+    return recv_t0 > aligned(cp, si, msg->send.t0) && recv_t0 < aligned(cp, si, msg->send.t1);
 }
 
 /* A blocked rank is tried again only once what it waits for may have come
  * (an edge value of the rank it waits for, a member of its collective, its
  * message; or stream time past its limits): trying every blocked rank after
  * every step cost more than the replay itself. */
-static void wl_add(struct an_cp *cp, struct wlist *w, int b)
+static void set_ready(struct an_cp *cp, int b)
 {
-    if (w->n && w->r[w->n - 1] == b) return;
+    struct cp_rank *r = &cp->r[b];
+    r->ready = 1;
+    if (!r->inq) {
+        r->inq = 1;
+        cp->rq[cp->nrq++] = b;
+    }
+}
+
+static void wl_add(struct an_cp *cp, struct wlist *w, int b, uint32_t thread, int64_t lt0)
+{
+    if (w->n && w->r[w->n - 1].rank == b) {
+        struct wlent *e = &w->r[w->n - 1];
+        if (e->thread != thread) e->lt0 = INT64_MIN;
+        else if (lt0 < e->lt0) e->lt0 = lt0;
+        return;
+    }
     if (w->n == w->cap) {
         unsigned cap = w->cap ? w->cap * 2 : 8;
-        int *t = realloc(w->r, cap * sizeof *t);
+        struct wlent *t = realloc(w->r, cap * sizeof *t);
         if (!t) {
             cp->failed = 1;
-            cp->r[b].ready = 1;   /* no list: tried every time, as before */
+            set_ready(cp, b);     /* no list: tried now */
             return;
         }
         w->r = t;
         w->cap = cap;
     }
-    w->r[w->n++] = b;
+    w->r[w->n].rank = b;
+    w->r[w->n].thread = thread;
+    w->r[w->n].lt0 = lt0;
+    w->n++;
 }
 
 static void wl_wake(struct an_cp *cp, struct wlist *w)
 {
-    for (unsigned i = 0; i < w->n; i++) cp->r[w->r[i]].ready = 1;
+    for (unsigned i = 0; i < w->n; i++) set_ready(cp, w->r[i].rank);
     w->n = 0;
+}
+
+/* A rank published the edge value of its call (thread, lt0): the ranks
+ * waiting for that one, or for an earlier call of the thread (a thread's
+ * calls are replayed in start order: it came, or never will), are woken;
+ * those waiting for a later one are not (they would only fail again). */
+static void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        const struct wlent *e = &w->r[i];
+        if (e->lt0 == INT64_MIN || e->thread != thread || lt0 >= e->lt0) set_ready(cp, e->rank);
+        else w->r[k++] = *e;
+    }
+    w->n = k;
 }
 
 /* MPI_Pcontrol: the runtime does not record the level; the first call of a
@@ -890,7 +1038,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     if (refs) {
         q->own = snap_take(cp, ri, q->t0, q->name, q->site, refs);
         if (q->own && map_add(&cp->snaps, ckey(ri, q->thread), q->lt0, q->own) < 0) cp->failed = 1;
-        wl_wake(cp, &r->wl);
+        wl_wake_pub(cp, &r->wl, q->thread, q->lt0);
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
         struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
@@ -917,7 +1065,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
-        pend_copy(r, s);
+        pend_copy(cp, r, s);
         for (int m = 0; m < AN_CP_NM; m++) {
             s->v[m] = r->v[m];
             s->n[m] = r->cur[m];
@@ -977,6 +1125,7 @@ static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
         }
     map_del(&cp->colls, q->comm, (int64_t)q->cidx);
     free(ci->wl.r);
+    for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
     free(ci->entry);
     free(ci);
 }
@@ -1000,7 +1149,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     struct cinst *ci = NULL;
     int undecided = 0;
     if (q->nrecv) {
-        in = map_get(&cp->inbox, ckey(ri, q->thread), q->lt0);
+        if (q->in_ver != r->in_ver) {   /* a message came since the last look */
+            q->in = map_get(&cp->inbox, ckey(ri, q->thread), q->lt0);
+            q->in_ver = r->in_ver;
+        }
+        in = q->in;
         unsigned have = 0;
         unsigned got = 0;
         for (struct cmsg *m = in; m; m = m->next) {
@@ -1010,7 +1163,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         }
         if ((have < q->nrecv || got < have) && !force) {
             for (struct cmsg *m = in; m; m = m->next)
-                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri);
+                if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri, m->send_th, m->send_lt0);
             return 0;            /* a message not matched yet: on_message tries again */
         }
         if (have < q->nrecv) undecided = 1;
@@ -1019,11 +1172,11 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     if (q->flags & QF_SYNC) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
-        out = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
+        out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
         if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0)) {
             if (!force) {
-                wl_add(cp, &cp->r[out->dst].wl, ri);
+                wl_add(cp, &cp->r[out->dst].wl, ri, out->recv_th, out->recv_lt0);
                 return 0;
             }
             out = NULL;
@@ -1042,7 +1195,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
                 need = ci->arrived < ci->size;
         }
         if (need && !force) {
-            wl_add(cp, &ci->wl, ri);
+            wl_add(cp, &ci->wl, ri, 0, INT64_MIN);
             return 0;
         }
         if (need) undecided = 1;
@@ -1125,7 +1278,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     int64_t u = clip(r, go, q->t1);
     if (kind >= 0 && w > 0) wait_note(cp, ri, kind, q->site, q->name, peer, w);
     /* per measure: the largest input */
-    for (int m = 0; m < AN_CP_NM; m++) {
+    for (int m = 0; nd && m < AN_CP_NM; m++) {
         const struct snap *best = NULL;
         int64_t bv = r->v[m];
         for (unsigned j = 0; j < nd; j++)
@@ -1187,7 +1340,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             snap_release(cp, s);
         }
     }
-    struct cmsg *ob = map_get(&cp->outbox, ckey(ri, q->thread), q->lt0);
+    struct cmsg *ob = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
     if (ob) {
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
@@ -1242,31 +1395,77 @@ static int timed_out(const struct an_cp *cp, const struct cp_rank *r)
     return d > CP_FORCE_NS || ((q->flags & QF_SYNC) && d > 2 * AN_STREAM_SLACK);
 }
 
-static void drain(struct an_cp *cp, int ri, int force)
+/* When the head of a blocked rank's queue is tried without waiting any
+ * more (timed_out): the stream time after which it is forced. */
+static int64_t deadline(const struct cp_rank *r)
 {
-    int progressed = 0;
-    drain_one(cp, ri, force, &progressed);
-    set_blocked(cp, ri);
-    /* others may have waited for this rank's edge values */
-    while (progressed && cp->nblocked > (cp->r[ri].bpos >= 0 ? 1u : 0u)) {
+    const struct qev *q = &r->q[r->qh];
+    return an_wadd(q->t1, (q->flags & QF_SYNC) ? 2 * AN_STREAM_SLACK : CP_FORCE_NS);
+}
+
+/* Rank ri went on: others may have waited for its edge values.  The ranks
+ * woken since (cp->rq), then, once stream time passed a blocked rank's
+ * limit (or at the end), every blocked rank. */
+static void drain_others(struct an_cp *cp, int ri, int force)
+{
+    int defer = 0;
+    for (int progressed = 1; progressed;) {
         progressed = 0;
-        for (unsigned k = 0; k < cp->nblocked; k++) {
-            int b = cp->blocked[k];
-            if (b == ri || !(force || cp->r[b].ready || timed_out(cp, &cp->r[b]))) continue;
+        while (cp->nrq) {
+            int b = cp->rq[--cp->nrq];
+            struct cp_rank *rb = &cp->r[b];
+            rb->inq = 0;
+            if (b == ri) {    /* tried by the next drain that progresses */
+                defer = rb->ready;
+                continue;
+            }
+            if (!rb->ready || !rb->qn) continue;
             int p = 0;
             drain_one(cp, b, force, &p);
             if (p) {
                 progressed = 1;
                 set_blocked(cp, b);
-                break;        /* the list changed: start over */
             }
+            if (rb->qn && deadline(rb) < cp->deadline) cp->deadline = deadline(rb);
         }
+        if (force || (cp->now != INT64_MIN && cp->now > cp->deadline)) {
+            int64_t dl = INT64_MAX;
+            for (unsigned k = 0; k < cp->nblocked; k++) {
+                int b = cp->blocked[k];
+                struct cp_rank *rb = &cp->r[b];
+                if (b != ri && (force || rb->ready || timed_out(cp, rb))) {
+                    int p = 0;
+                    drain_one(cp, b, force, &p);
+                    if (p) {
+                        progressed = 1;
+                        set_blocked(cp, b);
+                        dl = INT64_MIN;   /* the list changed: computed again next time */
+                        break;
+                    }
+                }
+                if (rb->qn && deadline(rb) < dl) dl = deadline(rb);
+            }
+            cp->deadline = dl;
+        }
+    }
+    if (defer && !cp->r[ri].inq) {
+        cp->r[ri].inq = 1;
+        cp->rq[cp->nrq++] = ri;
     }
 }
 
-static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
+static void drain(struct an_cp *cp, int ri, int force)
 {
-    if (r->qn == r->qcap) {
+    int progressed = 0;
+    drain_one(cp, ri, force, &progressed);
+    set_blocked(cp, ri);
+    if (cp->r[ri].qn && deadline(&cp->r[ri]) < cp->deadline) cp->deadline = deadline(&cp->r[ri]);
+    if (progressed) drain_others(cp, ri, force);
+}
+
+static int qgrow(struct an_cp *cp, struct cp_rank *r)
+{
+    {
         unsigned cap = r->qcap ? r->qcap * 2 : 64;
         struct qev *t = malloc(cap * sizeof *t);
         if (!t) {
@@ -1279,8 +1478,6 @@ static int qpush(struct an_cp *cp, struct cp_rank *r, const struct qev *q)
         r->qh = 0;
         r->qcap = cap;
     }
-    r->q[(r->qh + r->qn) & (r->qcap - 1)] = *q;
-    r->qn++;
     return 0;
 }
 
@@ -1301,64 +1498,77 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     const struct mlr_event *ev = &e->ev;
     cp->events++;
     cp->now = e->t0;
-    struct qev q;
-    memset(&q, 0, sizeof q);
-    q.t0 = e->t0;
-    q.t1 = e->t1 > e->t0 ? e->t1 : e->t0;
-    q.lt0 = ev->start_ns;
-    q.thread = ev->thread;
-    q.name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
-    q.site = ev->site;
-    q.pos = q.root = -1;
+    /* the event is written where it will wait in the rank's queue */
+    if (r->qn == r->qcap && qgrow(cp, r)) return;
+    struct qev *q = &r->q[(r->qh + r->qn) & (r->qcap - 1)];
+    memset(q, 0, sizeof *q);
+    q->t0 = e->t0;
+    q->t1 = e->t1 > e->t0 ? e->t1 : e->t0;
+    q->lt0 = ev->start_ns;
+    q->thread = ev->thread;
+    q->name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
+    q->site = ev->site;
+    q->pos = q->root = -1;
     int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
     if (ev->repeat && ev->repeat_end_ns > ev->end_ns) {
         /* a run of polls: each as long as the first, the rest computation */
         int64_t dur = an_wsub(ev->end_ns, ev->start_ns), span = an_wsub(ev->repeat_end_ns, ev->end_ns);
         int64_t rep = an_smul(dur < 0 ? 0 : dur, ev->repeat);
         if (rep > span) rep = span;
-        q.t1 = an_wadd(q.t1, rep);
-        q.comp_extra = span - rep;
+        q->t1 = an_wadd(q->t1, rep);
+        q->comp_extra = span - rep;
     }
-    if (role == AN_INIT) q.flags |= QF_INIT;
-    if (role == AN_FINALIZE) q.flags |= QF_FIN;
+    if (role == AN_INIT) q->flags |= QF_INIT;
+    if (role == AN_FINALIZE) q->flags |= QF_FIN;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
         if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
             if (o->peer < 0) continue;
-            q.nsend++;
-            q.sbytes += o->bytes;
-            q.bw = an_sadd(q.bw, an_d2i(cp->o.beta_ns * o->bytes));
-            q.lat = an_sadd(q.lat, an_d2i(cp->o.alpha_ns));
-            uint8_t sy = o->kind == AN_OP_SEND && q.name < cp->run->nnames ? cp->sync_name[q.name] : 0;
-            if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q.flags |= QF_SYNC;
+            q->nsend++;
+            q->sbytes += o->bytes;
+            q->bw = an_sadd(q->bw, an_d2i(cp->o.beta_ns * o->bytes));
+            q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
+            uint8_t sy = o->kind == AN_OP_SEND && q->name < cp->run->nnames ? cp->sync_name[q->name] : 0;
+            if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
                    o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
-            q.nrecv++;
+            q->nrecv++;
         }
     }
-    if (q.nrecv && ev->type == ML_REC_COMPLETE) q.flags |= QF_COMPLETE;
+    if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
-        if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q.flags |= QF_BRECV;
+        if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q->flags |= QF_BRECV;
     if (ev->type == ML_REC_COLL) {
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
             const struct an_comm *cm = &cp->run->comms[comm];
-            q.flags |= QF_COLL;
-            if (ev->request) q.flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
-            q.comm = comm;
-            q.pos = member_pos(cp->run, cm, rk->rank);
-            if (q.pos < 0) q.flags &= ~QF_COLL;
-            else q.cidx = r->ccount[comm]++;
-            q.root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
-            q.sbytes = c->bytes;
-            const char *nm = q.name < cp->run->nnames ? cp->run->names[q.name] : "";
-            coll_cost(cp, nm, cm->size, q.root >= 0 && q.root == q.pos, c->bytes, c->rbytes, &q.bw, &q.lat);
-            if (q.flags & QF_NB) q.flags &= ~QF_COLL, q.sbytes = c->bytes;
+            q->flags |= QF_COLL;
+            if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
+            q->comm = comm;
+            q->pos = member_pos(cp->run, cm, rk->rank);
+            if (q->pos < 0) q->flags &= ~QF_COLL;
+            else q->cidx = r->ccount[comm]++;
+            q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            q->sbytes = c->bytes;
+            const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
+            coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
+            if (q->flags & QF_NB) q->flags &= ~QF_COLL, q->sbytes = c->bytes;
         }
     }
-    if (q.flags & QF_NB) q.flags &= ~QF_NB;
-    if (qpush(cp, r, &q)) return;
+    if (q->flags & QF_NB) q->flags &= ~QF_NB;
+    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
+        /* nothing to wait for, nothing queued before it: replayed at once */
+        phase_a(cp, ri, q);
+        phase_b(cp, ri, q, 0);
+        drain_others(cp, ri, 0);
+        return;
+    }
+    int waiting = r->qn > 0;
+    r->qn++;
+    /* queued behind a call that waits: tried only once what it waits for may
+     * have come (it was woken) or its time is up */
+    if (waiting && !r->ready && !timed_out(cp, r)) return;
     drain(cp, ri, 0);
 }
 
@@ -1383,14 +1593,13 @@ static void on_message(void *ctx, const struct an_msg *msg)
     m->recv_lt0 = msg->recv.t0;
     m->send_th = msg->send.thread;
     m->recv_th = msg->recv.thread;
-    m->send_t1 = aligned(cp, si, msg->send.t1);
-    m->recv_t0 = aligned(cp, di, msg->recv.t0);
     m->bytes = msg->bytes;
     m->send_name = msg->send.name;
     m->recv_name = msg->recv.name;
     m->send_site = msg->send.site;
-    m->sync = msg_sync(cp, m, aligned(cp, si, msg->send.t0));
+    m->sync = msg_sync(cp, m, si, di, msg);
     m->refs = 1;
+    if (++cp->r[di].in_ver == 0) cp->r[di].in_ver = 1;
     m->next = map_get(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0);
     if (map_put(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0, m)) cp->failed = 1;
     if (m->sync) {            /* the sender's phase B takes the receiver's post */
@@ -1399,9 +1608,13 @@ static void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
-    cp->r[di].ready = 1;
-    if (m->sync) cp->r[si].ready = 1;
-    drain(cp, di, 0);
+    /* the receiver can use the message once the sender's edge value is
+     * published: until then it waits for that, not for this (or for its time
+     * to be up) */
+    if (map_get(&cp->snaps, ckey(si, m->send_th), m->send_lt0) || timed_out(cp, &cp->r[di])) set_ready(cp, di);
+    else wl_add(cp, &cp->r[si].wl, di, m->send_th, m->send_lt0);
+    if (m->sync) set_ready(cp, si);
+    if (cp->r[di].ready) drain(cp, di, 0);
     if (m->sync) drain(cp, si, 0);
 }
 
@@ -1481,6 +1694,19 @@ int an_cp_finish(struct an_cp *cp)
         for (unsigned i = 0; i < run->n; i++)
             if (!cp->r[i].pcontrol) res->pcontrol_never_opened++;
     }
+    /* what the window is, in words */
+    int closed = 0;
+    for (unsigned i = 0; i < run->n; i++) closed |= cp->r[i].pcontrol >= 2;
+    int init = 1;             /* every rank from the end of its MPI_Init */
+    for (unsigned i = 0; i < run->n; i++) init &= cp->r[i].seen_init;
+    res->from_what = cp->any_pcontrol            ? "MPI_Pcontrol"
+                     : cp->o.from_ns != INT64_MIN ? "--from"
+                     : cp->w0 || init            ? "MPI_Init"
+                                                 : "first call";
+    res->to_what = closed && cp->any_pcontrol  ? "MPI_Pcontrol"
+                   : cp->o.to_ns != INT64_MAX ? "--to"
+                   : res->unfinished          ? "end of records"
+                                              : "MPI_Finalize";
     if (res->from == INT64_MIN || cp->any_pcontrol) res->from = wfrom == INT64_MAX ? 0 : wfrom;
     if (res->to == INT64_MAX) res->to = wto == INT64_MIN ? 0 : wto;
     for (int m = 0; m < AN_CP_NM; m++) {
@@ -1598,6 +1824,7 @@ void an_cp_free(struct an_cp *cp)
         struct snap *s = cp->snaps.t[i].p;
         if (!s || (void *)s == TOMB) continue;
         for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, s->n[m]);
+        free(s->dkv);
         free(s);
     }
     free(cp->snaps.t);
@@ -1608,6 +1835,7 @@ void an_cp_free(struct an_cp *cp)
             for (int m = 0; m < AN_CP_NM; m++)
                 if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
         free(ci->wl.r);
+        for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
         free(ci->entry);
         free(ci);
     }
@@ -1626,6 +1854,7 @@ void an_cp_free(struct an_cp *cp)
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->blocked);
+    free(cp->rq);
     while (cp->free_nodes) {
         struct node *n = cp->free_nodes;
         cp->free_nodes = n->parent;
@@ -1636,6 +1865,7 @@ void an_cp_free(struct an_cp *cp)
     while (cp->free_snaps) {
         struct snap *x = cp->free_snaps;
         cp->free_snaps = x->next_free;
+        free(x->dkv);
         free(x);
     }
     while (cp->free_msgs) {

@@ -98,6 +98,10 @@ struct an_cp_rank {
 struct an_cp_result {
     int64_t from, to;         /* the window used (aligned ns) */
     const char *source;       /* "run", "options", "MPI_Pcontrol" */
+    const char *from_what;    /* what opens the window: "MPI_Pcontrol", "--from", "MPI_Init"
+                               * (the first rank to leave it), "first call" (no MPI_Init) */
+    const char *to_what;      /* what closes it: "MPI_Pcontrol", "--to", "MPI_Finalize",
+                               * "end of records" (a rank never reached MPI_Finalize) */
     int pcontrol_never_opened;
     struct an_cp_path m[AN_CP_NM];
     int64_t rt_comm, rt_comp; /* the runtime path split into communication and computation */

@@ -66,19 +66,21 @@ static const char *site(const struct an_run *run, int rank, uint32_t s, char *b,
     return w ? w : "(unknown)";
 }
 
-static void region_name(const struct an_run *run, const struct an_cp_region *g, char *b, size_t n)
-{
-    char x[512], y[512];
-    const char *a = g->site_from ? site(run, g->rank, g->site_from, x, sizeof x) : "(start)";
-    snprintf(b, n, "%s -> %s", a, site(run, g->rank, g->site_to, y, sizeof y));
-}
-
 /* regions of a breakdown merged by name (ranks with the same code) */
 struct rsum {
-    char name[1100];
+    char name[1100];          /* "from -> to" */
+    char from[520], to[520];  /* the two call sites */
     int64_t val;
     unsigned ranks;
 };
+
+static void region_name(const struct an_run *run, const struct an_cp_region *g, struct rsum *x)
+{
+    char t[512];
+    snprintf(x->from, sizeof x->from, "%s", g->site_from ? site(run, g->rank, g->site_from, t, sizeof t) : "(start)");
+    snprintf(x->to, sizeof x->to, "%s", site(run, g->rank, g->site_to, t, sizeof t));
+    snprintf(x->name, sizeof x->name, "%s -> %s", x->from, x->to);
+}
 
 static int rsum_cmp(const void *a, const void *b)
 {
@@ -99,15 +101,11 @@ static struct rsum *regions(const struct an_run *run, const struct an_cp_result 
         if (!(p->by[i].key & AN_CP_REGION)) continue;
         uint32_t id = p->by[i].key & ~AN_CP_REGION;
         if (id >= r->nregions) continue;
-        char nm[1100];
-        region_name(run, &r->regions[id], nm, sizeof nm);
+        region_name(run, &r->regions[id], &s[n]);
         unsigned j;
         for (j = 0; j < n; j++)
-            if (strcmp(s[j].name, nm) == 0) break;
-        if (j == n) {
-            snprintf(s[n].name, sizeof s[n].name, "%s", nm);
-            n++;
-        }
+            if (strcmp(s[j].name, s[n].name) == 0) break;
+        if (j == n) n++;
         s[j].val += p->by[i].val;
         s[j].ranks++;
     }
@@ -131,6 +129,93 @@ static int seg_len_cmp(const void *a, const void *b)
 
 /* ---- text ---------------------------------------------------------------------- */
 
+#define CP_WIDTH 100          /* the report's width (profile_report.c) */
+
+/* The narrowest column sym_fit fits s into without cutting a name. */
+static size_t fit_min(const char *s)
+{
+    size_t m = sym_fit_min(s), l = strlen(s);
+    return m < l ? m : l;
+}
+
+/* A code region "from -> to" fitted into w columns: each call site by
+ * sym_fit (a path loses its start, file:line stays whole, a routine's own
+ * name is never cut); NULL when even their shortest forms do not fit. */
+static const char *region_fit(const struct rsum *x, size_t w, char *b, size_t n)
+{
+    size_t la = strlen(x->from), lb = strlen(x->to);
+    if (la + 4 + lb <= w) return snprintf(b, n, "%s", x->name), b;
+    if (w < 6) return NULL;
+    size_t avail = w - 4, ma = fit_min(x->from), mb = fit_min(x->to);
+    if (ma + mb > avail) return NULL;
+    size_t wa = la <= avail / 2 ? la : lb <= avail / 2 ? avail - lb : avail / 2;
+    if (wa < ma) wa = ma;
+    if (avail - wa < mb) wa = avail - mb;
+    /* what one side leaves unused goes to the other */
+    char fa[600], fb[600];
+    sym_fit(x->from, wa, fa, sizeof fa);
+    sym_fit(x->to, avail - strlen(fa), fb, sizeof fb);
+    sym_fit(x->from, avail - strlen(fb), fa, sizeof fa);
+    snprintf(b, n, "%s -> %s", fa, fb);
+    return b;
+}
+
+/* One row of the code-region table: the name in its column, or where
+ * even its shortest form does not fit, on lines of its own above. */
+static void region_row(FILE *o, const struct rsum *x, int64_t v, int64_t path)
+{
+    enum { NW = CP_WIDTH - 4 - 1 - 12 - 1 - 7 };   /* "    NAME TIME PCT%" */
+    char b[1300], t[64];
+    const char *cell = region_fit(x, NW, b, sizeof b);
+    if (!cell) {
+        char f[600];
+        fprintf(o, "    %s ->\n", sym_fit(x->from, CP_WIDTH - 7, f, sizeof f));
+        snprintf(b, sizeof b, "  %s", sym_fit(x->to, NW - 2, f, sizeof f));
+        cell = b;
+    }
+    fprintf(o, "    %-*s %12s %6.1f%%\n", (int)NW, cell, tm(v, t, sizeof t), path ? 100.0 * v / path : 0.0);
+}
+
+/* The "leaves by" cell of a segment, from column `col` to the page's end:
+ * the hop (routine names whole) and its call site fitted to what is left;
+ * what does not fit goes on a line of its own below the row. */
+static void leaves_cell(FILE *o, const struct an_run *run, const struct an_cp_segment *s, int col)
+{
+    char w[1200], st[600], f[600];
+    int cw = CP_WIDTH - col;
+    seg_what(run, s, w, sizeof w);
+    if (s->to_rank < 0) {
+        fprintf(o, "%s\n", w);
+        return;
+    }
+    const char *where = site(run, s->rank, s->out_site, st, sizeof st);
+    int left = cw - (int)strlen(w) - 4;   /* " at " */
+    if (left > 0 && (int)fit_min(where) <= left) {
+        fprintf(o, "%s at %s\n", w, sym_fit(where, (size_t)left, f, sizeof f));
+        return;
+    }
+    if ((int)strlen(w) <= cw) fprintf(o, "%s\n", w);
+    else fprintf(o, "\n      %s\n", w);
+    int ind = (int)fit_min(where) + 3 <= cw ? col : 6;
+    fprintf(o, "%*sat %s\n", ind, "", sym_fit(where, (size_t)(CP_WIDTH - ind - 3), f, sizeof f));
+}
+
+/* The window in words: what opens and closes it. */
+static void window_words(const struct an_cp_result *r, char *b, size_t n)
+{
+    const char *f = r->from_what ? r->from_what : "first call", *t = r->to_what ? r->to_what : "end of records";
+    if (strcmp(f, "MPI_Pcontrol") == 0 && strcmp(t, "MPI_Pcontrol") == 0)
+        snprintf(b, n, "MPI_Pcontrol: a rank's first call to its second");
+    else if (strcmp(f, "MPI_Pcontrol") == 0)
+        snprintf(b, n, "MPI_Pcontrol: a rank's first call to %s", t);
+    else if (f[0] == '-' || t[0] == '-')
+        snprintf(b, n, "%s to %s", f, t);
+    else if (strcmp(t, "MPI_Finalize") == 0)
+        snprintf(b, n, "the whole run: %s to %s", f, t);
+    else
+        snprintf(b, n, "%s to %s", f, t);
+}
+
 void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, int all, const struct cp_cost *cost)
 {
     char a[64], b[64], c[64], d[64], w[1200];
@@ -138,8 +223,11 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     an_run_span(run, &first, &last);
     fprintf(o, "\nCritical path (the longest chain of computation and messages; waiting lies on no path)\n");
     fprintf(o, "-------------------------------------------------------------------------------------\n");
-    fprintf(o, "  window     %s to %s after the first call (%s)\n", tm(r->from - first, a, sizeof a),
-            tm(r->to - first, b, sizeof b), r->source);
+    window_words(r, w, sizeof w);
+    int wl = fprintf(o, "  window     %s to %s after the first call", tm(r->from - first, a, sizeof a),
+                     tm(r->to - first, b, sizeof b));
+    if (wl + 3 + (int)strlen(w) > CP_WIDTH) fprintf(o, "\n            ");
+    fprintf(o, " (%s)\n", w);
     if (cost && cost->opts)
         fprintf(o, "  costs      alpha %.1f ns per message, beta %.4f ns per byte, %s model (%s)\n",
                 cost->opts->alpha_ns, cost->opts->beta_ns, cost->opts->simple ? "simple" : "standard",
@@ -166,6 +254,7 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
         fprintf(o, "  %-16s %14s %14s %-8s %14s\n", mtext[m], val(m, (double)p->path, a, sizeof a),
                 val(m, (double)p->per_process, b, sizeof b), rk, val(m, p->volumetric, c, sizeof c));
     }
+    fprintf(o, "  each measure is taken along its own longest path: the paths of different measures differ\n");
     const struct an_cp_path *rt = &r->m[AN_CP_RUNTIME];
     fprintf(o, "  run time on its path = communication %s + computation %s; it ends on rank %d\n",
             tm(r->rt_comm, a, sizeof a), tm(r->rt_comp, b, sizeof b), rt->end_rank);
@@ -182,9 +271,7 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     unsigned nreg;
     struct rsum *rs = regions(run, r, rt, &nreg);
     fprintf(o, "  computation on the run-time path by code region (between two MPI call sites):\n");
-    for (unsigned i = 0; i < nreg && i < (all ? nreg : 6); i++)
-        fprintf(o, "    %-60.60s %12s %6.1f%%\n", rs[i].name, tm(rs[i].val, a, sizeof a),
-                rt->path ? 100.0 * rs[i].val / rt->path : 0.0);
+    for (unsigned i = 0; i < nreg && i < (all ? nreg : 6); i++) region_row(o, &rs[i], rs[i].val, rt->path);
     if (!nreg) fprintf(o, "    (none)\n");
     free(rs);
     /* the path */
@@ -205,20 +292,17 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
             fprintf(o, "  longest segments:\n    %-6s %12s %12s %12s  %s\n", "rank", "from", "to", "on path",
                     "leaves by");
             for (unsigned i = 0; i < k; i++) {
-                seg_what(run, sp[i], w, sizeof w);
-                char st[600], cell[1300];
-                if (sp[i]->to_rank >= 0)
-                    snprintf(cell, sizeof cell, "%s at %s", w, site(run, sp[i]->rank, sp[i]->out_site, st, sizeof st));
-                else
-                    snprintf(cell, sizeof cell, "%s", w);
-                fprintf(o, "    %-6d %12s %12s %12s  %.47s\n", sp[i]->rank, tm(sp[i]->from - first, a, sizeof a),
-                        tm(sp[i]->to - first, b, sizeof b), tm(sp[i]->on_path, c, sizeof c), cell);
+                fprintf(o, "    %-6d %12s %12s %12s  ", sp[i]->rank, tm(sp[i]->from - first, a, sizeof a),
+                        tm(sp[i]->to - first, b, sizeof b), tm(sp[i]->on_path, c, sizeof c));
+                leaves_cell(o, run, sp[i], 4 + 6 + 1 + 12 + 1 + 12 + 1 + 12 + 2);
             }
             free(sp);
         }
     }
-    /* what-if: the path's time per rank is the most that rank's speed-up can win */
-    fprintf(o, "  path time per rank (the most the run can gain by speeding that rank up):\n    ");
+    /* what-if: the path's time per rank bounds what that rank's speed-up can win
+     * (docs/CRITPATH.md, "What-if"): an upper bound, not a prediction */
+    fprintf(o, "  path time per rank (at most what speeding that rank up can gain; another path may then\n"
+               "  be the longest, so the gain can be less):\n    ");
     unsigned col = 4;
     for (unsigned i = 0; i < r->nranks; i++) {
         if (!r->ranks[i].on_path) continue;
@@ -247,15 +331,25 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     }
     if (!all && r->nranks > 32) fprintf(o, "  ... %u more ranks (--all or --json)\n", r->nranks - 32);
     if (r->nwsites) {
-        fprintf(o, "  where ranks waited:\n    %-13s %4s  %-26s %-16s %4s %11s %8s\n", "kind", "rank", "call site",
-                "routine", "for", "time", "calls");
         unsigned k = all ? r->nwsites : (r->nwsites < 10 ? r->nwsites : 10);
+        /* routine names whole: the longest shown takes its room from the site */
+        int rw = 16;
+        for (unsigned i = 0; i < k; i++) {
+            int l = (int)strlen(rn(run, r->wsites[i].name));
+            if (l > rw) rw = l;
+        }
+        int sw = CP_WIDTH - 51 - rw;   /* "    KIND RANK  SITE ROUTINE FOR TIME CALLS" */
+        fprintf(o, "  where ranks waited:\n    %-13s %4s  %-*s %-*s %4s %11s %8s\n", "kind", "rank", sw, "call site", rw,
+                "routine", "for", "time", "calls");
         for (unsigned i = 0; i < k; i++) {
             const struct an_cp_wsite *x = &r->wsites[i];
-            char st[600];
-            fprintf(o, "    %-13s %4d  %-26.26s %-16.16s %4d %11s %8" PRIu64 "\n", wtext[x->kind], x->rank,
-                    site(run, x->rank, x->site, st, sizeof st), rn(run, x->name), x->peer, tm(x->time, a, sizeof a),
-                    x->count);
+            char st[600], f[600];
+            const char *where = site(run, x->rank, x->site, st, sizeof st);
+            const char *cell = "";
+            if ((int)fit_min(where) <= sw) cell = sym_fit(where, (size_t)sw, f, sizeof f);
+            else fprintf(o, "    %s\n", sym_fit(where, CP_WIDTH - 4, f, sizeof f));   /* above its row */
+            fprintf(o, "    %-13s %4d  %-*s %-*s %4d %11s %8" PRIu64 "\n", wtext[x->kind], x->rank, sw, cell, rw,
+                    rn(run, x->name), x->peer, tm(x->time, a, sizeof a), x->count);
         }
         if (k < r->nwsites) fprintf(o, "    ... %u more (--all or --json)\n", r->nwsites - k);
     }
@@ -269,6 +363,10 @@ void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r, co
     fprintf(o, "  \"critical_path\": {\"window\": {\"from_ns\": %" PRId64 ", \"to_ns\": %" PRId64 ", \"source\": ",
             r->from, r->to);
     json_str(o, r->source);
+    fprintf(o, ", \"from\": ");
+    json_str(o, r->from_what ? r->from_what : "");
+    fprintf(o, ", \"to\": ");
+    json_str(o, r->to_what ? r->to_what : "");
     fprintf(o, ", \"ranks_never_opened\": %d},\n", r->pcontrol_never_opened);
     if (cost && cost->opts) {
         fprintf(o, "    \"cost_model\": {\"alpha_ns\": %.3f, \"beta_ns_per_byte\": %.6f, \"model\": \"%s\", \"source\": ",

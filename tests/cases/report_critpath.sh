@@ -6,7 +6,9 @@
 # MPI_PROC_NULL halos; on both MPIs through `mpilens run`.  Times within 1%
 # or 50 us of what the ranks measured (their spins), bytes and modelled
 # costs exact (alpha 1000 ns, beta 1 ns/B), waiting + useful = each rank's
-# time, run time on the path = communication + computation on it.
+# time, run time on the path = communication + computation on it.  The
+# window is named for what opened and closed it (MPI_Pcontrol), in the JSON
+# and in the text, which fits 100 columns.
 # timeout: 300
 need_mpilens
 for impl in openmpi mpich; do
@@ -52,6 +54,7 @@ def exact(what, got, want):
     if got != want: bad.append('%s: got %s, want %s' % (what, got, want))
 exact('complete', cp['complete'], True)
 exact('window source', cp['window']['source'], 'MPI_Pcontrol')
+exact('window opened and closed by', (cp['window'].get('from'), cp['window'].get('to')), ('MPI_Pcontrol', 'MPI_Pcontrol'))
 rt = M['runtime']['path']
 exact('run time = comm + comp on its path', rt, cp['runtime_split']['comm_ns'] + cp['runtime_split']['comp_ns'])
 ranks = {x['rank']: x for x in ws['ranks']}
@@ -130,6 +133,13 @@ print('; '.join(bad))
 PY
 )
         [ -z "$r" ] || soft_fail "$impl $mode: $r"
+        # the text names the window for what it is and fits 100 columns
+        "$MPILENS" report --critical-path -q --alpha 1000 --beta 1 "$d/run" >"$d/cp.txt" 2>>"$d/rep.err" ||
+            { soft_fail "$impl $mode: report --critical-path failed"; continue; }
+        grep -q "(MPI_Pcontrol: a rank's first call to its second)" "$d/cp.txt" ||
+            soft_fail "$impl $mode: window not named MPI_Pcontrol: $(grep -A1 '^  window' "$d/cp.txt" | head -c 300)"
+        awk 'length($0) > 100 { print "line of " length($0) " columns: " $0; exit 1 }' "$d/cp.txt" >"$d/wide" ||
+            soft_fail "$impl $mode: $(head -c 300 "$d/wide")"
         note "$impl $mode: path $(python3 -c "import json,sys; c=json.load(open(sys.argv[1]))['critical_path']; print(c['measures']['runtime']['path'], [s['rank'] for s in c['segments']])" "$d/rep.json")"
     done
 done

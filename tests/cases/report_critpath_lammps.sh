@@ -4,7 +4,13 @@
 # and the wall time of the run; communication + computation on it = its run
 # time; waiting + useful time = each rank's time; every partner found
 # (complete, nothing undecided); the path is a chain of segments in time
-# order whose hops name MPI routines.
+# order whose hops name MPI routines.  The text (--critical-path, default
+# width): every line within 100 columns; the window named for what it is
+# (MPI_Init to MPI_Finalize, also in the JSON); a line saying that each
+# measure has its own path; LAMMPS's long C++ call sites fitted, never cut
+# mid-name: each code region shows both its call sites with their function's
+# own name and offset whole, each "leaves by" cell its hop whole, each waiting
+# row a whole MPI routine name.  --from/--to name the window so.
 # timeout: 300
 lmp=$(command -v lmp) || fail "lmp not installed (Debian package lammps)"
 ex=
@@ -50,3 +56,81 @@ print('path %d ns, largest rank %d ns, wall %d ns, %d segments' % (rt, tmax, wal
 PY
 )
 [ -z "$r" ] || soft_fail "$r"
+"$MPILENS" report --critical-path -q "$TEST_TMP/run" >"$TEST_TMP/cp.txt" 2>"$TEST_TMP/cp.err" ||
+    fail "report --critical-path failed: $(head -c 300 "$TEST_TMP/cp.err")"
+r=$(python3 - "$TEST_TMP/rep.json" "$TEST_TMP/cp.txt" <<'PY'
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+cp, ws = rep['critical_path'], rep['wait_states']
+text = open(sys.argv[2]).read()
+lines = text.split('\n')
+bad = []
+for l in lines:
+    if len(l) > 100: bad.append('line of %d columns: %r' % (len(l), l))
+if cp['window'].get('from') != 'MPI_Init' or cp['window'].get('to') != 'MPI_Finalize':
+    bad.append('JSON window from/to: %s' % cp['window'])
+if '(the whole run: MPI_Init to MPI_Finalize)' not in text: bad.append('window not named the whole run, MPI_Init to MPI_Finalize')
+if 'each measure is taken along its own longest path' not in text: bad.append('no line saying each measure has its own path')
+def own(site):   # a call site's function name and offset (or file:line): what fitting keeps
+    m = re.match(r'^(.*?)(\+0x[0-9a-f]+)?(\([^()]*\))?$', site)
+    head, off = m.group(1), m.group(2) or ''
+    if ':' in head and '(' not in head and re.search(r':\d+$', head): return head.split('/')[-1], ''
+    name = re.sub(r'\(.*$', '', head).split('::')[-1]
+    return name, off
+# code regions: the rows under their heading, up to the next heading
+i = next(k for k, l in enumerate(lines) if 'by code region' in l)
+rows = []
+for l in lines[i + 1:]:
+    if not l.startswith('    '): break
+    rows.append(l)
+regions = [x['region'] for x in cp['measures']['runtime']['by_region']]
+if not rows or not regions: bad.append('no code regions')
+for l in rows:
+    if l.rstrip().endswith('->'): continue   # a region that did not fit: its first site on a line of its own
+    cell = re.sub(r'\s+\S+ \S+\s+\S+%$', '', l.strip())
+    if ' -> ' not in cell: bad.append('region cut: %r' % l); continue
+    a, b = cell.split(' -> ', 1)
+    ok = False
+    for g in regions:
+        ga, gb = g.split(' -> ', 1)
+        (na, oa), (nb, ob) = own(ga), own(gb)
+        if na in a and oa in a and nb in b and ob in b: ok = True; break
+    if not ok: bad.append('region row matches no region with its names whole: %r' % l)
+# longest segments: the hop whole
+segs = {s['what'] for s in cp['segments']}
+sites = {s['site'] for s in cp['segments'] if s['site']}
+i = next(k for k, l in enumerate(lines) if 'leaves by' in l)
+def site_whole(t):
+    for g in sites:
+        n, o = own(g)
+        if n in t and o in t: return True
+    return False
+for l in lines[i + 1:]:
+    if not l.startswith('    ') or 'path time per rank' in l: break
+    if l.strip().startswith('at '):   # a call site below its row
+        if not site_whole(l.strip()[3:]): bad.append('call site cut: %r' % l)
+        continue
+    m = re.match(r'^\s+\d+\s+\S+ \S+\s+\S+ \S+\s+\S+ \S+\s+(.*)$', l)
+    if not m: bad.append('segment row %r' % l); continue
+    what = re.sub(r' at .*$', '', m.group(1))
+    if what not in segs: bad.append('hop %r is not a whole segment name' % what)
+    if ' at ' in m.group(1) and not site_whole(m.group(1).split(' at ', 1)[1]): bad.append('call site cut: %r' % l)
+# where ranks waited: whole routine names
+routines = {x['routine'] for k in ('late_sender', 'late_receiver', 'collective', 'completion') for x in ws[k]['by_site']}
+i = next((k for k, l in enumerate(lines) if l.strip() == 'where ranks waited:'), None)
+if i is None: bad.append('no waiting table')
+else:
+    for l in lines[i + 2:]:
+        m = re.match(r'^    (late sender|late receiver|collective|completion)\s+\d+\s+.*?\s(MPI_\S+)\s+-?\d+\s', l)
+        if not m: continue
+        if m.group(2) not in routines: bad.append('routine %r cut' % m.group(2))
+print('; '.join(bad[:6]))
+PY
+)
+[ -z "$r" ] || soft_fail "text: $r"
+# a window from the command line is named so
+"$MPILENS" report --critical-path -q --from 0.6 --to 1.5 "$TEST_TMP/run" >"$TEST_TMP/cpw.txt" 2>"$TEST_TMP/cpw.err" ||
+    fail "report --from --to failed: $(head -c 300 "$TEST_TMP/cpw.err")"
+grep -q "(--from to --to)" "$TEST_TMP/cpw.txt" || soft_fail "--from/--to window named $(grep -A1 '^  window' "$TEST_TMP/cpw.txt")"
+w=$("$MPILENS" report --json -q --from 0.6 "$TEST_TMP/run" | python3 -c 'import json,sys; w=json.load(sys.stdin)["critical_path"]["window"]; print(w.get("from"), w.get("to"))')
+[ "$w" = "--from MPI_Finalize" ] || soft_fail "--from window: from/to $w, want --from MPI_Finalize"
