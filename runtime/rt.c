@@ -45,6 +45,7 @@ __thread struct ml_thread ml_th __attribute__((tls_model("initial-exec")));
 int ml_use_tsc = 1;
 uint64_t ml_work_gap = UINT64_MAX;
 uint64_t ml_sample_gap = UINT64_MAX;
+static double ml_ns_per_tick = 1.0;         /* ns per tick of ml_now() */
 uint32_t ml_comm_gen = 1;
 uint32_t ml_type_gen = 1;
 int ml_disabled;
@@ -364,6 +365,7 @@ static void process_init(void)
         double per_ns = (double)(hdr->anchor1_ticks - hdr->anchor0_ticks) / (double)(hdr->anchor1_ns - hdr->anchor0_ns);
         ml_work_gap = (uint64_t)(per_ns * ML_WORK_GAP_NS);
         ml_sample_gap = (uint64_t)(per_ns * ML_SAMPLE_GAP_NS);
+        ml_ns_per_tick = 1.0 / per_ns;
     }
     modules_refresh();
     __atomic_thread_fence(__ATOMIC_RELEASE);
@@ -2049,22 +2051,28 @@ void ml_before_abort_f(struct ml_call *c, void *comm, void *code)
  * thread's own scheduler counters tell the two apart: over the gap it either
  * used the CPU (work), or blocked of its own accord (a voluntary switch:
  * sleep, I/O, a lock; counted as work, as before), or neither (it sat on a
- * run queue: no work).  The counters come from getrusage(RUSAGE_THREAD), one
- * system call, taken at the end of a poll at most every ML_SAMPLE_GAP_NS
- * (ml_poll_sample) and at a gap: polling threads only, never the hot path of
- * other calls.  The sample is older than the gap by up to ML_SAMPLE_GAP_NS of
- * polling, whose CPU time counts with the gap's; ML_WORK_CPU_NS is above it.
+ * run queue: no work).  The counters come from the thread's CPU clock and
+ * getrusage(RUSAGE_THREAD) (voluntary switches), two system calls, taken at
+ * the end of a poll at most every ML_SAMPLE_GAP_NS (ml_poll_sample) and at a
+ * gap: polling threads only, never the hot path of other calls.  The sample
+ * is older than the gap by up to 2 x ML_SAMPLE_GAP_NS of polling, and the
+ * poll that ends the gap is measured with it: their length is taken off the
+ * CPU time; what remains above ML_WORK_CPU_NS is work.
  * Without a usable sample (first gap, or the last sample was taken before
  * other calls) the gap counts as work: no deadlock is ever claimed on a
  * guess. */
 #define ML_WORK_CPU_NS 2000000    /* 2 ms of CPU in a gap: computing */
 
+/* The thread's CPU time from its CPU clock, which includes the slice it is
+ * running now: getrusage's lags by up to a scheduler tick (measured here: 1
+ * to 4 ms), which made a polling thread that was preempted look as if it had
+ * computed in the gap, and delayed deadlock verdicts under load. */
 static int sched_now(int64_t *cpu_ns, long *nvcsw)
 {
     struct rusage ru;
-    if (getrusage(RUSAGE_THREAD, &ru) != 0) return -1;
-    *cpu_ns = ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
-              ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
+    struct timespec ts;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return -1;
+    *cpu_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
     *nvcsw = ru.ru_nvcsw;
     return 0;
 }
@@ -2075,16 +2083,21 @@ void ml_poll_sample(struct ml_thread *th, uint64_t now)
     else th->sched_tick = 0;
 }
 
-void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now)
+void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t t0, uint64_t now)
 {
     int64_t cpu;
     long nv;
     int work = 1;
     if (sched_now(&cpu, &nv) == 0) {
-        /* the sample must be from the polling just before the gap */
+        /* The sample must be from the polling just before the gap.  The CPU
+         * time since then less what the polling before the gap and the poll
+         * after it can have used (at most their length) is what the thread
+         * used outside MPI in the gap, at least. */
         if (th->sched_tick && th->sched_tick <= prev && prev - th->sched_tick <= 2 * ml_sample_gap &&
-            nv == th->sched_nvcsw && cpu - th->sched_cpu_ns < ML_WORK_CPU_NS)
-            work = 0;
+            nv == th->sched_nvcsw && t0 <= now) {
+            double busy = (double)((prev - th->sched_tick) + (now - t0)) * ml_ns_per_tick;
+            if ((double)(cpu - th->sched_cpu_ns) - busy < ML_WORK_CPU_NS) work = 0;
+        }
         th->sched_tick = now;
         th->sched_cpu_ns = cpu;
         th->sched_nvcsw = nv;

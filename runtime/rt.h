@@ -322,7 +322,7 @@ ML_INLINE void ml_rec_end(struct ml_call *c, struct ml_rec *r, int ret)
     __atomic_store_n(&c->th->live->t_end, c->t1, __ATOMIC_RELEASE);
 }
 
-void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t now);
+void ml_poll_gap(struct ml_thread *th, uint64_t prev, uint64_t t0, uint64_t now);
 void ml_poll_sample(struct ml_thread *th, uint64_t now);
 
 ML_INLINE int ml_idle_same(const struct ml_rec *a, const struct ml_rec *b)
@@ -381,7 +381,7 @@ ML_INLINE void ml_rec_end_idle(struct ml_call *c, struct ml_rec *r, int ret)
      * unless the thread spent that time waiting for a CPU (ml_poll_gap) */
     uint64_t prev = l->t_end > l->t_idle ? l->t_end : l->t_idle;
     if (ML_UNLIKELY(c->t0 - prev > ml_work_gap && prev < c->t0))
-        ml_poll_gap(c->th, prev, c->t1);
+        ml_poll_gap(c->th, prev, c->t0, c->t1);
     else if (ML_UNLIKELY(c->t1 - c->th->sched_tick > ml_sample_gap))
         ml_poll_sample(c->th, c->t1);
     __atomic_store_n(&l->t_idle, c->t1, __ATOMIC_RELEASE);
