@@ -1755,7 +1755,8 @@ int an_cp_finish(struct an_cp *cp)
                 struct an_cp_segment *s = &res->seg[--k];
                 *s = next;
                 s->rank = run->ranks[n->rank].rank;
-                s->from = n->from;
+                /* a stretch may begin before the window opens: it counts from there */
+                s->from = n->from > cp->r[n->rank].open ? n->from : cp->r[n->rank].open;
                 s->to = to;
                 s->on_path = gain;
                 res->ranks[n->rank].on_path = an_sadd(res->ranks[n->rank].on_path, gain);

@@ -70,6 +70,10 @@ if not (umax <= rt <= wall + 50000): bad.append('run time on the path %d not in 
 skew = max(x['start_ns'] for x in ranks.values()) - min(x['start_ns'] for x in ranks.values())
 if rt < tmax - skew - tol(tmax): bad.append('run time on the path %d shorter than rank time %d less the window skew %d' % (rt, tmax, skew))
 segs = [s['rank'] for s in cp['segments']]
+W = cp['window']
+for s in cp['segments']:   # a segment lies in the window, and is on the path at most its length
+    if not (W['from_ns'] <= s['from_ns'] <= s['to_ns'] <= W['to_ns']) or s['on_path_ns'] > s['to_ns'] - s['from_ns']:
+        bad.append('segment %s outside the window %s or on the path longer than it lasts' % (s, W))
 comp = M['comp_time']['path']
 def ends(seq):
     if segs[-len(seq):] != seq: bad.append('path ranks %s do not end with %s' % (segs, seq))
