@@ -180,6 +180,8 @@ ML_INLINE uint64_t ml_now(void)
     return ml_ticks_slow();
 }
 
+/* With call chains (rt.c, chain_site) the cache stays empty: every call
+ * takes the slow path, and this one is the same with or without them. */
 ML_INLINE uint32_t ml_site(struct ml_thread *th, void *ret_addr)
 {
     uintptr_t a = (uintptr_t)ret_addr;
