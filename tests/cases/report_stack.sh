@@ -6,7 +6,8 @@
 # [helper's line, g's line] with 20 ("site" the innermost frame), the text
 # report shows "helper line < caller line", dump a stack= field on each
 # call; with the default (-k 1) one site per routine, 32 calls, no stack=
-# field; with -k 8 the chains reach main (4 call lines of main: 4 sites).
+# field; with -k 8 the chains reach main (4 call lines of main: 4 sites);
+# -k 2 with libgcc's unwinder (MPILENS_UNWIND=libgcc) as with libunwind's.
 # The Fortran twin (stack_callers_f.f90, `use mpi`): -k 2 gives the same two
 # sites at the Fortran lines (the runtime's Fortran wrapper and the MPI's
 # binding frames skipped).  Bad depths (0, x, 99, 9, empty) are one line and
@@ -69,6 +70,13 @@ for impl in openmpi mpich; do
     n_f=$(grep -c " MPI_Barrier $b:$LB .*stack=$b:$LB;$b:$LF\$" "$d/k2.dump")
     n_g=$(grep -c " MPI_Barrier $b:$LB .*stack=$b:$LB;$b:$LG\$" "$d/k2.dump")
     assert_eq "12 20" "$n_f $n_g" "$impl -k 2: dump MPI_Barrier lines with stack= through f and g"
+
+    # libgcc's unwinder (the runtime's own where libunwind is not installed): the same sites
+    (cd "$d" && MPILENS_UNWIND=libgcc mpilens_run $impl "$d/g2" 2 -k 2 "$p") >"$d/outg" 2>"$d/errg" ||
+        { soft_fail "$impl: MPILENS_UNWIND=libgcc mpilens run -k 2 failed: $(head -c 300 "$d/errg")"; continue; }
+    "$MPILENS" report --json -q "$d/g2" >"$d/g2.json" 2>"$d/rep.err" || soft_fail "$impl: report --json (libgcc) failed"
+    r=$(check_json "$d/g2.json" MPI_Barrier "$b:$LB,$b:$LF|12;$b:$LB,$b:$LG|20")
+    [ -z "$r" ] || soft_fail "$impl -k 2, MPILENS_UNWIND=libgcc: $r"
 
     # default: one frame, one site
     (cd "$d" && mpilens_run $impl "$d/k1" 2 "$p") >"$d/out1" 2>"$d/err1" ||
