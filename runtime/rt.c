@@ -1069,6 +1069,11 @@ static __attribute__((noinline)) uint32_t chain_site(uintptr_t addr)
     uint64_t fr[ML_MAX_DEPTH] = {0};
     chain_unwind(addr, fr);
     if (fr[0] == 0) fr[0] = addr;                /* not found on the stack: one frame */
+    for (unsigned i = 1; i < chain_depth; i++)   /* the runtime's thread start (failsafe.c) ends it */
+        if (fr[i] && ml_fs_own((uintptr_t)fr[i])) {
+            memset(&fr[i], 0, (chain_depth - i) * 8);
+            break;
+        }
     uint64_t h = 0;
     for (unsigned i = 0; i < chain_depth; i++) h = (h ^ fr[i]) * 0x9E3779B97F4A7C15ull;
     unsigned mask = ML_MAX_CHAINS - 1, start = (unsigned)(h >> 40);

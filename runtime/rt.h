@@ -173,6 +173,8 @@ void *ml_fs_eh_in_f(void *eh, int kind);
 void ml_fs_eh_out_f(void *eh);
 void ml_fs_win_created(MPI_Win w);
 void ml_fs_win_created_f(void *w);
+/* 1 if a is in the runtime's own code (its mapping, or the archive's section) */
+int ml_fs_own(uintptr_t a);
 
 ML_INLINE uint64_t ml_now(void)
 {

@@ -7,7 +7,10 @@
 # report shows "helper line < caller line", dump a stack= field on each
 # call; with the default (-k 1) one site per routine, 32 calls, no stack=
 # field; with -k 8 the chains reach main (4 call lines of main: 4 sites);
-# -k 2 with libgcc's unwinder (MPILENS_UNWIND=libgcc) as with libunwind's.
+# -k 2 with libgcc's unwinder (MPILENS_UNWIND=libgcc) as with libunwind's;
+# -k 3 on tests/programs/ok_thread.c: the MPI_Send of the thread the program
+# starts has a one-frame chain (it ends at the runtime's pthread_create
+# trampoline), and no chain holds a frame of the runtime.
 # The Fortran twin (stack_callers_f.f90, `use mpi`): -k 2 gives the same two
 # sites at the Fortran lines (the runtime's Fortran wrapper and the MPI's
 # binding frames skipped).  Bad depths (0, x, 99, 9, empty) are one line and
@@ -19,7 +22,8 @@ fsrc=$ROOT/tests/programs/stack_callers_f.f90
 mark() { grep -n "@$1\b" "$2" | head -1 | cut -d: -f1; }
 LB=$(mark helper_barrier "$src") LA=$(mark helper_allreduce "$src") LF=$(mark f "$src") LG=$(mark g "$src")
 FB=$(mark fhelper "$fsrc") FF=$(mark ff "$fsrc") FG=$(mark fg "$fsrc")
-[ -n "$LB" ] && [ -n "$LA" ] && [ -n "$LF" ] && [ -n "$LG" ] && [ -n "$FB" ] && [ -n "$FF" ] && [ -n "$FG" ] ||
+TW=$(grep -n 'MPI_Send(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);' "$ROOT/tests/programs/ok_thread.c" | head -1 | cut -d: -f1)
+[ -n "$LB" ] && [ -n "$LA" ] && [ -n "$LF" ] && [ -n "$LG" ] && [ -n "$FB" ] && [ -n "$FF" ] && [ -n "$FG" ] && [ -n "$TW" ] ||
     fail "markers not found in the sources"
 
 # check_json JSON FILE ROUTINE WANT: WANT is "stack|calls;stack|calls" with
@@ -102,6 +106,23 @@ if len(s) != 4 or sum(x['calls'] for x in s) != 32 or len(main) != 4 or any(x['s
 PY
 )
     [ -z "$r" ] || soft_fail "$impl -k 8: want 4 chains through 4 lines of main, 32 calls: $r"
+
+    # a thread the program started: its chain ends at the thread's start (the
+    # runtime's pthread_create trampoline is no part of it); no frame of the
+    # runtime anywhere
+    pt=$(prog $impl ok_thread) || continue
+    (cd "$d" && mpilens_run $impl "$d/t3" 2 -k 3 "$pt") >"$d/outt" 2>"$d/errt" ||
+        { soft_fail "$impl: mpilens run -k 3 ok_thread failed: $(head -c 300 "$d/errt")"; continue; }
+    "$MPILENS" report --json -q "$d/t3" >"$d/t3.json" 2>"$d/rep.err" || soft_fail "$impl: report --json (threads) failed"
+    r=$(python3 - "$d/t3.json" "ok_thread.c:$TW" <<'PY'
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+bad = [s['stack'] for s in rep['sites'] if any(re.match(r'(rt|failsafe|requests|wrap-\w+)\.c:', f) for f in s['stack'])]
+w = [s['stack'] for s in rep['sites'] if s['site'] == sys.argv[2]]
+if bad or w != [[sys.argv[2]]]: print(f'runtime frames in {bad}; the worker thread\'s MPI_Send: {w}')
+PY
+)
+    [ -z "$r" ] || soft_fail "$impl -k 3, threads: $r"
 
     # Fortran: the binding's frames are not part of the chain
     pf=$(prog $impl stack_callers_f_f90) || continue
