@@ -13,8 +13,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # what building mpilens and running the example need
+# (libunwind8: the fast unwinder of mpilens run -k, loaded when there; without it libgcc's)
 PKGS=(build-essential python3 pkg-config openmpi-bin libopenmpi-dev mpich libmpich-dev gfortran
-      libdw-dev libelf-dev libotf2-trace-dev zlib1g-dev)
+      libdw-dev libelf-dev libotf2-trace-dev zlib1g-dev libunwind8)
 # what only the test suite uses (real programs, tools the cases call, the browser of the view tests)
 TEST_PKGS=(otf2-tools vite valgrind clang lammps lammps-examples hpcc python3-mpi4py strace chromium nodejs)
 

@@ -13,6 +13,8 @@
  *   [ module map      hdr.modules_off          ML_MAX_MODULES x struct ml_module ]
  *   [ site table      hdr.sites_off            ML_MAX_SITES x u64 return address ]
  *   [ live state      hdr.live_off             ML_MAX_THREADS x struct ml_live ]
+ *   [ call chains     hdr.chains_off           hdr.max_chains x hdr.chain_depth x u64 (only
+ *                                              when recorded with a stack depth above 1) ]
  *   [ chunk 0 ][ chunk 1 ] ...   from hdr.chunks_off, hdr.chunk_size each
  *
  * Writer/reader contract (single writer per chunk, any number of readers):
@@ -24,6 +26,9 @@
  *  - hdr.nchunks is incremented (release) after a chunk's header is written.
  *  - A live slot is a sequence lock: seq is odd while the owner writes it.
  *  - Site table entries go from 0 to an address once and never change.
+ *    With call chains, a site's chain entry is written completely before
+ *    its site table entry (release): a reader that sees the site sees its
+ *    chain.
  *
  * All integers are little-endian, all records 8-byte aligned.  Readers treat
  * every field as untrusted.
@@ -38,6 +43,8 @@
 #define ML_HEADER_SIZE 8192
 #define ML_MAX_MODULES 1024
 #define ML_MAX_SITES 65536           /* power of two: open-addressing table */
+#define ML_MAX_DEPTH 8               /* call-chain frames per site at most (mpilens run -k) */
+#define ML_MAX_CHAINS 16384          /* sites with chains at most (power of two, <= ML_MAX_SITES) */
 #define ML_MAX_THREADS 256
 #define ML_CHUNK_SIZE (256 * 1024)
 #define ML_CHUNK_MAGIC 0x4b4e4843u   /* "CHNK" */
@@ -155,6 +162,17 @@ struct ml_header {
      * the tick of the first one (0: none).  Zero in older files. */
     uint64_t dropped;
     uint64_t dropped_since;
+    /* Call chains (mpilens run -k N, N > 1): a site is then the chain of up
+     * to chain_depth return addresses from the program's call of the MPI
+     * routine outwards, and two chains that reach the same call are two
+     * sites.  Site id s (1 <= s <= max_chains) has its chain entry at
+     * chains_off + (s - 1) x chain_depth x 8: chain_depth u64 return
+     * addresses, innermost first (equal to the site table's entry), 0 after
+     * the last.  chains_off 0 (and every older file): no chains, a site is
+     * its one return address. */
+    uint64_t chains_off;
+    uint32_t chain_depth;      /* 2 .. ML_MAX_DEPTH when chains_off != 0 */
+    uint32_t max_chains;       /* entries in the chain table */
 };
 
 struct ml_module {             /* one mapping of /proc/self/maps, executable */

@@ -32,6 +32,8 @@ struct mlr_file {
     unsigned nroutines;
     const uint64_t *sites;
     unsigned nsites;
+    const uint64_t *chains;      /* call chains (mlformat.h), NULL if none */
+    unsigned nchains, depth;     /* entries, frames per entry (1 without chains) */
     unsigned nmodules;
     struct ml_module *modules;
     struct mlr_comm *comms;
@@ -227,6 +229,18 @@ static int load(struct mlr_file *f)
     while (ns && !in_file(f, h->sites_off, ns * 8)) ns /= 2;
     f->sites = ns ? (const uint64_t *)(f->base + h->sites_off) : NULL;
     f->nsites = (unsigned)ns;
+    f->depth = 1;
+    if (h->chains_off) {
+        uint64_t nc = h->max_chains, d = h->chain_depth;
+        if (h->chains_off % 8 || d < 2 || d > ML_MAX_DEPTH || nc == 0 || nc > f->nsites ||
+            !in_file(f, h->chains_off, nc * d * 8)) {
+            warnf(f, "%s: call-chain table invalid or cut (corrupt); call sites are shown one frame deep", f->path);
+        } else {
+            f->chains = (const uint64_t *)(f->base + h->chains_off);
+            f->nchains = (unsigned)nc;
+            f->depth = (unsigned)d;
+        }
+    }
     uint64_t nm = h->nmodules;
     if (nm > h->max_modules || nm > 65536) nm = 0;
     if (!in_file(f, h->modules_off, nm * sizeof(struct ml_module))) nm = 0;
@@ -432,7 +446,26 @@ int mlr_routine_id(const struct mlr_file *f, const char *name)
 uint64_t mlr_site_addr(const struct mlr_file *f, uint32_t site)
 {
     if (site == 0 || site > f->nsites) return 0;
-    return f->sites[site - 1];
+    return __atomic_load_n(&f->sites[site - 1], __ATOMIC_ACQUIRE);
+}
+
+unsigned mlr_site_chain(const struct mlr_file *f, uint32_t site, uint64_t *addrs, unsigned max)
+{
+    uint64_t a = mlr_site_addr(f, site);   /* (acquire: its chain entry was written before) */
+    if (!a || max == 0) return 0;
+    addrs[0] = a;
+    unsigned n = 1;
+    if (f->chains && site <= f->nchains) {
+        const uint64_t *c = f->chains + (size_t)(site - 1) * f->depth;
+        if (c[0] == a)                      /* else damaged: the innermost frame alone */
+            for (unsigned i = 1; i < f->depth && n < max && c[i]; i++) addrs[n++] = c[i];
+    }
+    return n;
+}
+
+unsigned mlr_chain_depth(const struct mlr_file *f)
+{
+    return f->depth;
 }
 
 const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index)

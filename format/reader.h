@@ -103,6 +103,13 @@ int mlr_rank(const struct mlr_file *f);
 const char *mlr_routine_name(const struct mlr_file *f, uint16_t routine);
 int mlr_routine_id(const struct mlr_file *f, const char *name); /* -1 if unknown */
 uint64_t mlr_site_addr(const struct mlr_file *f, uint32_t site);
+/* The call chain of a site (recorded with mpilens run -k N, N > 1): up to
+ * max return addresses into addrs, innermost first (addrs[0] is
+ * mlr_site_addr); returns how many, 0 for an unknown site, 1 where the file
+ * has no chains.  Look up each address - 1 (the call). */
+unsigned mlr_site_chain(const struct mlr_file *f, uint32_t site, uint64_t *addrs, unsigned max);
+/* Frames per site the file was recorded with: 1, or 2 .. ML_MAX_DEPTH. */
+unsigned mlr_chain_depth(const struct mlr_file *f);
 unsigned mlr_nmodules(const struct mlr_file *f);
 const struct ml_module *mlr_module(const struct mlr_file *f, unsigned i);
 const struct mlr_comm *mlr_comm(const struct mlr_file *f, uint16_t index);

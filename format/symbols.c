@@ -215,6 +215,28 @@ const char *sym_site(const struct mlr_file *f, uint32_t site, char *buf, size_t 
     return sym_addr(f, a, buf, n);
 }
 
+const char *sym_stack(const struct mlr_file *f, uint32_t site, char *buf, size_t n)
+{
+    uint64_t a[ML_MAX_DEPTH];
+    unsigned k = mlr_site_chain(f, site, a, ML_MAX_DEPTH);
+    if (k == 0 || n == 0) return sym_site(f, site, buf, n);
+    sym_addr(f, a[0], buf, n);
+    size_t l = strlen(buf);
+    char t[1024];
+    for (unsigned i = 1; i < k; i++) {
+        sym_addr(f, a[i], t, sizeof t);
+        size_t tl = strlen(t);
+        if (l + 3 + tl + 1 > n) {            /* whole frames only: the rest as " < .." */
+            if (l + 5 < n) memcpy(buf + l, " < ..", 6);
+            break;
+        }
+        memcpy(buf + l, " < ", 3);
+        memcpy(buf + l + 3, t, tl + 1);
+        l += 3 + tl;
+    }
+    return buf;
+}
+
 void sym_cleanup(void)
 {
     for (unsigned i = 0; i < CACHE_BUCKETS; i++)
@@ -285,8 +307,58 @@ static int fn_split(const char *s, struct fn_parts *p)
     return 1;
 }
 
+/* A call chain "inner < caller < ..." (sym_stack): its frames */
+static unsigned chain_split(const char *s, const char *fr[ML_MAX_DEPTH + 1], size_t len[ML_MAX_DEPTH + 1])
+{
+    unsigned k = 0;
+    for (const char *p = s; k < ML_MAX_DEPTH + 1;) {
+        const char *q = strstr(p, " < ");
+        fr[k] = p;
+        len[k++] = q ? (size_t)(q - p) : strlen(p);
+        if (!q) break;
+        p = q + 3;
+    }
+    return k;
+}
+
+/* A chain fitted: the innermost frame (fitted alone when even it is too
+ * wide), then its callers while they fit whole, " < .." for the rest. */
+static const char *fit_chain(const char *s, size_t w, char *b, size_t n)
+{
+    const char *fr[ML_MAX_DEPTH + 1];
+    size_t len[ML_MAX_DEPTH + 1];
+    unsigned k = chain_split(s, fr, len);
+    char first[1024], out[1700];
+    snprintf(first, sizeof first, "%.*s", (int)len[0], fr[0]);
+    size_t room = w > 5 ? w - 5 : 0;         /* the inner frame keeps room for " < .." */
+    if (strlen(first) > room) {
+        char t[1024];
+        sym_fit(first, room, t, sizeof t);
+        snprintf(out, sizeof out, "%s < ..", t);
+        return snprintf(b, n, "%s", out), b;
+    }
+    size_t l = (size_t)snprintf(out, sizeof out, "%s", first);
+    for (unsigned i = 1; i < k; i++) {
+        int last = i == k - 1;
+        if (l + 3 + len[i] + (last ? 0 : 5) > w || l + 3 + len[i] + 6 > sizeof out) {
+            snprintf(out + l, sizeof out - l, " < ..");
+            return snprintf(b, n, "%s", out), b;
+        }
+        l += (size_t)snprintf(out + l, sizeof out - l, " < %.*s", (int)len[i], fr[i]);
+    }
+    return snprintf(b, n, "%s", out), b;
+}
+
 size_t sym_fit_min(const char *s)
 {
+    if (strstr(s, " < ")) {                  /* a chain: at least its inner frame, whole */
+        const char *fr[ML_MAX_DEPTH + 1];
+        size_t len[ML_MAX_DEPTH + 1];
+        chain_split(s, fr, len);
+        char first[1024];
+        snprintf(first, sizeof first, "%.*s", (int)len[0], fr[0]);
+        return sym_fit_min(first) + 5;
+    }
     struct fn_parts p;
     if (!fn_split(s, &p)) {
         const char *slash = strrchr(s, '/');
@@ -304,6 +376,7 @@ const char *sym_fit(const char *s, size_t w, char *b, size_t n)
         snprintf(b, n, "%s", s);
         return b;
     }
+    if (strstr(s, " < ")) return fit_chain(s, w, b, n);
     static struct fn_parts p;
     if (!fn_split(s, &p)) return cut_left(s, w, b, n);
     char t[1700];

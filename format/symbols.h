@@ -14,6 +14,12 @@
 
 /* Resolve `site` of rank file f into buf; returns buf. */
 const char *sym_site(const struct mlr_file *f, uint32_t site, char *buf, size_t n);
+/* The site's call chain (recorded with mpilens run -k N):
+ * "inner.c:12 < caller.c:40 < main.c:7", innermost first, frames separated
+ * by " < " (a frame never holds a space); only the innermost where the file
+ * has no chains (then the same as sym_site).  Whole frames only: where buf
+ * is too short the rest is " < ..". */
+const char *sym_stack(const struct mlr_file *f, uint32_t site, char *buf, size_t n);
 /* Same for a raw return address of that process. */
 const char *sym_addr(const struct mlr_file *f, uint64_t addr, char *buf, size_t n);
 /* Same for an address inside the mapping mm (path NUL-terminated). */
@@ -38,6 +44,9 @@ char *sym_demangle(const char *name);
  * ("..Class::fn(int)+0x1a(lib.so)", "..fn(int)+0x1a(lib.so)"), then the
  * module, then the parameters ("..fn(..)+0x1a"), then the start of the name. */
 const char *sym_fit(const char *site, size_t w, char *b, size_t n);
+/* (A call chain of sym_stack keeps its innermost frame, fitted alone if even
+ * that is too wide, then its callers while they fit whole; " < .." marks the
+ * callers dropped.) */
 /* The narrowest column sym_fit fits site into without cutting the
  * function's own name or the file's base name ("..fn(..)+0x1a", "..file.c:42"):
  * what a table gives its site column where it can. */

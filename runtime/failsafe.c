@@ -182,6 +182,11 @@ static int own(uintptr_t a)
     return a >= own_lo && a < own_hi;
 }
 
+int ml_fs_own(uintptr_t a)
+{
+    return own(a);
+}
+
 /* Linked into the program from the archive (libmpilens-<mpi>.a), the
  * runtime's code is the section mpilens_text of the program (Makefile); as a
  * shared library these are null and the runtime is its own mapping. */

@@ -30,6 +30,7 @@
 #include <linux/futex.h>
 #include <time.h>
 #include <unistd.h>
+#include <unwind.h>
 
 _Static_assert(sizeof(struct ml_header) <= ML_HEADER_SIZE, "header too large");
 _Static_assert(sizeof(struct ml_live) == 64, "live slot is one cache line");
@@ -62,6 +63,10 @@ static char path[PATH_MAX];
 static struct ml_header *hdr;          /* mapping of header and tables */
 static size_t tables_len;
 static uint64_t *sites;
+static unsigned chain_depth = 1;       /* MPILENS_STACK_DEPTH (mpilens run -k): frames per site */
+static uint64_t *chains;               /* chain table (mlformat.h), NULL when chain_depth is 1 */
+static unsigned chains_used;           /* its entries taken (under lock); at 3/4 no more */
+static int (*unw_trace)(void **, int); /* libunwind's unw_backtrace, where it is installed */
 static struct ml_module *modules;
 static struct ml_live *lives;
 static int mpi_ready;                  /* between MPI_Init and MPI_Finalize */
@@ -263,6 +268,24 @@ static void process_init(void)
     }
     e = getenv("MPILENS_CLOCK");
     ml_use_tsc = !(e && strcmp(e, "monotonic") == 0) && tsc_invariant();
+    e = getenv("MPILENS_STACK_DEPTH");
+    if (e && *e) {
+        char *end;
+        long d = strtol(e, &end, 10);
+        if (*end || d < 1 || d > ML_MAX_DEPTH)
+            warn("MPILENS_STACK_DEPTH=%s is not 1 to %d: call sites are one frame deep", e, ML_MAX_DEPTH);
+        else
+            chain_depth = (unsigned)d;
+    }
+    if (chain_depth > 1) {
+        /* libunwind, when installed, unwinds 10-15 times faster than libgcc
+         * (its trace cache); loaded privately (RTLD_LOCAL: its backtrace and
+         * _Unwind_Backtrace do not replace anyone's); MPILENS_UNWIND=libgcc
+         * keeps libgcc's */
+        e = getenv("MPILENS_UNWIND");
+        void *h = e && strcmp(e, "libgcc") == 0 ? NULL : dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+        if (h) unw_trace = (int (*)(void **, int))dlsym(h, "unw_backtrace");
+    }
 
     char dir[PATH_MAX];
     run_dir(dir, sizeof dir);
@@ -289,7 +312,9 @@ static void process_init(void)
     uint64_t modules_off = routines_off + rb;
     uint64_t sites_off = modules_off + (uint64_t)ML_MAX_MODULES * sizeof(struct ml_module);
     uint64_t live_off = sites_off + (uint64_t)ML_MAX_SITES * 8;
-    uint64_t chunks_off = (live_off + (uint64_t)ML_MAX_THREADS * sizeof(struct ml_live) + 4095) & ~4095ull;
+    uint64_t chains_off = live_off + (uint64_t)ML_MAX_THREADS * sizeof(struct ml_live);
+    uint64_t chains_len = chain_depth > 1 ? (uint64_t)ML_MAX_CHAINS * chain_depth * 8 : 0;
+    uint64_t chunks_off = (chains_off + chains_len + 4095) & ~4095ull;
     tables_len = chunks_off;
     void *m = MAP_FAILED;
     /* blocks allocated now (not a sparse ftruncate): a store to a table page
@@ -309,6 +334,7 @@ static void process_init(void)
     sites = (uint64_t *)((char *)m + sites_off);
     modules = (struct ml_module *)((char *)m + modules_off);
     lives = (struct ml_live *)((char *)m + live_off);
+    if (chain_depth > 1) chains = (uint64_t *)((char *)m + chains_off);
 
     char *names = (char *)m + routines_off;
     *(uint32_t *)names = ml_nroutines + 1;
@@ -331,6 +357,11 @@ static void process_init(void)
     hdr->max_modules = ML_MAX_MODULES;
     hdr->max_sites = ML_MAX_SITES;
     hdr->max_threads = ML_MAX_THREADS;
+    if (chains) {
+        hdr->chains_off = chains_off;
+        hdr->chain_depth = chain_depth;
+        hdr->max_chains = ML_MAX_CHAINS;
+    }
     hdr->nroutines = ml_nroutines + 1;
     hdr->rank = rank;
     hdr->size = -1;
@@ -991,9 +1022,113 @@ void ml_result_record(struct ml_call *c, int err)
     ml_fs_mpi_error(c, err);
 }
 
+/* ---- call chains (mpilens run -k N, N > 1) ---------------------------------
+ * A site is then the chain of up to chain_depth return addresses, from the
+ * program's call of the MPI routine (addr, the wrapper's return address)
+ * outwards.  The stack is unwound (libunwind's unw_backtrace where it is
+ * installed, else libgcc's _Unwind_Backtrace; both from the unwind tables)
+ * on every call: the runtime's own frames (this function, the wrapper, a
+ * Fortran wrapper) are skipped up to addr.  The chain is
+ * looked up without a lock in the file's site table, hashed over all its
+ * frames; the table is shared by the threads and read-mostly.  A new chain
+ * is entered under the lock: its chain entry first, then (release) its site
+ * table entry, so a reader, or a thread probing, that sees the site sees the
+ * whole chain.  The per-thread address cache of rt.h is never filled in this
+ * mode: every call comes here, and the one-frame hot path is unchanged. */
+
+struct unwind_walk {
+    uintptr_t want;            /* the program's return address: the chain starts there */
+    uint64_t *fr;
+    unsigned n, max, skipped;
+};
+
+static _Unwind_Reason_Code unwind_step(struct _Unwind_Context *ctx, void *arg)
+{
+    struct unwind_walk *u = arg;
+    uintptr_t ip = _Unwind_GetIP(ctx);
+    if (!ip) return _URC_END_OF_STACK;
+    if (u->n == 0 && ip != u->want)              /* still in the runtime's frames */
+        return ++u->skipped > 32 ? _URC_END_OF_STACK : _URC_NO_REASON;
+    u->fr[u->n++] = ip;
+    return u->n >= u->max ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+/* The chain into fr (chain_depth entries, zero-filled): libunwind's trace
+ * of the runtime's frames (at most RT_FRAMES) and the chain, or libgcc's
+ * unwinder frame by frame. */
+#define RT_FRAMES 8
+static void chain_unwind(uintptr_t addr, uint64_t *fr)
+{
+    if (unw_trace) {
+        void *b[RT_FRAMES + ML_MAX_DEPTH];
+        int n = unw_trace(b, RT_FRAMES + (int)chain_depth);
+        for (int i = 0; i < n && i < RT_FRAMES; i++)
+            if ((uintptr_t)b[i] == addr) {
+                for (unsigned k = 0; k < chain_depth && i + (int)k < n; k++) fr[k] = (uintptr_t)b[i + k];
+                return;
+            }
+        return;
+    }
+    struct unwind_walk u = {addr, fr, 0, chain_depth, 0};
+    _Unwind_Backtrace(unwind_step, &u);
+}
+
+static __attribute__((noinline)) uint32_t chain_site(uintptr_t addr)
+{
+    uint64_t fr[ML_MAX_DEPTH] = {0};
+    chain_unwind(addr, fr);
+    if (fr[0] == 0) fr[0] = addr;                /* not found on the stack: one frame */
+    for (unsigned i = 1; i < chain_depth; i++)   /* the runtime's thread start (failsafe.c) ends it */
+        if (fr[i] && ml_fs_own((uintptr_t)fr[i])) {
+            memset(&fr[i], 0, (chain_depth - i) * 8);
+            break;
+        }
+    uint64_t h = 0;
+    for (unsigned i = 0; i < chain_depth; i++) h = (h ^ fr[i]) * 0x9E3779B97F4A7C15ull;
+    unsigned mask = ML_MAX_CHAINS - 1, start = (unsigned)(h >> 40);
+    size_t len = chain_depth * 8;
+    for (unsigned i = 0; i <= mask; i++) {       /* without the lock: the chain known already */
+        unsigned slot = (start + i) & mask;
+        uint64_t v = __atomic_load_n(&sites[slot], __ATOMIC_ACQUIRE);
+        if (v == 0) break;
+        if (v == fr[0] && memcmp(&chains[(size_t)slot * chain_depth], fr, len) == 0) return slot + 1;
+    }
+    uint32_t id = 0;
+    pthread_mutex_lock(&lock);
+    for (unsigned i = 0; i <= mask; i++) {
+        unsigned slot = (start + i) & mask;
+        uint64_t v = __atomic_load_n(&sites[slot], __ATOMIC_ACQUIRE);
+        if (v == fr[0] && memcmp(&chains[(size_t)slot * chain_depth], fr, len) == 0) {
+            id = slot + 1;
+            break;
+        }
+        if (v != 0) continue;
+        if (chains_used >= ML_MAX_CHAINS / 4 * 3) break;   /* full enough: site 0 (unknown) */
+        memcpy(&chains[(size_t)slot * chain_depth], fr, len);
+        /* a module loaded since the last look (dlopen) */
+        unsigned n = __atomic_load_n(&hdr->nmodules, __ATOMIC_ACQUIRE);
+        for (unsigned f = 0; f < chain_depth && fr[f]; f++) {
+            unsigned k;
+            for (k = 0; k < n; k++)
+                if (fr[f] >= modules[k].start && fr[f] < modules[k].end) break;
+            if (k == n) {
+                modules_refresh();
+                break;
+            }
+        }
+        __atomic_store_n(&sites[slot], fr[0], __ATOMIC_RELEASE);
+        chains_used++;
+        id = slot + 1;
+        break;
+    }
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
 uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
 {
     if (!sites) return 0;
+    if (chains) return chain_site(addr);
     uint32_t id = 0;
     uint64_t h = ((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 48;
     for (unsigned i = 0; i < ML_MAX_SITES; i++) {

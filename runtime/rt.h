@@ -176,6 +176,8 @@ void *ml_fs_eh_in_f(void *eh, int kind);
 void ml_fs_eh_out_f(void *eh);
 void ml_fs_win_created(MPI_Win w);
 void ml_fs_win_created_f(void *w);
+/* 1 if a is in the runtime's own code (its mapping, or the archive's section) */
+int ml_fs_own(uintptr_t a);
 
 ML_INLINE uint64_t ml_now(void)
 {
@@ -183,6 +185,8 @@ ML_INLINE uint64_t ml_now(void)
     return ml_ticks_slow();
 }
 
+/* With call chains (rt.c, chain_site) the cache stays empty: every call
+ * takes the slow path, and this one is the same with or without them. */
 ML_INLINE uint32_t ml_site(struct ml_thread *th, void *ret_addr)
 {
     uintptr_t a = (uintptr_t)ret_addr;

@@ -13,7 +13,8 @@
  * req/peer/tag/bytes each), recv_* (the receive half of a sendrecv),
  * result (error code when not MPI_SUCCESS), repeat=N until=T (a call that
  * completed nothing, followed by N more equal to it, the last ending at T:
- * format REPEAT), lang=fortran.  Call sites as "file.c:42", or
+ * format REPEAT), lang=fortran, stack (recorded with mpilens run -k N, N > 1:
+ * the call chain, innermost first, ';'-separated).  Call sites as "file.c:42", or
  * "function+0x1a(module)" with C++ names demangled.  Times are seconds on
  * the run's common time line.  Lines starting with '#' describe each rank
  * file and name its communicators.
@@ -50,7 +51,9 @@ static void help(FILE *out)
             "  recv_*=   the receive half of a sendrecv (recv_comm, recv_peer, ...)\n"
             "  result=   the error code, when not MPI_SUCCESS\n"
             "  repeat=N until=T  N more equal calls that completed nothing, the last ending at T\n"
-            "  lang=fortran      called through a Fortran binding\n\n"
+            "  lang=fortran      called through a Fortran binding\n"
+            "  stack=    the call chain, innermost frame (SITE) first, ';'-separated:\n"
+            "            a run recorded with mpilens run -k N, N > 1\n\n"
             "  -r, --rank R     only rank R\n"
             "      --no-header  omit the '#' lines describing each rank file\n"
             "  -h, --help       this text\n");
@@ -192,6 +195,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
     mlr_iter_unfinished(it);
     struct mlr_event e;
     char site[600];
+    int chains = mlr_chain_depth(f) > 1;
     while (mlr_next(it, &e)) {
         int64_t s = tool_aligned_ns(f, e.start_ns) - origin, t = tool_aligned_ns(f, e.end_ns) - origin;
         fprintf(o, "%d %u %.9f %.9f %s %s", rank, e.thread, s / 1e9, t / 1e9,
@@ -272,6 +276,19 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             fprintf(o, " repeat=%" PRIu32 " until=%.9f", e.repeat,
                     (tool_aligned_ns(f, e.repeat_end_ns) - origin) / 1e9);
         if (e.fortran) fputs(" lang=fortran", o);
+        if (chains && e.site) {
+            char st[2048];
+            sym_stack(f, e.site, st, sizeof st);
+            fputs(" stack=", o);
+            for (const char *p = st; *p; p++) {   /* " < " between frames: ';' */
+                if (p[0] == ' ' && p[1] == '<' && p[2] == ' ') {
+                    fputc(';', o);
+                    p += 2;
+                } else {
+                    fputc(*p, o);
+                }
+            }
+        }
         fputc('\n', o);
     }
     mlr_iter_free(it);

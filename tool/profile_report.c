@@ -445,6 +445,12 @@ static void text_routines(FILE *o, const struct report *rp)
  * the row's cell stays empty. */
 static const char *site_row(FILE *o, const char *where, int sw, char *w, size_t n)
 {
+    /* a call chain (mpilens run -k N) too wide for the cell: on its own line,
+     * so that its callers show */
+    if (strstr(where, " < ") && (int)strlen(where) > sw) {
+        fprintf(o, "  %s\n", sym_fit(where, WIDTH - 2, w, n));
+        return "";
+    }
     if ((int)strlen(where) <= sw || (int)sym_fit_min(where) <= sw) return sym_fit(where, (size_t)sw, w, n);
     fprintf(o, "  %s\n", sym_fit(where, WIDTH - 2, w, n));
     return "";
@@ -710,6 +716,24 @@ static void j_stat(FILE *o, const struct an_stat *s)
             s->estimated);
 }
 
+/* "site": the innermost frame, "stack": every frame of the call chain,
+ * innermost first (one frame unless recorded with mpilens run -k N) */
+static void j_site(FILE *o, const char *where)
+{
+    const char *q = strstr(where, " < ");
+    fprintf(o, "\"site\": ");
+    json_strn(o, where, q ? (size_t)(q - where) : strlen(where));
+    fprintf(o, ", \"stack\": [");
+    for (const char *p = where;;) {
+        q = strstr(p, " < ");
+        json_strn(o, p, q ? (size_t)(q - p) : strlen(p));
+        if (!q) break;
+        fprintf(o, ", ");
+        p = q + 3;
+    }
+    fprintf(o, "]");
+}
+
 /* a percentage, or null where it is not defined (negative) */
 static const char *jpct(double v, char *b, size_t n)
 {
@@ -818,8 +842,8 @@ static void report_json(FILE *o, const struct report *rp)
     char pa[32], pb[32];
     fprintf(o, "  \"sites\": [");
     for (unsigned i = 0; i < n; i++) {
-        fprintf(o, "%s\n    {\"site\": ", i ? "," : "");
-        json_str(o, s[i].where);
+        fprintf(o, "%s\n    {", i ? "," : "");
+        j_site(o, s[i].where);
         fprintf(o, ", \"routine\": ");
         json_str(o, rname(run, s[i].name));
         fprintf(o, ", ");
@@ -958,7 +982,7 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
     struct an_sink sink = an_profile_sink(rp.prof);
     struct an_tee tee;
     if (opts->critpath && critpath_start(&rp, opts, &tee, &sink)) goto oom;
-    if (an_analyse(&rp.run, &sink, NULL, opts->progress, &rp.res) != 0 || an_profile_finish(rp.prof, sym_site) ||
+    if (an_analyse(&rp.run, &sink, NULL, opts->progress, &rp.res) != 0 || an_profile_finish(rp.prof, sym_stack) ||
         (rp.cp && critpath_end(&rp, opts))) {
     oom:
         fprintf(stderr, "mpilens report: out of memory while reading %s\n", dir);

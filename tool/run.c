@@ -67,6 +67,11 @@ static void help(FILE *out)
             "  -n, -np N              number of ranks (default 2)\n"
             "  -o DIR                 run directory (default: mpilens-<program>-<id>); must\n"
             "                         not exist\n"
+            "  -k, --stack-depth N    call sites N frames deep, 1 to %d (default 1): a site is\n"
+            "                         the chain of N return addresses from the program's call\n"
+            "                         of the MPI routine outwards, so calls of one routine\n"
+            "                         reached from different callers are different sites\n"
+            "                         (mpiP's -k); costs a stack unwind per call\n"
             "      --mpi=NAME         openmpi or mpich, when it cannot be told from the program\n"
             "      --monitor=MODE     auto: the table redrawn at the bottom of the terminal,\n"
             "                         none when stderr is not a terminal (default);\n"
@@ -92,7 +97,7 @@ static void help(FILE *out)
             "although ranks failed; 130 after Ctrl+C, 143 after SIGTERM to mpilens run (a\n"
             "time limit, timeout): the job is stopped and its trace kept. Afterwards:\n"
             "mpilens report DIR, mpilens dump DIR, mpilens top DIR (the last state).\n",
-            RUN_EXIT_DEADLOCK);
+            ML_MAX_DEPTH, RUN_EXIT_DEADLOCK);
 }
 
 static pid_t child = -1;
@@ -393,6 +398,7 @@ int cmd_run(int argc, char **argv)
     static const struct option opts[] = {
         {"np", required_argument, 0, 'n'},
         {"mpi", required_argument, 0, 'm'},
+        {"stack-depth", required_argument, 0, 'k'},
         {"quiet", no_argument, 0, 'q'},
         {"monitor", required_argument, 0, 'M'},
         {"interval", required_argument, 0, 'I'},
@@ -404,7 +410,7 @@ int cmd_run(int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
-    long nranks = 2;
+    long nranks = 2, depth = 1;
     const char *outdir = NULL, *mpi = NULL, *listen_on = NULL;
     int quiet = 0, c;
     struct live_opts lo;
@@ -417,7 +423,7 @@ int cmd_run(int argc, char **argv)
         if (!strcmp(argv[i], "-np")) argv[i] = "--np";
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+n:o:qh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+n:o:k:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'n': {
             char *end;
@@ -429,6 +435,15 @@ int cmd_run(int argc, char **argv)
             break;
         }
         case 'o': outdir = optarg; break;
+        case 'k': {
+            char *end;
+            depth = strtol(optarg, &end, 10);
+            if (!*optarg || *end || depth < 1 || depth > ML_MAX_DEPTH) {
+                ERR("-k (--stack-depth) wants a number of frames from 1 to %d, not '%s'", ML_MAX_DEPTH, optarg);
+                return 2;
+            }
+            break;
+        }
         case 'm':
             if (strcmp(optarg, "openmpi") && strcmp(optarg, "mpich")) {
                 ERR("unknown MPI '%s': use --mpi=openmpi or --mpi=mpich", optarg);
@@ -668,6 +683,9 @@ int cmd_run(int argc, char **argv)
     snprintf(job, sizeof job, "%llu",
              (unsigned long long)tv.tv_sec * 1000000ull + (unsigned long long)tv.tv_usec);
     setenv("MPILENS_JOBID", job, 1);
+    char dbuf[16];
+    snprintf(dbuf, sizeof dbuf, "%ld", depth);
+    setenv("MPILENS_STACK_DEPTH", dbuf, 1);
     if (rs) {
         char self[PATH_MAX], iv[32];
         ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -697,6 +715,7 @@ int cmd_run(int argc, char **argv)
         }
         av[k++] = "-x"; av[k++] = "MPILENS_DIR";
         av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
+        av[k++] = "-x"; av[k++] = "MPILENS_STACK_DEPTH";
         if (rs) {
             av[k++] = "-x"; av[k++] = "MPILENS_STREAM";
             av[k++] = "-x"; av[k++] = "MPILENS_SECRET";

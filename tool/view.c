@@ -275,7 +275,8 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     if (!prof || !v) goto out;
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
     if (an_analyse(run, &ps, &vs, progress, &res) != 0) goto out;
-    if (an_profile_finish(prof, sym_site) != 0 || an_view_finish(v, sym_site) != 0) goto out;
+    /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
+    if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
     uint8_t *packed = NULL;
     size_t plen = 0, raw = 0;
     if (pack_columns(v, &packed, &plen, &raw) != 0) goto out;

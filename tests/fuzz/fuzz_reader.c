@@ -34,6 +34,12 @@ static void touch_file(struct mlr_file *f)
     for (unsigned i = 0; i < 70000; i += (i < 600 ? 1 : 997)) sink += strlen(mlr_routine_name(f, (uint16_t)i));
     sink += (uint64_t)mlr_routine_id(f, "MPI_Send");
     for (uint32_t s = 0; s < 70000; s += 7) sink += mlr_site_addr(f, s);
+    for (uint32_t s = 0; s < 20000; s += (s < 64 ? 1 : 101)) {   /* call chains (mpilens run -k) */
+        uint64_t a[ML_MAX_DEPTH + 1];
+        unsigned n = mlr_site_chain(f, s, a, (s % 3) ? ML_MAX_DEPTH : 2);
+        for (unsigned i = 0; i < n; i++) sink += a[i];
+    }
+    sink += mlr_chain_depth(f);
     for (unsigned i = 0; i < mlr_nmodules(f) && i < 2000; i++) sink += strlen(mlr_module(f, i)->path);
     for (unsigned c = 0; c < 300; c++) {
         const struct mlr_comm *cm = mlr_comm(f, (uint16_t)c);

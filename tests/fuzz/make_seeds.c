@@ -134,6 +134,14 @@ static void header(struct file *f, int rank, int size, const char *impl)
     l[0].calls = 9;
     l[0].tid = 500;
     o += 2 * sizeof *l;
+    h->chains_off = o;                   /* call chains two frames deep (mpilens run -k 2) */
+    h->chain_depth = 2;
+    h->max_chains = 8;
+    for (int i = 0; i < 8; i++) {
+        ((uint64_t *)(f->buf + o))[2 * i] = 0x401000 + 16 * (uint64_t)i;
+        ((uint64_t *)(f->buf + o))[2 * i + 1] = i & 1 ? 0x402000 + 16 * (uint64_t)i : 0;
+    }
+    o += 8 * 2 * 8;
     h->chunks_off = f->chunks_off = o;
     h->max_modules = 1;
     h->max_sites = 8;
