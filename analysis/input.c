@@ -338,23 +338,23 @@ static int job_eq(const struct job *a, const struct job *b)
     return a->id == b->id && a->size == b->size && strcmp(a->impl, b->impl) == 0;
 }
 
+/* The ranks without a file, from the sorted ranks that have one: work by
+ * files, not by the world size (a damaged header may claim 2^24 ranks). */
 static void describe_missing(struct an_run *run)
 {
-    int first = -1, count = 0;
+    int count = 0, next = 0;   /* next: the first rank not yet accounted for */
     char list[512] = "";
     size_t o = 0;
-    for (int r = 0; r <= run->size; r++) {
-        int miss = r < run->size && run->slot[r] < 0;
-        if (miss) {
-            if (first < 0) first = r;
-            count++;
-            continue;
+    for (unsigned i = 0; i <= run->n; i++) {
+        int r = i < run->n ? run->ranks[i].rank : run->size;
+        if (r > next) {
+            count += r - next;
+            if (o + 32 < sizeof list) {
+                if (r - 1 > next) o += (size_t)snprintf(list + o, sizeof list - o, "%s%d-%d", o ? "," : "", next, r - 1);
+                else o += (size_t)snprintf(list + o, sizeof list - o, "%s%d", o ? "," : "", next);
+            }
         }
-        if (first >= 0 && o + 32 < sizeof list) {
-            if (r - 1 > first) o += (size_t)snprintf(list + o, sizeof list - o, "%s%d-%d", o ? "," : "", first, r - 1);
-            else o += (size_t)snprintf(list + o, sizeof list - o, "%s%d", o ? "," : "", first);
-        }
-        first = -1;
+        if (r >= next) next = r + 1;
     }
     if (count)
         problem(run, "%s: %d of %d rank%s %s no readable rank file (rank %s); the analysis covers the other "
@@ -438,7 +438,7 @@ int an_run_open(const char *dir, struct an_run *run)
     if (njobs) run->size = jobs[best].size;
     run->ranks = calloc(d.n ? d.n : 1, sizeof *run->ranks);
     run->slot = malloc(((size_t)run->size + 1) * sizeof *run->slot);
-    for (int r = 0; run->slot && r < run->size; r++) run->slot[r] = -1;
+    if (run->slot) memset(run->slot, 0xff, (size_t)run->size * sizeof *run->slot);   /* -1: no file */
     for (unsigned i = 0; i < d.n; i++) {
         if (!fs[i]) continue;
         const struct ml_header *h = mlr_header(fs[i]);

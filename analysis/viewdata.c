@@ -696,9 +696,9 @@ int an_view_decode(const struct an_view *v, struct an_view_arrays *a)
         int64_t prev = 0;
         for (uint64_t e = i + n; i < e; i++) {
             a->c_rank[i] = r;
-            a->c_t0[i] = prev + get_s(&t0);
+            a->c_t0[i] = an_wadd(prev, get_s(&t0));
             a->c_dur[i] = (int64_t)get_u(&du);
-            prev = a->c_t0[i] + a->c_dur[i];
+            prev = an_wadd(a->c_t0[i], a->c_dur[i]);
             a->c_name[i] = (uint32_t)get_u(&na);
             a->c_kind[i] = (uint32_t)get_u(&ki);
             c_comm[i] = get_u(&co);
@@ -736,7 +736,7 @@ int an_view_decode(const struct an_view *v, struct an_view_arrays *a)
                 when = a->c_t0[c];
                 dst = c_peer[c] >= 4 ? (int64_t)c_peer[c] - 4 : -1;
                 bytes = (uint64_t)c_bytes[c];
-                tag = c_tag[c] - 1;
+                tag = an_wsub(c_tag[c], 1);
             }
             if (f & AN_VMF_DST) dst = (int64_t)get_u(&ds);
             if (f & AN_VMF_TS) when = get_s(&ts);
@@ -763,7 +763,7 @@ int an_view_decode(const struct an_view *v, struct an_view_arrays *a)
                     break;
                 }
                 uint64_t c = base[dst] + last[dst];
-                a->m_lat[j] = a->c_t0[c] + a->c_dur[c] - when;
+                a->m_lat[j] = an_wsub(an_wadd(a->c_t0[c], a->c_dur[c]), when);
             }
         }
     }
