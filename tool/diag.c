@@ -313,7 +313,9 @@ int diag_print(const char *dir, FILE *out)
 
     /* the live monitor's verdict (mpilens top), when it found a deadlock */
     if (g.verdict) {
-        fprintf(out, "\nDEADLOCK found by the live monitor (%s/deadlock.txt%s%s):\n", dir,
+        size_t dl = strlen(dir);
+        while (dl > 1 && dir[dl - 1] == '/') dl--;    /* "run/", not "run//deadlock.txt" */
+        fprintf(out, "\nDEADLOCK found by the live monitor (%.*s/deadlock.txt%s%s):\n", (int)dl, dir,
                 g.verdict_when[0] ? ", " : "", g.verdict_when);
         /* each line indented by 2, wrapped at spaces to 100 columns */
         for (const char *p = g.verdict, *nl; p && *p; p = nl ? nl + 1 : NULL) {

@@ -210,7 +210,8 @@ static void text_header(FILE *o, const struct report *rp)
             fmt_time(last > first ? an_wsub(last, first) : 0, b1, sizeof b1),
             fmt_count(an_profile_calls(rp->prof), b2, sizeof b2));
     if (rp->res.stats.unfinished)
-        fprintf(o, ", %" PRIu64 " unfinished (in progress when the rank stopped or died)", rp->res.stats.unfinished);
+        fprintf(o, ", %" PRIu64 " unfinished\n             (unfinished: in progress when the rank stopped or died)",
+                rp->res.stats.unfinished);
     fputc('\n', o);
     unsigned two = 0, one = 0;
     for (unsigned i = 0; i < run->n; i++) {
@@ -229,6 +230,26 @@ static void text_header(FILE *o, const struct report *rp)
         fprintf(o, "             largest correction 0 ns: no message arrives before it was sent\n");
 }
 
+/* text at most WIDTH columns a line, cut at spaces: "  " before the first
+ * line, "    " before the others (a word longer than a line stays whole) */
+static void print_wrapped(FILE *o, const char *text)
+{
+    const char *ind = "  ";
+    while (*text) {
+        size_t room = WIDTH - strlen(ind), n = strlen(text);
+        if (n > room) {
+            size_t cut = room;
+            while (cut > 0 && text[cut] != ' ') cut--;
+            if (cut == 0) cut = strcspn(text + room, " ") + room;
+            n = cut;
+        }
+        fprintf(o, "%s%.*s\n", ind, (int)n, text);
+        text += n;
+        while (*text == ' ') text++;
+        ind = "    ";
+    }
+}
+
 static void text_problems(FILE *o, const struct report *rp)
 {
     if (!rp->run.nproblems) return;
@@ -239,7 +260,7 @@ static void text_problems(FILE *o, const struct report *rp)
             fprintf(o, "  ... %u more (--all shows them)\n", rp->run.nproblems - 20);
             break;
         }
-        fprintf(o, "  %s\n", p);
+        print_wrapped(o, p);
     }
 }
 
