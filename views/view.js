@@ -912,6 +912,9 @@ function requestDetail() {
     const len = TL.t1 - TL.t0, span = D.span;
     const from = Math.max(0, Math.floor(TL.t0 - len / 4)), to = Math.min(Math.ceil(span), Math.ceil(TL.t1 + len / 4));
     if (sv.over && from >= sv.over[0] && to <= sv.over[1] && sv.over[1] - sv.over[0] <= 2 * (to - from)) return;
+    // too busy by the overview's count (its calls in proportion): not asked
+    const est = overviewCount(from, to) * (1 + D.meta.calls / Math.max(1, D.meta.messages));
+    if (est > 1.5 * sv.cap) { sv.over = [from, to]; scheduleDraw(); return; }
     sv.loading = [from, to];
     sv.error = '';
     sv.requests++;
@@ -919,6 +922,14 @@ function requestDetail() {
     fetchDetail(from, to).catch(e => { sv.error = 'the server did not answer (' + e.message + ')'; })
       .finally(() => { sv.loading = null; scheduleDraw(); });
   }, 150);
+}
+
+// messages the overview has overlapping [a, b] (entries by their first message)
+function overviewCount(a, b) {
+  const n = O.msgOrder.length, lo = lowerBound(O.msgTsSorted, 0, n, a - O.maxLat), hi = lowerBound(O.msgTsSorted, lo, n, b + 1);
+  let c = 0;
+  for (let q = lo; q < hi; q++) { const j = O.msgOrder[q]; if (O.m_ts[j] + O.m_lat[j] >= a) c += O.m_cnt[j]; }
+  return c;
 }
 
 async function fetchDetail(from, to) {
@@ -1035,7 +1046,8 @@ function tlSearch(q) {
     if (names[D.c_name[i]] || (D.c_site[i] > 0 && sites[D.c_site[i] - 1])) { hl[i] = 1; cnt++; }
   }
   TL.highlight = hl;
-  $('tl-found').textContent = fmtCount(cnt) + ' call' + (cnt === 1 ? '' : 's') + ' found';
+  $('tl-found').textContent = fmtCount(cnt) + ' call' + (cnt === 1 ? '' : 's') + ' found' +
+    (D.served ? (D.served.win ? ' in the window loaded' : ' (zoom in: the page holds the overview only)') : '');
   scheduleDraw();
 }
 

@@ -33,9 +33,9 @@ async function main() {
     if (!out.ready) { out.notes = await page.textContent('#notes'); return out; }
     out.stats = await page.evaluate(() => window.mpilens.stats());
     out.start = await page.evaluate(() => window.mpilens.detail());
-    // fit all: the first window asked for (the whole run) is answered
+    // fit all: the whole run, too busy to load (by the overview's count or the server's answer)
     await page.click('#tl-fit');
-    await page.waitForFunction(() => { const d = window.mpilens.detail(); return d.requests >= 1 && !d.loading; }, null, { timeout: 60000 });
+    await page.waitForFunction(() => { const d = window.mpilens.detail(); return (d.over || d.requests >= 1) && !d.loading; }, null, { timeout: 60000 });
     await page.waitForTimeout(100);
     out.fit = { detail: await page.evaluate(() => window.mpilens.detail()), drawn: await page.evaluate(() => window.mpilens.drawn()),
       note: await page.evaluate(() => document.getElementById('tl-canvas').dataset.note || '') };
