@@ -798,7 +798,7 @@ function buildLevels() {
   const nm = D.msgOrder.length;
   D.levels = [];
   if (nm <= 20000) return;
-  const w0 = D.span / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
+  const w0 = (D.levelSpan || D.span) / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
   const lastE = new Int32Array(D.npairs);
   // one set of arrays for every level, merged in place (an entry is written
   // at or before the one it is read from); the levels kept are copies
@@ -944,6 +944,7 @@ async function fetchDetail(from, to) {
   decodeColumns(cols, hdr.calls, hdr.messages, hdr.colls);
   D.sites = hdr.sites; D.types = hdr.types;
   index();
+  D.levelSpan = Math.max(1, to - from);   // the pyramid's finest bins: of the window's width
   buildLevels();
   sv.over = null;
   sv.win = [from <= 0 ? -Infinity : from, to >= Math.ceil(D.span) ? Infinity : to];
