@@ -362,6 +362,11 @@ struct an_result {
  * one more pass with the final clocks (skipped when NULL).  0 or -1. */
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final,
                int progress, struct an_result *res);
+/* One more pass with the clocks as an_analyse left them (no repair), fed to
+ * sink, that stops once the events start after `until` (aligned ns) or
+ * *stop becomes non-zero: what a time window of a run needs (it streams
+ * from the run's start: matching needs everything before).  0 or -1. */
+int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, const int *stop);
 void an_result_free(struct an_result *res);
 
 /* ---- profile (profile.c) ------------------------------------------------ */
@@ -542,6 +547,27 @@ struct an_view_counts {
     int64_t last;             /* latest call end, ns since origin */
     unsigned sites, types;
     uint64_t msg_no_send, msg_no_recv;   /* messages without a send / receive call named */
+    uint64_t shown_calls, shown_messages, shown_colls;   /* in the columns (a window: fewer) */
+};
+
+/* The run at a glance, bounded by ranks x bins, not by events (for
+ * `mpilens view --serve`, whose page starts from it): per rank and time bin
+ * the kind of call covering most of the bin (kind + 1, 0 none) and that
+ * time; messages merged per (sender, receiver, bin of the send start, bin
+ * of the receive completion), the bins as wide as needed to keep at most
+ * max_entries entries. */
+struct an_view_overview {
+    unsigned ranks, bins;
+    double bin_ns;            /* bin width; bin b: [b * bin_ns, (b + 1) * bin_ns) since time 0 */
+    uint8_t *kind;            /* ranks x bins */
+    float *best;              /* ranks x bins: ns of that kind in the bin */
+    size_t n;                 /* message entries */
+    double msg_bin_ns;
+    int32_t *src, *dst;
+    uint64_t *count, *bytes, *max_bytes;
+    int64_t *ts, *lat;        /* the entry's first message: send start (since time 0), time to completion */
+    int64_t max_lat;          /* the longest message of the run (send start to receive completion) */
+    int64_t max_coll;         /* the longest collective instance */
 };
 
 struct an_view;
@@ -556,6 +582,17 @@ const char *an_view_type(const struct an_view *v, unsigned i);
 /* Decode the columns into arrays (after an_view_finish): 0, or -1 (memory,
  * or columns that do not decode); an_view_arrays_free frees them. */
 int an_view_decode(const struct an_view *v, struct an_view_arrays *a);
+/* Before the pass: keep in the columns only the calls, messages and
+ * collectives that overlap [from, to] (ns since origin, the time 0 of the
+ * whole run's view; INT64_MIN: the run's earliest call, as without a window); past cap calls and messages kept, keep nothing more and
+ * set *an_view_over (the pass may stop: an_replay's stop). */
+void an_view_window(struct an_view *v, int64_t origin, int64_t from, int64_t to, uint64_t cap);
+const int *an_view_over(const struct an_view *v);
+/* Before the pass: also build the overview (bins per rank, at most
+ * max_entries message entries).  0 or -1 (memory). */
+int an_view_want_overview(struct an_view *v, unsigned bins, size_t max_entries);
+/* After an_view_finish: the overview, NULL when not asked or out of memory. */
+const struct an_view_overview *an_view_overview(const struct an_view *v);
 void an_view_arrays_free(struct an_view_arrays *a);
 void an_view_free(struct an_view *v);
 

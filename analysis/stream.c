@@ -306,6 +306,26 @@ int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_
     return 0;
 }
 
+int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, const int *stop)
+{
+    struct an_match *m = an_match_new(run, sink);
+    struct an_stream *s = an_stream_new(run);
+    if (!m || !s) {
+        an_match_free(m);
+        an_stream_free(s);
+        return -1;
+    }
+    an_match_set_repair(m, 0);
+    /* the merge lets a rank run ahead by the slack: past until + slack,
+     * every event still to come starts after until */
+    int64_t past = until > INT64_MAX - AN_STREAM_SLACK ? INT64_MAX : until + AN_STREAM_SLACK;
+    const struct an_event *e;
+    while ((e = an_stream_next(s)) && e->t0 <= past && !(stop && *stop)) an_match_event(m, e);
+    an_stream_free(s);
+    an_match_free(m);
+    return 0;
+}
+
 void an_result_free(struct an_result *res)
 {
     free(res->findings);

@@ -85,6 +85,14 @@ struct an_view {
     unsigned nsite_names;
     char **site_names, **type_names;
     int oom;
+    int windowed, over;         /* an_view_window */
+    int64_t win_from, win_to;
+    uint64_t cap;
+    struct an_view_overview *ov;    /* an_view_want_overview */
+    size_t ov_cap, ov_max;
+    uint32_t *ov_slot;          /* hash: entry index + 1, 0 empty; ov_slots entries */
+    size_t ov_slots;
+    int64_t ov_span;
 };
 
 /* ---- encoding ---------------------------------------------------------------- */
@@ -272,6 +280,177 @@ static int call_kind(const char *name, uint8_t type)
     return AN_VIEW_OTHER;
 }
 
+/* ---- the overview ---------------------------------------------------------------- */
+
+static size_t ov_hash(int32_t src, int32_t dst, int64_t a, int64_t b, size_t mask)
+{
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9E3779B97F4A7C15ull;
+    h ^= ((uint64_t)a * 0xC2B2AE3D27D4EB4Full) ^ ((uint64_t)b * 0x165667B19E3779F9ull);
+    h ^= h >> 29;
+    return (size_t)h & mask;
+}
+
+static int64_t ov_bin(double t, double w)
+{
+    return (int64_t)(t / w);
+}
+
+/* The entries re-keyed at the current msg_bin_ns, equal keys merged (the
+ * first message of the earlier entry kept). */
+static int ov_rehash(struct an_view *v)
+{
+    struct an_view_overview *o = v->ov;
+    size_t slots = 1;
+    while (slots < 2 * (o->n + 1) || slots < 2 * v->ov_max) slots <<= 1;
+    uint32_t *sl = calloc(slots, sizeof *sl);
+    if (!sl) return -1;
+    size_t n = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        int64_t a = ov_bin((double)o->ts[i], o->msg_bin_ns), b = ov_bin((double)(o->ts[i] + o->lat[i]), o->msg_bin_ns);
+        size_t j = ov_hash(o->src[i], o->dst[i], a, b, slots - 1);
+        for (; sl[j]; j = (j + 1) & (slots - 1)) {
+            size_t e = sl[j] - 1;
+            if (o->src[e] == o->src[i] && o->dst[e] == o->dst[i] && ov_bin((double)o->ts[e], o->msg_bin_ns) == a &&
+                ov_bin((double)(o->ts[e] + o->lat[e]), o->msg_bin_ns) == b)
+                break;
+        }
+        if (sl[j]) {
+            size_t e = sl[j] - 1;
+            o->count[e] += o->count[i];
+            o->bytes[e] += o->bytes[i];
+            if (o->max_bytes[i] > o->max_bytes[e]) o->max_bytes[e] = o->max_bytes[i];
+            continue;
+        }
+        o->src[n] = o->src[i], o->dst[n] = o->dst[i], o->count[n] = o->count[i], o->bytes[n] = o->bytes[i];
+        o->max_bytes[n] = o->max_bytes[i], o->ts[n] = o->ts[i], o->lat[n] = o->lat[i];
+        sl[j] = (uint32_t)(n + 1);
+        n++;
+    }
+    o->n = n;
+    free(v->ov_slot);
+    v->ov_slot = sl;
+    v->ov_slots = slots;
+    return 0;
+}
+
+static void ov_message(struct an_view *v, int32_t src, int32_t dst, int64_t ts, int64_t lat, uint32_t bytes)
+{
+    struct an_view_overview *o = v->ov;
+    if (lat > o->max_lat) o->max_lat = lat;
+    int64_t a = ov_bin((double)ts, o->msg_bin_ns), b = ov_bin((double)(ts + lat), o->msg_bin_ns);
+    size_t j = ov_hash(src, dst, a, b, v->ov_slots - 1);
+    for (; v->ov_slot[j]; j = (j + 1) & (v->ov_slots - 1)) {
+        size_t e = v->ov_slot[j] - 1;
+        if (o->src[e] == src && o->dst[e] == dst && ov_bin((double)o->ts[e], o->msg_bin_ns) == a &&
+            ov_bin((double)(o->ts[e] + o->lat[e]), o->msg_bin_ns) == b) {
+            o->count[e]++;
+            o->bytes[e] += bytes;
+            if (bytes > o->max_bytes[e]) o->max_bytes[e] = bytes;
+            return;
+        }
+    }
+    size_t n = o->n++;
+    o->src[n] = src, o->dst[n] = dst, o->count[n] = 1, o->bytes[n] = bytes, o->max_bytes[n] = bytes;
+    o->ts[n] = ts, o->lat[n] = lat;
+    v->ov_slot[j] = (uint32_t)(n + 1);
+    /* full: bins twice as wide, until the entries merge to 3/4 or fewer */
+    while (o->n >= v->ov_max && !v->oom) {
+        o->msg_bin_ns *= 2;
+        if (ov_rehash(v) != 0) v->oom = 1;
+        if (o->n <= v->ov_max * 3 / 4) break;
+    }
+}
+
+static void ov_call(struct an_view *v, unsigned ri, int64_t a, int64_t b, int kind)
+{
+    struct an_view_overview *o = v->ov;
+    int w = v->run->ranks[ri].rank;
+    if (w < 0 || (unsigned)w >= o->ranks) return;
+    double bw = o->bin_ns;
+    int64_t b0 = ov_bin((double)a, bw), b1 = ov_bin((double)b, bw);
+    if (b0 < 0) b0 = 0;
+    if (b1 >= (int64_t)o->bins) b1 = o->bins - 1;
+    if (b0 >= (int64_t)o->bins) b0 = o->bins - 1;
+    size_t base = (size_t)w * o->bins;
+    for (int64_t k = b0; k <= b1; k++) {
+        double lo = (double)k * bw, hi = lo + bw;
+        double ov = ((double)b < hi ? (double)b : hi) - ((double)a > lo ? (double)a : lo) + 1e-3;
+        if (ov > o->best[base + k]) {
+            o->best[base + k] = (float)ov;
+            o->kind[base + k] = (uint8_t)(kind + 1);
+        }
+    }
+}
+
+int an_view_want_overview(struct an_view *v, unsigned bins, size_t max_entries)
+{
+    struct an_view_overview *o = calloc(1, sizeof *o);
+    if (!o) return -1;
+    v->ov = o;
+    int64_t first, last;
+    an_run_span(v->run, &first, &last);
+    v->ov_span = first == INT64_MAX || last <= first ? 1000000000 : an_wsub(last, first);
+    o->ranks = (unsigned)(v->run->size > 0 ? v->run->size : 1);
+    o->bins = bins ? bins : 1;
+    o->bin_ns = (double)v->ov_span / o->bins;
+    if (o->bin_ns < 1) o->bin_ns = 1;
+    o->msg_bin_ns = o->bin_ns / 4 < 1 ? 1 : o->bin_ns / 4;
+    v->ov_max = max_entries < 16 ? 16 : max_entries;
+    size_t rb = (size_t)o->ranks * o->bins, m = v->ov_max + 1;
+    o->kind = calloc(rb, 1);
+    o->best = calloc(rb, sizeof *o->best);
+    o->src = malloc(m * sizeof *o->src), o->dst = malloc(m * sizeof *o->dst);
+    o->count = malloc(m * sizeof *o->count), o->bytes = malloc(m * sizeof *o->bytes);
+    o->max_bytes = malloc(m * sizeof *o->max_bytes), o->ts = malloc(m * sizeof *o->ts), o->lat = malloc(m * sizeof *o->lat);
+    if (!o->kind || !o->best || !o->src || !o->dst || !o->count || !o->bytes || !o->max_bytes || !o->ts || !o->lat ||
+        ov_rehash(v) != 0)
+        return -1;
+    return 0;
+}
+
+const struct an_view_overview *an_view_overview(const struct an_view *v)
+{
+    return v->oom ? NULL : v->ov;
+}
+
+static void ov_free(struct an_view *v)
+{
+    struct an_view_overview *o = v->ov;
+    if (!o) return;
+    free(o->kind), free(o->best), free(o->src), free(o->dst), free(o->count), free(o->bytes), free(o->max_bytes);
+    free(o->ts), free(o->lat), free(o);
+    free(v->ov_slot);
+}
+
+void an_view_window(struct an_view *v, int64_t origin, int64_t from, int64_t to, uint64_t cap)
+{
+    v->windowed = 1;
+    if (origin != INT64_MIN) {
+        v->origin = v->prev_coll = origin;
+        v->have_origin = 1;
+    }
+    v->win_from = from;
+    v->win_to = to;
+    v->cap = cap;
+}
+
+const int *an_view_over(const struct an_view *v)
+{
+    return &v->over;
+}
+
+/* Kept in the columns: in the window, and the cap not reached. */
+static int keep(struct an_view *v, int64_t a, int64_t b)
+{
+    if (!v->windowed) return 1;
+    if (v->over || b < v->win_from || a > v->win_to) return 0;
+    if (v->counts.shown_calls + v->counts.shown_messages >= v->cap) {
+        v->over = 1;
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- the sink ------------------------------------------------------------------- */
 
 static uint32_t global_comm(const struct an_rank *r, uint16_t comm)
@@ -376,6 +555,16 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     int64_t end = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
     int64_t dur = an_wsub(end, e->t0);
     if (dur < 0) dur = 0;
+    v->counts.calls++;
+    v->counts.calls_repeated += 1 + (uint64_t)ev->repeat;
+    if (an_wsub(end, v->origin) > v->counts.last) v->counts.last = an_wsub(end, v->origin);
+    int ckind = call_kind(nm, ev->type);
+    if (v->ov) ov_call(v, ri, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur, ckind);
+    if (!keep(v, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur)) {
+        resolve_pending(v);
+        return;
+    }
+    v->counts.shown_calls++;
     uint16_t comm = ML_COMM_NONE, dtype = ML_TYPE_NONE;
     int32_t peer = ML_PEER_NONE, tag = ML_PEER_NONE;
     uint32_t bytes = 0;
@@ -419,7 +608,7 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     k->prev_end = an_wadd(e->t0, dur);
     put_u(&c[AN_VC_DUR - AN_VC_T0], (uint64_t)dur);
     put_u(&c[AN_VC_NAME - AN_VC_T0], name);
-    put_u(&c[AN_VC_KIND - AN_VC_T0], (uint64_t)call_kind(nm, ev->type));
+    put_u(&c[AN_VC_KIND - AN_VC_T0], (uint64_t)ckind);
     put_u(&c[AN_VC_SITE - AN_VC_T0], site);
     put_u(&c[AN_VC_COMM - AN_VC_T0], gc == UINT32_MAX ? 0 : (uint64_t)gc + 1);
     put_u(&c[AN_VC_PEER - AN_VC_T0], pcode);
@@ -439,9 +628,6 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
         x->comm1 = gc == UINT32_MAX ? 0 : gc + 1;
     }
     k->ncalls++;
-    v->counts.calls++;
-    v->counts.calls_repeated += 1 + (uint64_t)ev->repeat;
-    if (an_wsub(end, v->origin) > v->counts.last) v->counts.last = an_wsub(end, v->origin);
     /* the messages this event matched name it or calls before it */
     resolve_pending(v);
 }
@@ -459,6 +645,11 @@ static void view_message(void *ctx, const struct an_msg *m)
     int64_t ts = end_time(v->run, &m->send, m->send.t0);
     int64_t tr = end_time(v->run, &m->recv, m->recv.t1);
     set_origin(v, ts);
+    v->counts.messages++;
+    v->counts.bytes += m->bytes;
+    if (v->ov) ov_message(v, m->send.rank, m->recv.rank, an_wsub(ts, v->origin), an_wsub(tr, ts), m->bytes);
+    if (!keep(v, an_wsub(ts, v->origin), an_wsub(tr, v->origin))) return;
+    v->counts.shown_messages++;
     if (v->npend == v->pend_cap) {
         size_t cap = v->pend_cap ? v->pend_cap * 2 : 64;
         struct pending *p = realloc(v->pend, cap * sizeof *p);
@@ -477,14 +668,17 @@ static void view_message(void *ctx, const struct an_msg *m)
     p->comm1 = m->comm == UINT32_MAX ? 0 : m->comm + 1;
     p->ts = ts;
     p->tr = tr;
-    v->counts.messages++;
-    v->counts.bytes += m->bytes;
 }
 
 static void view_coll(void *ctx, const struct an_coll *c)
 {
     struct an_view *v = ctx;
     set_origin(v, c->first);
+    v->counts.colls++;
+    if (v->ov && an_wsub(c->end, c->first) > v->ov->max_coll) v->ov->max_coll = an_wsub(c->end, c->first);
+    if (v->windowed && (v->over || an_wsub(c->end, v->origin) < v->win_from || an_wsub(c->first, v->origin) > v->win_to))
+        return;
+    v->counts.shown_colls++;
     put_u(&v->col[AN_VK_COMM], (uint64_t)c->comm + 1);
     put_u(&v->col[AN_VK_NAME], c->name);
     put_s(&v->col[AN_VK_FIRST], an_wsub(c->first, v->prev_coll));
@@ -492,7 +686,6 @@ static void view_coll(void *ctx, const struct an_coll *c)
     put_s(&v->col[AN_VK_LEN], an_wsub(c->end, c->first));
     put_u(&v->col[AN_VK_MEMBERS], c->members);
     put_u(&v->col[AN_VK_BYTES], c->bytes);
-    v->counts.colls++;
 }
 
 /* ---- public face ----------------------------------------------------------------- */
@@ -658,7 +851,7 @@ static struct vread reader(const struct an_view *v, int col)
 int an_view_decode(const struct an_view *v, struct an_view_arrays *a)
 {
     memset(a, 0, sizeof *a);
-    uint64_t nc = a->nc = v->counts.calls, nm = a->nm = v->counts.messages;
+    uint64_t nc = a->nc = v->counts.shown_calls, nm = a->nm = v->counts.shown_messages;
     int R = v->nranks;
     a->c_rank = malloc((nc + 1) * sizeof *a->c_rank);
     a->c_t0 = malloc((nc + 1) * sizeof *a->c_t0);
@@ -798,5 +991,6 @@ void an_view_free(struct an_view *v)
     free(v->types.val);
     free(v->site_keys);
     free(v->type_keys);
+    ov_free(v);
     free(v);
 }

@@ -118,45 +118,120 @@ static int deflate_more(z_stream *z, const uint8_t *p, size_t n, int finish, uin
     }
 }
 
-/* All columns, each preceded by its length (LEB128), deflated (raw). */
-static int pack_columns(const struct an_view *v, uint8_t **out, size_t *outlen, size_t *rawlen)
+/* Buffers (n of them), each preceded by its length (LEB128), deflated (raw). */
+static int pack_bufs(const uint8_t *const *p, const size_t *lens, int n, uint8_t **out, size_t *outlen, size_t *rawlen)
 {
     z_stream z;
     memset(&z, 0, sizeof z);
     if (deflateInit2(&z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
     uint8_t *buf = NULL;
-    size_t n = 0, cap = 0;
+    size_t nb = 0, cap = 0;
     int rc = 0;
     *rawlen = 0;
-    for (int c = 0; c < AN_VIEW_NCOLS && rc == 0; c++) {
+    for (int c = 0; c < n && rc == 0; c++) {
         uint8_t hdr[10];
-        size_t len = 0, hl = 0;
-        const uint8_t *p = an_view_column(v, c, &len);
+        size_t len = lens[c], hl = 0;
         uint64_t l = len;
         do {
             hdr[hl++] = (uint8_t)((l & 0x7f) | (l >= 0x80 ? 0x80 : 0));
             l >>= 7;
         } while (l);
-        rc = deflate_more(&z, hdr, hl, 0, &buf, &n, &cap);
+        rc = deflate_more(&z, hdr, hl, 0, &buf, &nb, &cap);
         /* in pieces: avail_in is 32 bits */
         for (size_t off = 0; rc == 0 && off < len; off += 1u << 30)
-            rc = deflate_more(&z, p + off, len - off < (1u << 30) ? len - off : 1u << 30, 0, &buf, &n, &cap);
+            rc = deflate_more(&z, p[c] + off, len - off < (1u << 30) ? len - off : 1u << 30, 0, &buf, &nb, &cap);
         *rawlen += hl + len;
     }
-    if (rc == 0) rc = deflate_more(&z, NULL, 0, 1, &buf, &n, &cap);
+    if (rc == 0) rc = deflate_more(&z, NULL, 0, 1, &buf, &nb, &cap);
     deflateEnd(&z);
     if (rc != 0) {
         free(buf);
         return -1;
     }
     *out = buf;
-    *outlen = n;
+    *outlen = nb;
     return 0;
+}
+
+int view_pack(const struct an_view *v, uint8_t **out, size_t *outlen, size_t *rawlen)
+{
+    const uint8_t *p[AN_VIEW_NCOLS];
+    size_t lens[AN_VIEW_NCOLS];
+    for (int c = 0; c < AN_VIEW_NCOLS; c++) p[c] = an_view_column(v, c, &lens[c]);
+    return pack_bufs(p, lens, AN_VIEW_NCOLS, out, outlen, rawlen);
+}
+
+/* ---- the overview (--serve) ------------------------------------------------------ */
+
+struct lebbuf {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+};
+
+static void leb(struct lebbuf *b, uint64_t v)
+{
+    if (b->n + 10 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        uint8_t *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    while (v >= 0x80) {
+        b->p[b->n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b->p[b->n++] = (uint8_t)v;
+}
+
+static void lebs(struct lebbuf *b, int64_t v) { leb(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+/* The overview's columns (views/view.js, OV_COLS): per rank and bin the kind
+ * (+1) and its ns; per message entry sender, receiver, count, bytes, largest
+ * size, first send start (s: difference to the previous entry's), time to
+ * its completion (s). */
+#define OV_NCOLS 9
+static int pack_overview(const struct an_view_overview *o, uint8_t **out, size_t *outlen, size_t *rawlen)
+{
+    struct lebbuf b[OV_NCOLS];
+    memset(b, 0, sizeof b);
+    size_t rb = (size_t)o->ranks * o->bins;
+    for (size_t i = 0; i < rb; i++) {
+        leb(&b[0], o->kind[i]);
+        leb(&b[1], o->kind[i] ? (uint64_t)o->best[i] : 0);
+    }
+    int64_t prev = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        leb(&b[2], (uint64_t)o->src[i]);
+        leb(&b[3], (uint64_t)o->dst[i]);
+        leb(&b[4], o->count[i]);
+        leb(&b[5], o->bytes[i]);
+        leb(&b[6], o->max_bytes[i]);
+        lebs(&b[7], o->ts[i] - prev);
+        prev = o->ts[i];
+        lebs(&b[8], o->lat[i]);
+    }
+    const uint8_t *p[OV_NCOLS];
+    size_t lens[OV_NCOLS];
+    int rc = 0;
+    for (int c = 0; c < OV_NCOLS; c++) {
+        if (b[c].oom) rc = -1;
+        p[c] = b[c].p;
+        lens[c] = b[c].n;
+    }
+    if (rc == 0) rc = pack_bufs(p, lens, OV_NCOLS, out, outlen, rawlen);
+    for (int c = 0; c < OV_NCOLS; c++) free(b[c].p);
+    return rc;
 }
 
 /* The run's metadata as one JSON object (names, profile, diagnosis). */
 static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
-                     const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw)
+                     const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw,
+                     const struct an_view_overview *ov, size_t ov_packed, uint64_t cap)
 {
     const struct an_view_counts *c = an_view_counts(v);
     fputs("{\"mpilens_view\":1,\"dir\":", o);
@@ -171,6 +246,12 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
                ",\"msg_no_send\":%" PRIu64 ",\"msg_no_recv\":%" PRIu64,
             c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, c->origin, c->last, packed, raw,
             c->msg_no_send, c->msg_no_recv);
+    fprintf(o, ",\"shown_calls\":%" PRIu64 ",\"shown_messages\":%" PRIu64 ",\"shown_colls\":%" PRIu64, c->shown_calls,
+            c->shown_messages, c->shown_colls);
+    if (ov)
+        fprintf(o, ",\"overview\":{\"ranks\":%u,\"bins\":%u,\"bin_ns\":%.17g,\"entries\":%zu,\"msg_bin_ns\":%.17g"
+                   ",\"max_lat\":%" PRId64 ",\"max_coll\":%" PRId64 ",\"packed\":%zu,\"cap\":%" PRIu64 "}",
+                ov->ranks, ov->bins, ov->bin_ns, ov->n, ov->msg_bin_ns, ov->max_lat, ov->max_coll, ov_packed, cap);
     int64_t first, last;
     an_run_span(run, &first, &last);
     fprintf(o, ",\"diag_origin_ns\":%" PRId64, first == INT64_MAX ? c->origin : first);
@@ -261,25 +342,41 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     fputs("}", o);
 }
 
-/* The page into o; *keep (when given) receives the view's data instead of
- * it being freed (--serve answers window queries from it); served: the
- * page's Content-Security-Policy lets it connect to its own server. */
+/* The page into o.  sv (--serve): the page holds the run's overview (bins
+ * per rank, merged messages) instead of its calls and messages, its
+ * Content-Security-Policy lets it connect to its own server, and sv
+ * receives what window queries need. */
 static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page,
-                      struct an_view **keep)
+                      struct view_served *sv)
 {
     struct an_profile *prof = an_profile_new(run);
     struct an_view *v = an_view_new(run);
     struct an_result res;
     memset(&res, 0, sizeof res);
     int rc = -1;
+    uint8_t *ovp = NULL;
+    size_t ovl = 0, ovraw = 0;
+    const struct an_view_overview *ov = NULL;
     if (!prof || !v) goto out;
+    if (sv) {
+        /* served: the page holds the overview only; windows come on demand */
+        unsigned R = run->size > 0 ? (unsigned)run->size : 1, B = 8192;
+        while (B > 256 && (uint64_t)B * R > (1u << 22)) B /= 2;
+        an_view_window(v, INT64_MIN, 1, 0, 0);
+        if (an_view_want_overview(v, B, 1u << 18) != 0) goto out;
+    }
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
     if (an_analyse(run, &ps, &vs, progress, &res) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
     if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
+    if (sv) {
+        if (!(ov = an_view_overview(v)) || pack_overview(ov, &ovp, &ovl, &ovraw) != 0) goto out;
+        sv->origin = an_view_counts(v)->origin;
+        sv->reach = ov->max_lat > ov->max_coll ? ov->max_lat : ov->max_coll;
+    }
     uint8_t *packed = NULL;
     size_t plen = 0, raw = 0;
-    if (pack_columns(v, &packed, &plen, &raw) != 0) goto out;
+    if (view_pack(v, &packed, &plen, &raw) != 0) goto out;
     char *meta = NULL;
     size_t mlen = 0;
     FILE *m = open_memstream(&meta, &mlen);
@@ -287,9 +384,9 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         free(packed);
         goto out;
     }
-    put_meta(m, dir, run, v, prof, &res, plen, raw);
+    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0);
     fclose(m);
-    if (keep) {
+    if (sv) {
         const char *csp = strstr(ml_view_head, "connect-src 'none'");
         if (!csp) goto out;
         fwrite(ml_view_head, 1, (size_t)(csp - ml_view_head), o);
@@ -303,17 +400,19 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     fputs("</script>\n<script type=\"application/octet-stream\" id=\"mpilens-data\">", o);
     put_text7(o, packed, plen);
     fputs("</script>\n", o);
+    if (ovp) {
+        fputs("<script type=\"application/octet-stream\" id=\"mpilens-overview\">", o);
+        put_text7(o, ovp, ovl);
+        fputs("</script>\n", o);
+    }
     fputs(ml_view_tail, o);
     free(meta);
     free(packed);
     *msgs = an_view_counts(v)->messages;
     *page = plen;
     rc = 0;
-    if (keep) {
-        *keep = v;
-        v = NULL;
-    }
 out:
+    free(ovp);
     an_result_free(&res);
     if (v) an_view_free(v);
     if (prof) an_profile_free(prof);
@@ -326,7 +425,7 @@ static void help(FILE *out)
 {
     fprintf(out,
             "usage: mpilens view DIR [-o FILE.html] [--max-size MB]\n"
-            "       mpilens view --serve DIR [--port N]\n\n"
+            "       mpilens view --serve DIR [--port N] [--window-cap N]\n\n"
             "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
             "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
             "and pan), the network load between ranks over a chosen interval, the\n"
@@ -338,10 +437,14 @@ static void help(FILE *out)
             "  --max-size MB    the largest page to write (default 200); a bigger run stops\n"
             "                   with a hint to use --serve\n"
             "  --serve          serve the page from a web server on 127.0.0.1 (a random\n"
-            "                   token in the URL, printed on stdout) and the calls and\n"
-            "                   messages of any window at /TOKEN/data?from=NS&to=NS&ranks=A-B;\n"
+            "                   token in the URL, printed on stdout), for a run of any\n"
+            "                   size: the page starts from the run's overview and, when\n"
+            "                   zoomed in, fetches the window's calls and messages, read\n"
+            "                   from the rank files on demand (/TOKEN/data?from=NS&to=NS);\n"
             "                   Ctrl+C stops it (exit status 0)\n"
             "  --port N         the port for --serve (default: any free one)\n"
+            "  --window-cap N   --serve: the most calls + messages in one window's answer\n"
+            "                   (default 1000000); a busier window stays summarised\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
@@ -352,11 +455,12 @@ int cmd_view(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"serve", no_argument, 0, 'S'},        {"help", no_argument, 0, 'h'},
         {"max-size", required_argument, 0, 'M'}, {"port", required_argument, 0, 'P'},
-        {0, 0, 0, 0},
+        {"window-cap", required_argument, 0, 'W'}, {0, 0, 0, 0},
     };
     const char *outpath = NULL;
     int progress = 1, c, serve = 0, port = 0;
     double max_mb = 200;
+    uint64_t cap = 1000000;
     char *end;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
@@ -375,6 +479,13 @@ int cmd_view(int argc, char **argv)
             port = (int)strtol(optarg, &end, 10);
             if (end == optarg || *end || port < 0 || port > 65535) {
                 fprintf(stderr, "mpilens view: --port %s: give a port number (0: any free one)\n", optarg);
+                return 2;
+            }
+            break;
+        case 'W':
+            cap = strtoull(optarg, &end, 10);
+            if (end == optarg || *end || cap == 0 || optarg[0] == '-') {
+                fprintf(stderr, "mpilens view: --window-cap %s: give a number of calls and messages, e.g. 500000\n", optarg);
                 return 2;
             }
             break;
@@ -420,19 +531,17 @@ int cmd_view(int argc, char **argv)
         char *pg = NULL;
         size_t pl = 0, packed = 0;
         uint64_t msgs = 0;
-        struct an_view *v = NULL;
+        struct view_served sv = {0, 0, cap};
         FILE *m = open_memstream(&pg, &pl);
-        int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &v) : -1;
+        int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &sv) : -1;
         if (m && fclose(m) != 0) rc = -1;
         if (rc != 0) {
             fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
-            if (v) an_view_free(v);
             free(pg);
             an_run_close(&run);
             return 1;
         }
-        rc = view_serve(dir, pg, pl, v, run.size, port);
-        an_view_free(v);
+        rc = view_serve(dir, pg, pl, &run, &sv, port);
         free(pg);
         an_run_close(&run);
         sym_cleanup();
@@ -465,7 +574,7 @@ int cmd_view(int argc, char **argv)
         if (fd != 1) unlink(outpath);
         an_run_close(&run);
         sym_cleanup();
-        return 1;
+        return 2;
     }
     if (rc != 0) {
         fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);

@@ -2,11 +2,11 @@
  * view_serve.c — `mpilens view --serve DIR`: the page of `mpilens view` from
  * a web server on 127.0.0.1, for runs too big for one file.  A random token
  * (128 bits, getrandom) is the first part of every URL: GET /TOKEN/ is the
- * page, GET /TOKEN/data?from=NS&to=NS&ranks=A-B the calls and messages of
- * that window as JSON (gzip when the client accepts it); a wrong token is
- * 403, any other path 404, any other method 405.  The run is analysed once
- * at start (the page's own analysis, tool/view.c); the window queries read
- * the view's columns decoded once into arrays kept in memory.  One request
+ * page (the run's overview: tool/view.c), GET /TOKEN/data?from=NS&to=NS
+ * the calls and messages of that window in the page's own columns, read
+ * from the rank files when asked (answer_data); a wrong token is 403, any
+ * other path 404, any other method 405.  The run is analysed once at start
+ * (clocks, repair, the overview); nothing per event is kept.  One request
  * at a time, poll()-based, each connection closed after its answer; SIGINT
  * or SIGTERM ends the server with exit status 0 (before it serves, while
  * the run is analysed, Ctrl+C ends it as any command: status 130).
@@ -27,6 +27,8 @@
 #include <zlib.h>
 
 #include "analysis.h"
+#include "json_out.h"
+#include "symbols.h"
 #include "view.h"
 
 /* ---- answers ------------------------------------------------------------------- */
@@ -116,65 +118,83 @@ static int parse_i64(const char *s, int64_t *out)
     return 0;
 }
 
-/* GET /TOKEN/data?from=NS&to=NS&ranks=A-B: the calls (on ranks A..B) and
- * messages (both ends in A..B) that overlap [from, to], times in ns since
- * the run's first call as in the page */
-static void answer_data(int fd, const struct an_view_arrays *c, int nranks, const char *q, int gz)
+/* GET /TOKEN/data?from=NS&to=NS: the calls, messages and collectives that
+ * overlap [from, to] (ns since the page's time 0), read from the rank files
+ * by one pass from the run's start that stops past the window (an_replay):
+ * one line of JSON (the window, "over" when more than the cap of calls and
+ * messages overlap it: then nothing else is sent, the page stays
+ * summarised; the counts, call sites and datatypes of the columns), a
+ * newline, then the columns of analysis/viewdata.c deflated (raw), as the
+ * page holds them. */
+static void answer_data(int fd, struct an_run *run, const struct view_served *sv, const char *q)
 {
     char b[64];
-    int64_t from = INT64_MIN, to = INT64_MAX, ra = 0, rb = nranks - 1;
-    if (query_get(q, "from", b, sizeof b) == 1 && parse_i64(b, &from) != 0) goto bad;
-    if (query_get(q, "to", b, sizeof b) == 1 && parse_i64(b, &to) != 0) goto bad;
-    if (query_get(q, "ranks", b, sizeof b) == 1) {
-        char *dash = strchr(b + 1, '-');
-        if (dash) *dash = 0;
-        if (parse_i64(b, &ra) != 0 || (dash && parse_i64(dash + 1, &rb) != 0)) goto bad;
-        if (!dash) rb = ra;
+    int64_t from = 0, to = 0;
+    if (query_get(q, "from", b, sizeof b) != 1 || parse_i64(b, &from) != 0) goto bad;
+    if (query_get(q, "to", b, sizeof b) != 1 || parse_i64(b, &to) != 0) goto bad;
+    if (from > to) goto bad;
+    struct timeval t0, t1;
+    gettimeofday(&t0, NULL);
+    struct an_view *v = an_view_new(run);
+    if (!v) goto oom;
+    an_view_window(v, sv->origin, from, to, sv->cap);
+    struct an_sink vs = an_view_sink(v);
+    /* a message or collective overlapping the window is complete at most
+     * `reach` after it; 1 ms more for the stream's order */
+    int64_t until = an_wadd(an_wadd(sv->origin, to), an_wadd(sv->reach, 1000000));
+    if (an_replay(run, &vs, until, an_view_over(v)) != 0 || an_view_finish(v, sym_stack) != 0) {
+        an_view_free(v);
+        goto oom;
     }
-    if (from > to || ra > rb || ra < 0) goto bad;
+    int over = *an_view_over(v);
+    uint8_t *packed = NULL;
+    size_t plen = 0, raw = 0;
+    if (!over && view_pack(v, &packed, &plen, &raw) != 0) {
+        an_view_free(v);
+        goto oom;
+    }
+    gettimeofday(&t1, NULL);
+    const struct an_view_counts *c = an_view_counts(v);
     char *body = NULL;
     size_t bl = 0;
     FILE *o = open_memstream(&body, &bl);
     if (!o) {
-        answer_text(fd, 500, "out of memory\n");
-        return;
+        free(packed);
+        an_view_free(v);
+        goto oom;
     }
-    fprintf(o, "{\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"ranks\":[%" PRId64 ",%" PRId64 "]", from, to, ra, rb);
-    /* messages: a line from the send's start to the receive's completion */
-    uint64_t nm = 0;
-    fputs(",\"m\":[", o);
-    for (uint64_t j = 0; j < c->nm; j++) {
-        int64_t a = c->m_ts[j], e = a + c->m_lat[j];
-        if (e < from || a > to || c->m_src[j] < ra || c->m_src[j] > rb || c->m_dst[j] < ra || c->m_dst[j] > rb)
-            continue;
-        fprintf(o, "%s[%d,%d,%" PRId64 ",%" PRId64 ",%" PRIu64 ",%d]", nm ? "," : "", c->m_src[j], c->m_dst[j], a,
-                c->m_lat[j], c->m_bytes[j], c->m_tag[j]);
-        nm++;
+    fprintf(o, "{\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"over\":%s,\"cap\":%" PRIu64 ",\"ms\":%.1f", from, to,
+            over ? "true" : "false", sv->cap, (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3);
+    if (!over) {
+        fprintf(o, ",\"calls\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"colls\":%" PRIu64 ",\"packed\":%zu,\"sites\":[",
+                c->shown_calls, c->shown_messages, c->shown_colls, plen);
+        for (unsigned i = 0; i < c->sites; i++) {
+            if (i) putc(',', o);
+            json_str(o, an_view_site(v, i));
+        }
+        fputs("],\"types\":[", o);
+        for (unsigned i = 0; i < c->types; i++) {
+            if (i) putc(',', o);
+            json_str(o, an_view_type(v, i));
+        }
+        putc(']', o);
     }
-    uint64_t nc = 0;
-    fputs("],\"c\":[", o);
-    for (uint64_t i = 0; i < c->nc; i++) {
-        int64_t a = c->c_t0[i], e = a + c->c_dur[i];
-        if (e < from || a > to || c->c_rank[i] < ra || c->c_rank[i] > rb) continue;
-        fprintf(o, "%s[%d,%" PRId64 ",%" PRId64 ",%u,%u]", nc ? "," : "", c->c_rank[i], a, c->c_dur[i], c->c_name[i],
-                c->c_kind[i]);
-        nc++;
-    }
-    fprintf(o, "],\"messages\":%" PRIu64 ",\"calls\":%" PRIu64 "}\n", nm, nc);
+    fputs("}\n", o);
+    if (packed) fwrite(packed, 1, plen, o);
+    free(packed);
+    an_view_free(v);
     if (fclose(o) != 0) {
         free(body);
-        answer_text(fd, 500, "out of memory\n");
-        return;
+        goto oom;
     }
-    size_t zl = 0;
-    uint8_t *z = gz ? gzip(body, bl, &zl) : NULL;
-    if (z) answer(fd, 200, "application/json", "gzip", z, zl);
-    else answer(fd, 200, "application/json", NULL, body, bl);
-    free(z);
+    answer(fd, 200, "application/octet-stream", NULL, body, bl);
     free(body);
     return;
+oom:
+    answer_text(fd, 500, "out of memory reading the window\n");
+    return;
 bad:
-    answer_text(fd, 400, "bad query: give from=NS&to=NS&ranks=A-B (ns since the run's first call)\n");
+    answer_text(fd, 400, "bad query: give from=NS&to=NS (ns since the run's first call, from <= to)\n");
 }
 
 /* ---- the server ------------------------------------------------------------------ */
@@ -200,7 +220,8 @@ static int read_head(int fd, char *buf, size_t cap)
     return -1;
 }
 
-static void handle(int fd, const char *token, const char *page, size_t plen, const struct an_view_arrays *c, int nranks)
+static void handle(int fd, const char *token, const char *page, size_t plen, struct an_run *run,
+                   const struct view_served *sv)
 {
     char req[16384];
     if (read_head(fd, req, sizeof req) != 0) return;
@@ -240,25 +261,18 @@ static void handle(int fd, const char *token, const char *page, size_t plen, con
         else answer(fd, 200, "text/html; charset=utf-8", NULL, page, plen);
         free(z);
     } else if (strcmp(rest, "/data") == 0) {
-        answer_data(fd, c, nranks, q ? q : "", gz);
+        answer_data(fd, run, sv, q ? q : "");
     } else {
-        answer_text(fd, 404, "not found: the page is at /TOKEN/, the data at /TOKEN/data?from=NS&to=NS&ranks=A-B\n");
+        answer_text(fd, 404, "not found: the page is at /TOKEN/, a window's data at /TOKEN/data?from=NS&to=NS\n");
     }
 }
 
-int view_serve(const char *dir, const char *page, size_t plen, const struct an_view *v, int nranks, int port)
+int view_serve(const char *dir, const char *page, size_t plen, struct an_run *run, const struct view_served *sv,
+               int port)
 {
-    struct an_view_arrays c;
-    memset(&c, 0, sizeof c);
-    if (an_view_decode(v, &c) != 0) {
-        fprintf(stderr, "mpilens view: out of memory decoding the run's data\n");
-        an_view_arrays_free(&c);
-        return 1;
-    }
     uint8_t rnd[16];
     if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) {
         fprintf(stderr, "mpilens view: cannot draw a random token: %s\n", strerror(errno));
-        an_view_arrays_free(&c);
         return 1;
     }
     char token[33];
@@ -276,7 +290,6 @@ int view_serve(const char *dir, const char *page, size_t plen, const struct an_v
         getsockname(ls, (struct sockaddr *)&sa, &sl) != 0) {
         fprintf(stderr, "mpilens view: cannot listen on 127.0.0.1:%d: %s\n", port, strerror(errno));
         if (ls >= 0) close(ls);
-        an_view_arrays_free(&c);
         return 1;
     }
     struct sigaction act;
@@ -300,10 +313,9 @@ int view_serve(const char *dir, const char *page, size_t plen, const struct an_v
         /* a client that stops reading cannot hold the server */
         struct timeval tv = {30, 0};
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-        handle(fd, token, page, plen, &c, nranks);
+        handle(fd, token, page, plen, run, sv);
         close(fd);
     }
     close(ls);
-    an_view_arrays_free(&c);
     return 0;
 }

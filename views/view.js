@@ -1,7 +1,10 @@
 // view.js — the page of `mpilens view`: decodes the run's data (written by
 // tool/view.c from analysis/viewdata.c) and draws four views on canvases:
 // message timings, network load, communication matrix, summary.
-// Nothing is fetched: the data is in the page (#mpilens-meta, #mpilens-data).
+// Nothing is fetched: the data is in the page (#mpilens-meta, #mpilens-data),
+// except when the page is served (`mpilens view --serve`): then it holds the
+// run's overview (#mpilens-overview: bins per rank, merged messages) and
+// fetches the calls and messages of the window shown when zoomed in.
 //
 // The timeline draws in layers (rows, collectives, calls, messages,
 // markers, overlays): an extra layer (for example a critical path) is a
@@ -143,15 +146,29 @@ const COLS = ['c_count', 'c_t0', 'c_dur', 'c_name', 'c_kind', 'c_site', 'c_comm'
   'm_comm', 'k_comm', 'k_name', 'k_first', 'k_len', 'k_members', 'k_bytes'];
 const MF_TS = 1, MF_TR = 2, MF_DST = 4, MF_BYTES = 8, MF_TAG = 16, MF_COMM = 32;
 
+async function inflate(packed) {
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 async function loadData() {
   const tA = performance.now();
   const meta = JSON.parse($('mpilens-meta').textContent);
-  Object.assign(D, { meta });
-  const packed = text7Bytes($('mpilens-data').textContent, meta.packed);
-  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  const buf = new Uint8Array(await new Response(stream).arrayBuffer());
+  Object.assign(D, { meta, sites: meta.sites, types: meta.types });
+  const buf = await inflate(text7Bytes($('mpilens-data').textContent, meta.packed));
   const tB = performance.now();
-  const nc = meta.calls, nm = meta.messages, nk = meta.colls, R = Math.max(meta.ranks, 1);
+  const shown = meta.shown_calls != null;
+  decodeColumns(buf, shown ? meta.shown_calls : meta.calls, shown ? meta.shown_messages : meta.messages,
+    shown ? meta.shown_colls : meta.colls);
+  if (meta.overview) await loadOverview(meta);
+  const tC = performance.now();
+  index();
+  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC, index: D.index_parts };
+}
+
+// The columns of buf (nc calls, nm messages, nk collectives) into D.
+function decodeColumns(buf, nc, nm, nk) {
+  const meta = D.meta, R = Math.max(meta.ranks, 1);
   const col = {};
   columns(buf, COLS.length).forEach((c, i) => { col[COLS[i]] = c; });
   D.ranks = R;
@@ -175,7 +192,7 @@ async function loadData() {
   // call sites, datatypes and repeats: only for details and search, decoded when first asked
   for (const [name, T] of [['c_site', Int32Array], ['c_type', Int32Array], ['c_repeat', Uint32Array]]) {
     let v = null;
-    Object.defineProperty(D, name, { get: () => v || (v = bulk(col[name], nc, new T(nc), false)) });
+    Object.defineProperty(D, name, { configurable: true, get: () => v || (v = bulk(col[name], nc, new T(nc), false)) });
   }
   D.c_comm = bulk(col.c_comm, nc, new Int32Array(nc), false);
   D.c_peer = bulk(col.c_peer, nc, new Int32Array(nc), false);
@@ -232,16 +249,50 @@ async function loadData() {
   D.k_len = bulk(col.k_len, nk, new Float64Array(nk), true);
   D.k_members = bulk(col.k_members, nk, new Uint32Array(nk), false);
   D.k_bytes = bulk(col.k_bytes, nk, new Float64Array(nk), false);
-  const tC = performance.now();
-  index();
-  D.timing = { inflate_ms: tB - tA, decode_ms: tC - tB, index_ms: performance.now() - tC, index: D.index_parts };
+}
+
+// The overview of a served page (tool/view.c, pack_overview): per rank and
+// bin the kind of call covering most of it, the bin pyramid built from it;
+// messages merged per rank pair and bins (O: drawn, counted and summed like
+// messages, each entry standing for its count).
+const OV_COLS = ['kind', 'best', 'src', 'dst', 'count', 'bytes', 'max', 'ts', 'lat'];
+const O = {};
+async function loadOverview(meta) {
+  const ov = meta.overview;
+  const buf = await inflate(text7Bytes($('mpilens-overview').textContent, ov.packed));
+  const col = {};
+  columns(buf, OV_COLS.length).forEach((c, i) => { col[OV_COLS[i]] = c; });
+  const R = Math.max(meta.ranks, 1), B = ov.bins, n = ov.entries;
+  const kind = bulk(col.kind, R * B, new Uint8Array(R * B), false), best = bulk(col.best, R * B, new Float32Array(R * B), false);
+  D.served = { cap: ov.cap, win: null, loading: null, pending: 0, over: null, requests: 0, last_ms: 0, error: '' };
+  D.binN = B; D.binW = ov.bin_ns;
+  D.binLevels = binPyramid(R, B, ov.bin_ns, kind, best);
+  O.m_src = bulk(col.src, n, new Int32Array(n), false);
+  O.m_dst = bulk(col.dst, n, new Int32Array(n), false);
+  O.m_cnt = bulk(col.count, n, new Float64Array(n), false);
+  O.m_sum = bulk(col.bytes, n, new Float64Array(n), false);
+  O.m_bytes = bulk(col.max, n, new Float64Array(n), false);
+  const ts = bulk(col.ts, n, new Float64Array(n), true);
+  for (let i = 1; i < n; i++) ts[i] += ts[i - 1];
+  O.m_ts = ts;
+  O.m_lat = bulk(col.lat, n, new Float64Array(n), true);
+  const mo = new Int32Array(n);
+  for (let i = 0; i < n; i++) mo[i] = i;
+  sortByTime(mo, ts);
+  O.msgOrder = mo;
+  O.msgTsSorted = new Float64Array(n);
+  let span = meta.last_ns;
+  for (let i = 0; i < n; i++) { O.msgTsSorted[i] = ts[mo[i]]; if (ts[i] + O.m_lat[i] > span) span = ts[i] + O.m_lat[i]; }
+  O.maxLat = ov.max_lat;
+  O.levels = [];
+  O.span = Math.max(span, 1);
 }
 
 // Per rank: its calls in time order (as they come) and the longest; messages
 // by send start; rank pairs; the calls' time bins (buildBins).
 function index() {
   const tI = performance.now();
-  const m = D.meta, nc = m.calls, nm = m.messages, R = D.ranks;
+  const m = D.meta, nc = D.c_t0.length, nm = D.m_ts.length, R = D.ranks;
   // per rank the longest call: the search for the first call in a window
   D.rankMaxDur = new Float64Array(R);
   for (let r = 0; r < R; r++) {
@@ -268,8 +319,8 @@ function index() {
     bytes += D.m_bytes[i];
   }
   D.maxLat = maxLat;
-  D.span = Math.max(span, 1);
-  D.bytes = bytes;
+  D.span = D.served ? O.span : Math.max(span, 1);
+  D.bytes = D.served ? m.bytes : bytes;
   // rank pairs: an id per (sender, receiver)
   const pid = new Int32Array(nm), stamp = new Int32Array(R).fill(-1), ids = new Int32Array(R);
   let np = 0;
@@ -281,7 +332,7 @@ function index() {
   }
   D.m_pair = pid; D.npairs = np;
   const t1 = performance.now();
-  buildBins();
+  if (!D.served) buildBins();
   D.levels = [];   // built after the first picture (main)
   D.index_parts = { before_sort_ms: tS - tI, sort_ms: tS1 - tS, after_sort_ms: t1 - tS1, bins_ms: performance.now() - t1 };
 }
@@ -340,7 +391,7 @@ function callAt(r, t, slack) {
   return best;
 }
 
-function siteName(s) { return s > 0 ? D.meta.sites[s - 1] : '(unknown)'; }
+function siteName(s) { return s > 0 ? D.sites[s - 1] : '(unknown)'; }
 function routineName(n) { return D.meta.names[n] || '?'; }
 function commName(c) { return c > 0 && D.meta.comms[c - 1] ? D.meta.comms[c - 1].name : '-'; }
 function peerName(p) {
@@ -358,7 +409,7 @@ function callText(i) {
   if (D.c_peer[i]) lines.push((D.c_kind[i] === 2 ? 'root      ' : 'peer      ') + peerName(D.c_peer[i]));
   if (D.c_tag[i]) lines.push('tag       ' + (D.c_tag[i] - 1));
   if (D.c_kind[i] === 1 || D.c_kind[i] === 2 || D.c_bytes[i]) lines.push('bytes     ' + fmtCount(D.c_bytes[i]));
-  if (D.c_type[i]) lines.push('datatype  ' + D.meta.types[D.c_type[i] - 1]);
+  if (D.c_type[i]) lines.push('datatype  ' + D.types[D.c_type[i] - 1]);
   if (D.c_repeat[i]) lines.push('calls     ' + (D.c_repeat[i] + 1) + ' (a run of equal polls)');
   return lines.join('\n');
 }
@@ -374,7 +425,7 @@ function msgText(j) {
     'receive   ' + (rc >= 0 ? routineName(D.c_name[rc]) + ' at ' + siteName(D.c_site[rc]) : '?') +
       '  completed ' + fmtTime(tr),
   ];
-  if (sc >= 0 && D.c_type[sc]) lines.push('datatype  ' + D.meta.types[D.c_type[sc] - 1]);
+  if (sc >= 0 && D.c_type[sc]) lines.push('datatype  ' + D.types[D.c_type[sc] - 1]);
   lines.push('in flight ' + fmtTime(tr - ts));
   return lines.join('\n');
 }
@@ -463,7 +514,9 @@ function tlDraw() {
   const nsPerPx = (TL.t1 - TL.t0) / (g.x1 - g.x0);
   TL.summary = null;
   const t_calls = performance.now();
-  if (g.group > 1) drawGroups(ctx, g);
+  const sv = D.served, detail = !sv || inDetail();
+  if (!detail) drawBins(ctx, g, boxH, nsPerPx);
+  else if (g.group > 1) drawGroups(ctx, g);
   else if (nsPerPx >= 2 * D.binW) drawBins(ctx, g, boxH, nsPerPx);
   else for (let r = g.ra; r < g.rb; r++) {
     const y = g.rowY(r) + (g.rowH - boxH) / 2;
@@ -511,8 +564,9 @@ function tlDraw() {
   }
   // messages: a line from the send's start to the receive's completion
   const t_msgs = performance.now();
-  drawMessages(ctx, g);
+  drawMessages(ctx, g, detail ? D : O);
   const t_msgs_end = performance.now();
+  if (!detail) requestDetail();
   // failure marks
   for (const mk of TL.marks) {
     if (mk.t < TL.t0 || mk.t > TL.t1 || !g.inside(mk.rank)) continue;
@@ -552,6 +606,9 @@ function tlDraw() {
   let note = g.group > 1 ? 'each row: ' + g.group + ' ranks summarised (colour: their share of time per kind, ' +
     'pale: computing; ' + fmtCount(drawnStats.aggregated) + ' messages drawn between rows of ranks; hover for shares)' : '';
   if (drawnStats.hidden) note += (note ? '; ' : '') + fmtCount(drawnStats.hidden) + ' messages to or from ranks not shown';
+  if (sv && !detail) note += (note ? '; ' : '') + 'summarised (the run\'s overview): ' + fmtCount(drawnStats.represented) +
+    ' messages in ' + fmtCount(drawnStats.lines) + ' lines; ' + (sv.loading ? 'loading this window\u2026' : sv.error ? sv.error :
+      sv.over ? 'too busy to load (over ' + fmtCount(sv.cap) + ' calls and messages): zoom in further' : 'zoom in to load each message');
   TL.canvas.dataset.note = note;
   if (note) {
     ctx.fillStyle = '#6d4c41';
@@ -710,9 +767,14 @@ function buildBins() {
     }
   }
   D.binN = B; D.binW = w;
-  D.binLevels = [{ B, w, kind: bins, best }];
+  D.binLevels = binPyramid(R, B, w, bins, best);
+}
+
+// levels of bins twice as wide up to 256 bins, each bin the kind of the better of its halves
+function binPyramid(R, B, w, bins, best) {
+  const L = [{ B, w, kind: bins, best }];
   for (let n = B; n > 256; n >>= 1) {
-    const m = n >> 1, lo = D.binLevels[D.binLevels.length - 1];
+    const m = n >> 1, lo = L[L.length - 1];
     const nk = new Uint8Array(R * m), nb = new Float32Array(R * m);
     for (let r = 0; r < R; r++) for (let i = 0; i < m; i++) {
       const a = r * n + 2 * i, b = a + 1, o = r * m + i;
@@ -720,8 +782,9 @@ function buildBins() {
       else if (lo.best[a] >= lo.best[b]) { nk[o] = lo.kind[a]; nb[o] = lo.best[a]; }
       else { nk[o] = lo.kind[b]; nb[o] = lo.best[b]; }
     }
-    D.binLevels.push({ B: m, w: w * B / m, kind: nk, best: nb });
+    L.push({ B: m, w: w * B / m, kind: nk, best: nb });
   }
+  return L;
 }
 
 // Messages at coarser and coarser time bins (bins of D.span / 8192 at level
@@ -735,7 +798,7 @@ function buildLevels() {
   const nm = D.msgOrder.length;
   D.levels = [];
   if (nm <= 20000) return;
-  const w0 = D.span / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
+  const w0 = (D.levelSpan || D.span) / 8192, mo = D.msgOrder, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes, pid = D.m_pair;
   const lastE = new Int32Array(D.npairs);
   // one set of arrays for every level, merged in place (an entry is written
   // at or before the one it is read from); the levels kept are copies
@@ -770,18 +833,18 @@ function buildLevels() {
 // lines stay about 15,000, read from the message pyramid (buildLevels).
 // Counted: lines drawn, messages they represent, messages to or from ranks
 // not shown, messages drawn between grouped rows.
-function drawMessages(ctx, g) {
-  const nm = D.msgOrder.length;
-  const mo = D.msgOrder, src = D.m_src, dst = D.m_dst, ts = D.m_ts, lat = D.m_lat, by = D.m_bytes;
+function drawMessages(ctx, g, S) {
+  const nm = S.msgOrder.length, weight = S.m_cnt;
+  const mo = S.msgOrder, src = S.m_src, dst = S.m_dst, ts = S.m_ts, lat = S.m_lat, by = S.m_bytes;
   const bpp = TL.bpp;
-  const lo = lowerBound(D.msgTsSorted, 0, nm, TL.t0 - D.maxLat);
-  const hi = lowerBound(D.msgTsSorted, lo, nm, TL.t1 + 1);
+  const lo = lowerBound(S.msgTsSorted, 0, nm, TL.t0 - S.maxLat);
+  const hi = lowerBound(S.msgTsSorted, lo, nm, TL.t1 + 1);
   const crowded = hi - lo > 20000;
   const plotW = g.x1 - g.x0, nsPerPx = (TL.t1 - TL.t0) / plotW;
-  const rows = g.rows, pairs = Math.min(D.npairs, rows * rows);
+  const rows = g.rows, pairs = Math.min(S.npairs || rows * rows, rows * rows);
   const cellPx = crowded ? Math.max(3, Math.ceil(pairs * plotW / 3 / 15000) * 3) : 1;
   let lv = null;
-  if (crowded) for (const l of D.levels) if (l.w <= cellPx * nsPerPx) lv = l;
+  if (crowded) for (const l of S.levels) if (l.w <= cellPx * nsPerPx) lv = l;
   const small = rows <= 1024;
   const last = crowded ? (small ? new Float64Array(rows * rows).fill(-1) : new Map()) : null;
   const seg = [];
@@ -792,11 +855,11 @@ function drawMessages(ctx, g) {
   const paths = new Map();
   let q0 = lo, q1 = hi;
   if (lv) {
-    q0 = lowerBound(lv.A, 0, lv.n, Math.floor((TL.t0 - D.maxLat) / lv.w));
+    q0 = lowerBound(lv.A, 0, lv.n, Math.floor((TL.t0 - S.maxLat) / lv.w));
     q1 = lowerBound(lv.A, q0, lv.n, Math.floor(TL.t1 / lv.w) + 1);
   }
   for (let q = q0; q < q1; q++) {
-    const j = lv ? lv.R[q] : mo[q], cnt = lv ? lv.C[q] : 1, a = ts[j], b = a + lat[j];
+    const j = lv ? lv.R[q] : mo[q], cnt = lv ? lv.C[q] : weight ? weight[j] : 1, a = ts[j], b = a + lat[j];
     if (b < TL.t0 || a > TL.t1) continue;
     const s = src[j], d = dst[j];
     if (s < g.ra || s >= g.rb || d < g.ra || d >= g.rb) { hidden += cnt; continue; }
@@ -825,7 +888,69 @@ function drawMessages(ctx, g) {
     ctx.stroke(path);
   }
   TL.segs = seg;
-  drawnStats = { lines, represented, crowded, hidden, aggregated, cell_px: cellPx, level: lv ? D.levels.indexOf(lv) : -1 };
+  TL.segSet = S;
+  drawnStats = { lines, represented, crowded, hidden, aggregated, cell_px: cellPx, level: lv ? S.levels.indexOf(lv) : -1,
+    summarised: S === O };
+}
+
+// ---- served: the window's detail from the server ------------------------------
+
+// the loaded detail covers the window shown
+function inDetail() {
+  const w = D.served.win;
+  return !!w && TL.t0 >= w[0] && TL.t1 <= w[1];
+}
+
+// Asks the server for the calls and messages of the window shown (and a
+// quarter of it each side), 150 ms after the last move, one request at a
+// time; the answer replaces the detail held (decodeColumns, index).
+function requestDetail() {
+  const sv = D.served;
+  clearTimeout(sv.timer);
+  sv.timer = setTimeout(() => {
+    if (sv.loading || inDetail()) return;
+    const len = TL.t1 - TL.t0, span = D.span;
+    const from = Math.max(0, Math.floor(TL.t0 - len / 4)), to = Math.min(Math.ceil(span), Math.ceil(TL.t1 + len / 4));
+    if (sv.over && from >= sv.over[0] && to <= sv.over[1] && sv.over[1] - sv.over[0] <= 2 * (to - from)) return;
+    // too busy by the overview's count (its calls in proportion): not asked
+    const est = overviewCount(from, to) * (1 + D.meta.calls / Math.max(1, D.meta.messages));
+    if (est > 1.5 * sv.cap) { sv.over = [from, to]; scheduleDraw(); return; }
+    sv.loading = [from, to];
+    sv.error = '';
+    sv.requests++;
+    scheduleDraw();
+    fetchDetail(from, to).catch(e => { sv.error = 'the server did not answer (' + e.message + ')'; })
+      .finally(() => { sv.loading = null; scheduleDraw(); });
+  }, 150);
+}
+
+// messages the overview has overlapping [a, b] (entries by their first message)
+function overviewCount(a, b) {
+  const n = O.msgOrder.length, lo = lowerBound(O.msgTsSorted, 0, n, a - O.maxLat), hi = lowerBound(O.msgTsSorted, lo, n, b + 1);
+  let c = 0;
+  for (let q = lo; q < hi; q++) { const j = O.msgOrder[q]; if (O.m_ts[j] + O.m_lat[j] >= a) c += O.m_cnt[j]; }
+  return c;
+}
+
+async function fetchDetail(from, to) {
+  const sv = D.served, t = performance.now();
+  const r = await fetch('data?from=' + from + '&to=' + to, { cache: 'no-store' });
+  if (!r.ok) throw new Error('HTTP ' + r.status);
+  const buf = new Uint8Array(await r.arrayBuffer());
+  const nl = buf.indexOf(10);
+  const hdr = JSON.parse(new TextDecoder().decode(buf.subarray(0, nl)));
+  if (hdr.over) { sv.over = [from, to]; sv.last_ms = performance.now() - t; return; }
+  const cols = await inflate(buf.subarray(nl + 1, nl + 1 + hdr.packed));
+  decodeColumns(cols, hdr.calls, hdr.messages, hdr.colls);
+  D.sites = hdr.sites; D.types = hdr.types;
+  index();
+  D.levelSpan = Math.max(1, to - from);   // the pyramid's finest bins: of the window's width
+  buildLevels();
+  sv.over = null;
+  sv.win = [from <= 0 ? -Infinity : from, to >= Math.ceil(D.span) ? Infinity : to];
+  sv.server_ms = hdr.ms;
+  sv.last_ms = performance.now() - t;
+  if ($('tl-search').value.trim()) tlSearch($('tl-search').value);
 }
 
 function tlPick(x, y) {
@@ -833,8 +958,9 @@ function tlPick(x, y) {
   if (!g || x < g.x0 || y < AXIS) return null;
   // a message line within 4 px
   let best = -1, bestD = 4;
+  const S = TL.segSet || D;
   for (const j of TL.segs || []) {
-    const ax = g.x(D.m_ts[j]), ay = g.yMid(D.m_src[j]), bx = g.x(D.m_ts[j] + D.m_lat[j]), by = g.yMid(D.m_dst[j]);
+    const ax = g.x(S.m_ts[j]), ay = g.yMid(S.m_src[j]), bx = g.x(S.m_ts[j] + S.m_lat[j]), by = g.yMid(S.m_dst[j]);
     const dx = bx - ax, dy = by - ay, l2 = dx * dx + dy * dy;
     let t = l2 ? ((x - ax) * dx + (y - ay) * dy) / l2 : 0;
     t = Math.max(0, Math.min(1, t));
@@ -846,9 +972,9 @@ function tlPick(x, y) {
     // a summarised row says what its ranks do around the cursor (5 columns),
     // then the message under the cursor if there is one
     const c = Math.floor(x - g.x0), s = rowSummary(row, c - 2, c + 3);
-    if (s) return best >= 0 ? { group: s, msg: best } : { group: s };
+    if (s) return best >= 0 ? { group: s, msg: best, set: S } : { group: s };
   }
-  if (best >= 0) return { msg: best };
+  if (best >= 0) return { msg: best, set: S };
   if (row < 0 || row >= g.rows) return null;
   const slack = 3 * (TL.t1 - TL.t0) / (g.x1 - g.x0), t = g.t(x);
   for (let r = g.ra + row * g.group; r < Math.min(g.rb, g.ra + (row + 1) * g.group); r++) {
@@ -893,8 +1019,16 @@ function scheduleDraw() {
 }
 
 function pickText(p) {
-  if (p.group) return summaryText(p.group) + (p.msg != null ? '\n' + msgText(p.msg) : '');
-  return p.msg != null ? msgText(p.msg) : callText(p.call);
+  const mt = j => p.set === O ? entryText(j) : msgText(j);
+  if (p.group) return summaryText(p.group) + (p.msg != null ? '\n' + mt(p.msg) : '');
+  return p.msg != null ? mt(p.msg) : callText(p.call);
+}
+
+// a line of the served page's overview: messages merged
+function entryText(j) {
+  return fmtCount(O.m_cnt[j]) + ' message' + (O.m_cnt[j] === 1 ? '' : 's') + ' rank ' + O.m_src[j] + ' -> rank ' +
+    O.m_dst[j] + ', ' + fmtBytes(O.m_sum[j]) + ' (largest ' + fmtCount(O.m_bytes[j]) + ' bytes), the first sent at ' +
+    fmtTime(O.m_ts[j]) + '\nsummarised: zoom in for each message, its routines and file:line';
 }
 
 function showDetails(pick) {
@@ -906,21 +1040,22 @@ function tlSearch(q) {
   q = q.trim().toLowerCase();
   if (!q) { TL.highlight = null; $('tl-found').textContent = ''; scheduleDraw(); return; }
   const names = D.meta.names.map(n => n.toLowerCase().includes(q));
-  const sites = D.meta.sites.map(s => s.toLowerCase().includes(q));
+  const sites = D.sites.map(s => s.toLowerCase().includes(q));
   const n = D.c_name.length, hl = new Uint8Array(n);
   let cnt = 0;
   for (let i = 0; i < n; i++) {
     if (names[D.c_name[i]] || (D.c_site[i] > 0 && sites[D.c_site[i] - 1])) { hl[i] = 1; cnt++; }
   }
   TL.highlight = hl;
-  $('tl-found').textContent = fmtCount(cnt) + ' call' + (cnt === 1 ? '' : 's') + ' found';
+  $('tl-found').textContent = fmtCount(cnt) + ' call' + (cnt === 1 ? '' : 's') + ' found' +
+    (D.served ? (D.served.win ? ' in the window loaded' : ' (zoom in: the page holds the overview only)') : '');
   scheduleDraw();
 }
 
 function tlInit() {
   const c = $('tl-canvas');
   TL.canvas = c;
-  const bytes = D.m_bytes;
+  const bytes = D.served ? O.m_bytes : D.m_bytes;
   let maxB = 1;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] > maxB) maxB = bytes[i];
   TL.bpp = Math.max(1, Math.ceil(maxB / 6));
@@ -1008,15 +1143,16 @@ function ldInterval() {
 }
 
 // traffic per pair (sender < receiver folded) of messages sent in [a, b)
+// (a served page: from the overview, each entry at its first message's time)
 function trafficIn(a, b, metric) {
-  const nm = D.msgOrder.length, mo = D.msgOrder;
-  const lo = lowerBound(D.msgTsSorted, 0, nm, a), hi = lowerBound(D.msgTsSorted, lo, nm, b);
-  const pairs = new Map();
+  const S = D.served ? O : D, nm = S.msgOrder.length, mo = S.msgOrder;
+  const lo = lowerBound(S.msgTsSorted, 0, nm, a), hi = lowerBound(S.msgTsSorted, lo, nm, b);
+  const pairs = new Map(), w = metric === 'bytes' ? (S.m_sum || S.m_bytes) : S.m_cnt;
   for (let p = lo; p < hi; p++) {
     const j = mo[p];
-    const s = D.m_src[j], d = D.m_dst[j];
+    const s = S.m_src[j], d = S.m_dst[j];
     const key = s < d ? s * 1048576 + d : d * 1048576 + s;
-    pairs.set(key, (pairs.get(key) || 0) + (metric === 'bytes' ? D.m_bytes[j] : 1));
+    pairs.set(key, (pairs.get(key) || 0) + (w ? w[j] : 1));
   }
   return pairs;
 }
@@ -1072,18 +1208,27 @@ function ldInit() {
   $('ld-len').value = +(LD.len / 1e6).toPrecision(4);
   let maxB = 1, maxM = 1;
   // the whole run's traffic per pair (sender < receiver folded), from the rank pairs
-  const pb = new Float64Array(D.npairs), pm = new Float64Array(D.npairs), first = new Int32Array(D.npairs).fill(-1);
-  for (let j = 0; j < D.m_pair.length; j++) {
-    const p = D.m_pair[j];
-    pb[p] += D.m_bytes[j]; pm[p]++;
-    if (first[p] < 0) first[p] = j;
-  }
   const fold = new Map();
-  for (let p = 0; p < D.npairs; p++) {
-    const s = D.m_src[first[p]], d = D.m_dst[first[p]], key = s < d ? s * 1048576 + d : d * 1048576 + s;
-    const v = fold.get(key) || [0, 0];
-    v[0] += pb[p]; v[1] += pm[p];
-    fold.set(key, v);
+  if (D.served) {
+    for (let j = 0; j < O.m_ts.length; j++) {
+      const s = O.m_src[j], d = O.m_dst[j], key = s < d ? s * 1048576 + d : d * 1048576 + s;
+      const v = fold.get(key) || [0, 0];
+      v[0] += O.m_sum[j]; v[1] += O.m_cnt[j];
+      fold.set(key, v);
+    }
+  } else {
+    const pb = new Float64Array(D.npairs), pm = new Float64Array(D.npairs), first = new Int32Array(D.npairs).fill(-1);
+    for (let j = 0; j < D.m_pair.length; j++) {
+      const p = D.m_pair[j];
+      pb[p] += D.m_bytes[j]; pm[p]++;
+      if (first[p] < 0) first[p] = j;
+    }
+    for (let p = 0; p < D.npairs; p++) {
+      const s = D.m_src[first[p]], d = D.m_dst[first[p]], key = s < d ? s * 1048576 + d : d * 1048576 + s;
+      const v = fold.get(key) || [0, 0];
+      v[0] += pb[p]; v[1] += pm[p];
+      fold.set(key, v);
+    }
   }
   for (const [b, n] of fold.values()) { maxB = Math.max(maxB, b); maxM = Math.max(maxM, n); }
   LD.bppBytes = Math.max(1, Math.ceil(maxB / 10 / 10));
@@ -1130,12 +1275,13 @@ function mxDraw() {
   const group = Math.max(1, Math.ceil(n / side));
   const cells = Math.ceil(n / group), cell = side / cells;
   const bytes = new Float64Array(cells * cells), cnt = new Float64Array(cells * cells);
-  const nm = D.msgOrder.length;
-  const lo = a === -Infinity ? 0 : lowerBound(D.msgTsSorted, 0, nm, a);
-  const hi = b === Infinity ? nm : lowerBound(D.msgTsSorted, lo, nm, b);
+  // a served page: from the overview (each entry at its first message's time)
+  const S = D.served ? O : D, nm = S.msgOrder.length, wb = S.m_sum || S.m_bytes, wc = S.m_cnt;
+  const lo = a === -Infinity ? 0 : lowerBound(S.msgTsSorted, 0, nm, a);
+  const hi = b === Infinity ? nm : lowerBound(S.msgTsSorted, lo, nm, b);
   for (let p = lo; p < hi; p++) {
-    const j = D.msgOrder[p], k = Math.floor(D.m_src[j] / group) * cells + Math.floor(D.m_dst[j] / group);
-    bytes[k] += D.m_bytes[j]; cnt[k]++;
+    const j = S.msgOrder[p], k = Math.floor(S.m_src[j] / group) * cells + Math.floor(S.m_dst[j] / group);
+    bytes[k] += wb[j]; cnt[k] += wc ? wc[j] : 1;
   }
   const val = k => metric === 'bytes' ? bytes[k] : metric === 'messages' ? cnt[k] : (cnt[k] ? bytes[k] / cnt[k] : 0);
   let max = 0;
@@ -1204,12 +1350,14 @@ function smDraw() {
   const slot = new Map(top.map((n, i) => [n, i]));
   const n = D.ranks, K = top.length + 1;
   const t = new Float64Array(n * K);
-  for (let i = 0; i < D.c_t0.length; i++) {
+  const app = new Float64Array(n), mpi = new Float64Array(n);
+  for (const r of m.prof_ranks) { app[r.rank] = r.app; mpi[r.rank] = r.mpi; }
+  // a served page holds the calls of one window: its MPI time per rank, not split by routine
+  if (D.served) for (let r = 0; r < n; r++) t[r * K + K - 1] = mpi[r];
+  else for (let i = 0; i < D.c_t0.length; i++) {
     const s = slot.has(D.c_name[i]) ? slot.get(D.c_name[i]) : K - 1;
     t[D.c_rank[i] * K + s] += D.c_dur[i];
   }
-  const app = new Float64Array(n), mpi = new Float64Array(n);
-  for (const r of m.prof_ranks) { app[r.rank] = r.app; mpi[r.rank] = r.mpi; }
   const { ctx, w, h } = setupCanvas($('sm-ranks'));
   ctx.clearRect(0, 0, w, h);
   const group = Math.max(1, Math.ceil(n / (h - 40)));
@@ -1254,6 +1402,7 @@ function smDraw() {
     lx += 20 + ctx.measureText(names[k]).width;
   }
   if (group > 1) ctx.fillText('(each bar: the mean of ' + group + ' ranks)', lx + 10, ly);
+  if (D.served) ctx.fillText('(served: MPI time per rank not split by routine)', lx + 10, ly - 14);
   // sizes
   const s = setupCanvas($('sm-sizes'));
   s.ctx.clearRect(0, 0, s.w, s.h);
@@ -1339,6 +1488,9 @@ function notes() {
   out.push('Shows ' + m.ranks_read + ' of ' + m.ranks + ' rank' + (m.ranks === 1 ? '' : 's') + ', ' + fmtCount(m.calls) +
     ' MPI calls, ' + fmtCount(m.messages) + ' matched messages (' + fmtBytes(D.bytes) + '), ' + fmtCount(m.colls) +
     ' collective instances, over ' + fmtTime(D.span) + '.');
+  if (D.served) out.push('Served by mpilens view --serve: the page starts from the run\'s overview (' +
+    fmtCount(O.m_ts.length) + ' lines stand for its messages); zoomed in, it loads the calls and messages of the window ' +
+    'shown from the server (up to ' + fmtCount(D.served.cap) + ' at a time). The network load and the matrix use the overview.');
   if (m.ranks_read < m.ranks) out.push('Missing: ' + (m.ranks - m.ranks_read) + ' rank(s) have no readable file; their rows stay empty.');
   for (const p of m.problems) out.push('Problem: ' + p);
   if (!m.calls) out.push('Missing: no MPI call was recorded; there is nothing to draw.');
@@ -1390,8 +1542,16 @@ let READY = false;
 window.mpilens = Object.freeze({
   get ready() { return READY; },
   stats: () => ({ ranks: D.meta.ranks, messages: D.meta.messages, bytes: D.bytes }),
+  // a served page: the detail it holds (window, calls, messages) and its requests
+  detail: () => {
+    const sv = D.served;
+    return { served: !!sv, calls: D.c_t0.length, messages: D.m_ts.length, win: sv && sv.win ? sv.win.slice() : null,
+      loading: !!(sv && sv.loading), over: sv ? sv.over : null, requests: sv ? sv.requests : 0,
+      ms: sv ? sv.last_ms : 0, server_ms: sv ? sv.server_ms : 0, error: sv ? sv.error : '', shown: sv ? inDetail() : true,
+      summarised: !!drawnStats.summarised };
+  },
   drawn: () => ({ lines: drawnStats.lines, represented: drawnStats.represented, hidden: drawnStats.hidden,
-    aggregated: drawnStats.aggregated, frame_ms: TL.frameMs, parts: TL.frameParts, cell_px: drawnStats.cell_px, level: drawnStats.level,
+    aggregated: drawnStats.aggregated, summarised: !!drawnStats.summarised, frame_ms: TL.frameMs, parts: TL.frameParts, cell_px: drawnStats.cell_px, level: drawnStats.level,
     timing: D.timing }),
   rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
   scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),

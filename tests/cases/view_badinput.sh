@@ -7,7 +7,9 @@
 # problem named), an empty run (rank files cut after their header: no
 # call recorded); an existing output file is never overwritten (exit 1,
 # content unchanged); a directory that is not a run gets one line
-# "mpilens view: ..." and exit 1, and writes nothing.  Open MPI and MPICH.
+# "mpilens view: ..." and exit 1, and writes nothing.  Each run served
+# (`mpilens view --serve`) opens the same way: no console error, no request
+# outside the server, the same note.  Open MPI and MPICH.
 # timeout: 300
 source "$ROOT/tests/browser/lib.sh"
 need_mpilens
@@ -36,6 +38,30 @@ PY
 )
     [ "$v" = ok ] && note "$what: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["notes"][:200])' "$out/check.json")" ||
         soft_fail "$what: $v"
+    # served: the same page from the overview
+    "$MPILENS" view --serve -q "$dir" >"$out/url" 2>"$out/serve.err" &
+    local spid=$! url
+    for _ in $(seq 300); do [ -s "$out/url" ] || ! kill -0 $spid 2>/dev/null && break; sleep 0.1; done
+    url=$(head -1 "$out/url")
+    case $url in http://127.0.0.1:*/) ;;
+        *) soft_fail "$what: --serve printed no URL: $(head -c 300 "$out/serve.err")"; kill $spid 2>/dev/null; wait $spid; return ;; esac
+    check_page "$url" "$out/served" quick >"$out/served.json" 2>"$out/served.err" ||
+        soft_fail "$what: served: the browser check failed: $(head -c 300 "$out/served.json" "$out/served.err")"
+    kill -INT $spid
+    wait $spid
+    v=$(python3 - "$out/served.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bad = []
+if d.get("errors"): bad.append("console errors %s" % d["errors"][:3])
+if d.get("requests"): bad.append("requests %s" % d["requests"][:3])
+if not d.get("ready"): bad.append("page not ready: %r" % d.get("notes"))
+for want in sys.argv[2:] + ["Served by mpilens view --serve"]:
+    if want not in (d.get("notes") or "") + (d.get("summary") or ""): bad.append("note %r lacks %r" % (d.get("notes"), want))
+print("; ".join(bad) if bad else "ok")
+PY
+)
+    [ "$v" = ok ] || soft_fail "$what: served: $v"
 }
 
 for impl in openmpi mpich; do

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # mpilens view --serve: view_phases.c on 4 ranks (Open MPI and MPICH) served
-# on 127.0.0.1; the URL it prints (http://127.0.0.1:PORT/TOKEN/) gives the
-# page (200, its Content-Security-Policy allows connections to 'self' only),
-# another token 403, another path under the token 404; the data endpoint
-# returns, for ranks 1-2 over the whole run, the number of messages
-# `mpilens export` has between ranks 1 and 2, and for the time window
-# [0, T] (T in the widest gap between send starts) the number of export's
-# messages sent before T; the served page loads in headless Chromium with
-# stats() equal to report --json; SIGINT stops the server with exit status
-# 0.  --max-size 0.01 on the same run stops `mpilens view` with a one-line
-# error naming --serve and writes no file.
+# on 127.0.0.1 with --window-cap half the run's calls and messages, so the
+# whole run is too busy to load and the page starts from the overview; the
+# URL it prints (http://127.0.0.1:PORT/TOKEN/) gives the page (200, its
+# Content-Security-Policy allows connections to 'self' only), another token
+# or none 403 (the data too), another path under the token 404, a bad query
+# 400; the data of the whole run answers "over", of the second phase's time
+# the number of messages `mpilens export` has there.  In headless Chromium
+# (tests/browser/check_served.js) the page holds no message at start and
+# draws the overview standing for all of report --json's messages; dragged
+# over the second phase it fetches that window, and then the message lines
+# it draws equal export's messages overlapping the window it shows, and a
+# message clicked there shows its file:line.  SIGINT stops the server with
+# exit status 0.  --max-size 0.01 on the same run stops `mpilens view` with
+# a one-line error naming --serve, exit status 2, and writes no file.
 # timeout: 240
 source "$ROOT/tests/browser/lib.sh"
 need_mpilens
@@ -26,13 +30,32 @@ for impl in openmpi mpich; do
     "$MPILENS" report --json -q "$d/run" >"$d/report.json" || { soft_fail "$impl: report --json failed"; continue; }
     "$MPILENS" export -q "$d/run" -o "$d/export.json" || { soft_fail "$impl: export failed"; continue; }
     # too big for one page: a one-line error naming --serve, no file
-    if "$MPILENS" view -q --max-size 0.01 "$d/run" -o "$d/big.html" 2>"$d/big.err"; then
-        soft_fail "$impl: --max-size 0.01 wrote a page"
-    fi
+    "$MPILENS" view -q --max-size 0.01 "$d/run" -o "$d/big.html" 2>"$d/big.err"
+    rc=$?
+    [ $rc = 2 ] || soft_fail "$impl: --max-size 0.01: exit status $rc, want 2"
     { [ ! -e "$d/big.html" ] && [ "$(wc -l <"$d/big.err")" = 1 ] && grep -q -- '--serve' "$d/big.err"; } ||
         soft_fail "$impl: --max-size: file left or message not one line naming --serve: $(cat "$d/big.err")"
+    # the run's calls + messages (the page's meta), the window of the second phase
+    "$MPILENS" view -q "$d/run" -o "$d/page.html" || { soft_fail "$impl: view failed"; continue; }
+    W=$(python3 - "$d/page.html" "$d/export.json" <<'PY'
+import json, re, sys
+m = json.loads(re.search(r'<script type="application/json" id="mpilens-meta">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
+ev = json.load(open(sys.argv[2]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+s = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "s"}
+f = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "f"}
+ms = sorted((s[k], f[k]) for k in s if k in f)
+# phases of 4 messages (4 ranks), 30 ms apart: the window from between the
+# first and second phases to between the second and third
+a = (max(x[1] for x in ms[:4]) + ms[4][0]) / 2
+b = (max(x[1] for x in ms[4:8]) + ms[8][0]) / 2
+print((m["calls"] + m["messages"]) // 2, int(a), int(b), len(ms))
+PY
+) || { soft_fail "$impl: cannot read the page's meta or the export"; continue; }
+    set -- $W
+    cap=$1 wa=$2 wb=$3
     # the server, its URL read from its first line
-    "$MPILENS" view --serve -q "$d/run" >"$d/url" 2>"$d/serve.err" &
+    "$MPILENS" view --serve -q --window-cap "$cap" "$d/run" >"$d/url" 2>"$d/serve.err" &
     spid=$!
     for _ in $(seq 600); do [ -s "$d/url" ] || ! kill -0 $spid 2>/dev/null && break; sleep 0.1; done
     url=$(head -1 "$d/url")
@@ -44,53 +67,62 @@ for impl in openmpi mpich; do
     grep -q "connect-src 'self'" "$d/body" || soft_fail "$impl: the served page's CSP does not allow 'self'"
     [ "$(code "$base/00000000000000000000000000000000/")" = 403 ] || soft_fail "$impl: a wrong token is not 403"
     [ "$(code "$base/")" = 403 ] || soft_fail "$impl: no token is not 403"
+    [ "$(code "$base/data?from=0&to=$wb")" = 403 ] || soft_fail "$impl: data without the token is not 403"
     [ "$(code "${url}etc/passwd")" = 404 ] || soft_fail "$impl: an unknown path is not 404"
     [ "$(code "${url}data?from=x")" = 400 ] || soft_fail "$impl: a bad query is not 400"
-    curl -s --compressed "${url}data?ranks=1-2" >"$d/w12.json" || soft_fail "$impl: data ranks=1-2 failed"
-    T=$(python3 - "$d/export.json" <<'PY'
+    curl -s "${url}data?from=0&to=999999999999" >"$d/all.bin" || soft_fail "$impl: data of the whole run failed"
+    curl -s "${url}data?from=$wa&to=$wb" >"$d/win.bin" || soft_fail "$impl: data of [$wa, $wb] failed"
+    v=$(python3 - "$d/export.json" "$d/all.bin" "$d/win.bin" "$wa" "$wb" <<'PY'
 import json, sys
 ev = json.load(open(sys.argv[1]))
 ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-ts = sorted(e["ts"] for e in ev if e.get("ph") == "s")
-gaps = sorted((ts[i + 1] - ts[i], i) for i in range(len(ts) - 1))
-g, i = gaps[-1]
-print(int((ts[i] + ts[i + 1]) / 2 * 1000), i + 1, g)
-PY
-)
-    set -- $T
-    curl -s --compressed "${url}data?from=0&to=$1" >"$d/wT.json" || soft_fail "$impl: data from=0&to=$1 failed"
-    v=$(python3 - "$d/export.json" "$d/w12.json" "$d/wT.json" "$2" "$3" <<'PY'
-import json, sys
-ev = json.load(open(sys.argv[1]))
-ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-w12 = json.load(open(sys.argv[2])); wT = json.load(open(sys.argv[3]))
-before, gap = int(sys.argv[4]), float(sys.argv[5])
-s = {e["id"]: e["pid"] for e in ev if e.get("ph") == "s"}
-f = {e["id"]: e["pid"] for e in ev if e.get("ph") == "f"}
-want12 = sum(1 for k in s if s[k] in (1, 2) and f.get(k) in (1, 2))
+a, b = int(sys.argv[4]), int(sys.argv[5])
+s = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "s"}
+f = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "f"}
+want = sum(1 for k in s if k in f and s[k] <= b and f[k] >= a)
+hdr = lambda p: json.loads(open(p, "rb").read().split(b"\n", 1)[0])
+al, wi = hdr(sys.argv[2]), hdr(sys.argv[3])
 bad = []
-if want12 == 0: bad.append("no messages between ranks 1 and 2 in the export")
-if w12["messages"] != want12 or len(w12["m"]) != want12: bad.append("ranks 1-2: %s messages, export has %s" % (w12["messages"], want12))
-if any(not (1 <= m[0] <= 2 and 1 <= m[1] <= 2) for m in w12["m"]): bad.append("ranks 1-2: a message outside")
-if gap < 2: bad.append("no gap of 2 us between sends (%.1f us)" % gap)
-if wT["messages"] != before: bad.append("[0, T]: %s messages, export has %s sent before T" % (wT["messages"], before))
-if w12["calls"] == 0 or any(c[0] not in (1, 2) for c in w12["c"]): bad.append("ranks 1-2: calls %s" % w12["calls"])
+if not al["over"]: bad.append("the whole run is not over the cap: %s" % al)
+if wi["over"] or wi["messages"] != want or want == 0: bad.append("[%d, %d]: %s messages, export has %d" % (a, b, wi.get("messages"), want))
 print("; ".join(bad) if bad else "ok")
 PY
 )
     [ "$v" = ok ] || soft_fail "$impl: $v"
     shots=$ROOT/build/tests/logs/view_serve-$impl
     rm -rf "$shots"
-    check_page "$url" "$shots" quick >"$d/check.json" 2>"$d/check.err" ||
+    mkdir -p "$shots"
+    timeout 100 node "$ROOT/tests/browser/check_served.js" "$url" "$wa" "$wb" "$shots" >"$d/check.json" 2>"$d/check.err" ||
         soft_fail "$impl: the browser check failed: $(head -c 400 "$d/check.json" "$d/check.err")"
-    v=$(python3 - "$d/check.json" "$d/report.json" <<'PY'
+    v=$(python3 - "$d/check.json" "$d/report.json" "$d/export.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); rep = json.load(open(sys.argv[2]))
+ev = json.load(open(sys.argv[3]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
 want = {"ranks": rep["run"]["ranks"], "messages": rep["messages"]["matched"], "bytes": rep["messages"]["bytes"]}
 bad = []
 if d.get("errors"): bad.append("console errors %s" % d["errors"][:3])
 if d.get("requests"): bad.append("requests outside the server %s" % d["requests"][:3])
 if d.get("stats") != want: bad.append("stats %s, report %s" % (d.get("stats"), want))
+st, fit, z = d.get("start", {}), d.get("fit", {}), d.get("zoom", {})
+if not st.get("served") or st.get("messages") != 0: bad.append("at start the page holds %s messages, not the overview only" % st.get("messages"))
+if not fit.get("drawn", {}).get("summarised") or fit["drawn"].get("represented") != want["messages"]:
+    bad.append("fit all: not the overview standing for %d messages: %s" % (want["messages"], fit.get("drawn")))
+if not (fit.get("detail", {}).get("over")): bad.append("fit all: the whole run was not refused as over the cap: %s" % fit.get("detail"))
+if z:
+    t0, t1 = z["scale"]["t0"], z["scale"]["t1"]
+    s = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "s"}
+    f = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "f"}
+    n = sum(1 for k in s if k in f and s[k] <= t1 and f[k] >= t0)
+    dr = z["drawn"]
+    if n == 0: bad.append("no message in the zoomed window [%g, %g]" % (t0, t1))
+    if dr.get("summarised") or dr.get("lines") != n or dr.get("represented") != n:
+        bad.append("zoomed [%g, %g]: %s lines for %s messages, export has %d" % (t0, t1, dr.get("lines"), dr.get("represented"), n))
+    if not (0 < z["detail"]["messages"] < want["messages"]): bad.append("zoomed: the page holds %s messages" % z["detail"]["messages"])
+else:
+    bad.append("no zoom: %s" % d.get("fatal", "")[:300])
+c = d.get("clicked")
+if not c or "view_phases.c:" not in c.get("details", ""): bad.append("clicked message: no file:line: %s" % c)
 print("; ".join(bad) if bad else "ok")
 PY
 )
@@ -99,5 +131,5 @@ PY
     wait $spid
     rc=$?
     [ $rc = 0 ] || soft_fail "$impl: SIGINT: exit status $rc, want 0"
-    note "$impl: $url; ranks 1-2: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["messages"])' "$d/w12.json") messages; [0, $1 ns]: $2"
+    note "$impl: $url; cap $cap; [$wa, $wb] ns: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["zoom"]["drawn"]["lines"], "lines of", d["stats"]["messages"], "messages; data requests", d["data_requests"])' "$d/check.json" 2>/dev/null)"
 done
