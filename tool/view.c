@@ -153,6 +153,22 @@ static int pack_bufs(const uint8_t *const *p, const size_t *lens, int n, uint8_t
     return 0;
 }
 
+void view_json_names(FILE *o, const struct an_view *v)
+{
+    const struct an_view_counts *c = an_view_counts(v);
+    fputs("\"sites\":[", o);
+    for (unsigned i = 0; i < c->sites; i++) {
+        if (i) putc(',', o);
+        json_str(o, an_view_site(v, i));
+    }
+    fputs("],\"types\":[", o);
+    for (unsigned i = 0; i < c->types; i++) {
+        if (i) putc(',', o);
+        json_str(o, an_view_type(v, i));
+    }
+    putc(']', o);
+}
+
 int view_pack(const struct an_view *v, uint8_t **out, size_t *outlen, size_t *rawlen)
 {
     const uint8_t *p[AN_VIEW_NCOLS];
@@ -271,17 +287,9 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
         if (i) putc(',', o);
         json_str(o, run->names[i]);
     }
-    fputs("],\"sites\":[", o);
-    for (unsigned i = 0; i < c->sites; i++) {
-        if (i) putc(',', o);
-        json_str(o, an_view_site(v, i));
-    }
-    fputs("],\"types\":[", o);
-    for (unsigned i = 0; i < c->types; i++) {
-        if (i) putc(',', o);
-        json_str(o, an_view_type(v, i));
-    }
-    fputs("],\"comms\":[", o);
+    fputs("],", o);
+    view_json_names(o, v);
+    fputs(",\"comms\":[", o);
     for (unsigned i = 0; i < run->ncomms; i++) {
         const struct an_comm *cm = &run->comms[i];
         char name[160];

@@ -30,4 +30,7 @@ int view_serve(const char *dir, const char *page, size_t plen, struct an_run *ru
 struct an_view;
 int view_pack(const struct an_view *v, uint8_t **out, size_t *outlen, size_t *rawlen);
 
+/* `"sites":[...],"types":[...]` of a view (its call sites and datatypes by name). */
+void view_json_names(FILE *o, const struct an_view *v);
+
 #endif

@@ -166,18 +166,9 @@ static void answer_data(int fd, struct an_run *run, const struct view_served *sv
     fprintf(o, "{\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"over\":%s,\"cap\":%" PRIu64 ",\"ms\":%.1f", from, to,
             over ? "true" : "false", sv->cap, (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3);
     if (!over) {
-        fprintf(o, ",\"calls\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"colls\":%" PRIu64 ",\"packed\":%zu,\"sites\":[",
+        fprintf(o, ",\"calls\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"colls\":%" PRIu64 ",\"packed\":%zu,",
                 c->shown_calls, c->shown_messages, c->shown_colls, plen);
-        for (unsigned i = 0; i < c->sites; i++) {
-            if (i) putc(',', o);
-            json_str(o, an_view_site(v, i));
-        }
-        fputs("],\"types\":[", o);
-        for (unsigned i = 0; i < c->types; i++) {
-            if (i) putc(',', o);
-            json_str(o, an_view_type(v, i));
-        }
-        putc(']', o);
+        view_json_names(o, v);
     }
     fputs("}\n", o);
     if (packed) fwrite(packed, 1, plen, o);
