@@ -53,7 +53,6 @@ else
 TOOL_CFLAGS += $(shell pkg-config --cflags otf2 2>/dev/null)
 endif
 RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c
-RT_DEPS := $(RT_SRC) runtime/rt.h runtime/rt_more.h format/mlformat.h
 
 all: $(B)/bin/mpilens $(RUNTIMES) $(ENGINES)
 
@@ -95,15 +94,33 @@ $(B)/gen/wrap-mpich.c: runtime/gen/genwrap.py
 	$(PYTHON) runtime/gen/genwrap.py --impl mpich --cc "mpicc.mpich" --header $(MPICH_INC)/mpi.h \
 	  --clib $(MPICH_LIB)/libmpich.so $(addprefix --flib ,$(MPICH_FLIBS)) --out $@ --list $(B)/gen/wrapped-mpich.txt
 
-$(B)/lib/mpilens/libmpilens-openmpi.so: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
-	@mkdir -p $(dir $@)
-	OMPI_CC=$(CC) mpicc.openmpi $(RT_CFLAGS) -Iruntime -DML_IMPL='"openmpi"' -shared -o $@ \
-	  $(RT_SRC) $(B)/gen/wrap-openmpi.c -Wl,-soname,libmpilens-openmpi.so -ldl -lpthread
+# Each runtime source compiled to its own object (per MPI and per kind:
+# shared object or archive), so that a change to rt.c does not recompile
+# the generated wrappers (minutes each); a change to a header does.
+RT_HDR := runtime/rt.h runtime/rt_more.h format/mlformat.h
+RT_AR_CFLAGS := $(RT_CFLAGS) -fno-reorder-functions -fno-reorder-blocks-and-partition
+# rt_objs IMPL CCVAR KIND FLAGS: the rules for $(B)/obj/KIND-IMPL/*.o
+define rt_objs
+$(B)/obj/$(3)-$(1)/%.o: runtime/%.c $(RT_HDR)
+	@mkdir -p $$(dir $$@)
+	$(2)=$(CC) mpicc.$(1) $(4) -Iruntime -DML_IMPL='"$(1)"' -c -o $$@ $$<
+$(B)/obj/$(3)-$(1)/wrap-$(1).o: $(B)/gen/wrap-$(1).c $(RT_HDR)
+	@mkdir -p $$(dir $$@)
+	$(2)=$(CC) mpicc.$(1) $(4) -Iruntime -DML_IMPL='"$(1)"' -c -o $$@ $$<
+endef
+$(eval $(call rt_objs,openmpi,OMPI_CC,so,$(RT_CFLAGS)))
+$(eval $(call rt_objs,mpich,MPICH_CC,so,$(RT_CFLAGS)))
+$(eval $(call rt_objs,openmpi,OMPI_CC,ar,$(RT_AR_CFLAGS)))
+$(eval $(call rt_objs,mpich,MPICH_CC,ar,$(RT_AR_CFLAGS)))
+rt_obj = $(patsubst runtime/%.c,$(B)/obj/$(2)-$(1)/%.o,$(RT_SRC)) $(B)/obj/$(2)-$(1)/wrap-$(1).o
 
-$(B)/lib/mpilens/libmpilens-mpich.so: $(B)/gen/wrap-mpich.c $(RT_DEPS)
+$(B)/lib/mpilens/libmpilens-openmpi.so: $(call rt_obj,openmpi,so)
 	@mkdir -p $(dir $@)
-	MPICH_CC=$(CC) mpicc.mpich $(RT_CFLAGS) -Iruntime -DML_IMPL='"mpich"' -shared -o $@ \
-	  $(RT_SRC) $(B)/gen/wrap-mpich.c -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
+	OMPI_CC=$(CC) mpicc.openmpi $(RT_CFLAGS) -shared -o $@ $^ -Wl,-soname,libmpilens-openmpi.so -ldl -lpthread
+
+$(B)/lib/mpilens/libmpilens-mpich.so: $(call rt_obj,mpich,so)
+	@mkdir -p $(dir $@)
+	MPICH_CC=$(CC) mpicc.mpich $(RT_CFLAGS) -shared -o $@ $^ -Wl,-soname,libmpilens-mpich.so -ldl -lpthread
 
 # The same runtime as a static archive, for linking it into a program
 # explicitly (before the MPI library; needed where the program links MPI
@@ -111,25 +128,21 @@ $(B)/lib/mpilens/libmpilens-mpich.so: $(B)/gen/wrap-mpich.c $(RT_DEPS)
 # its code in one section of its own, mpilens_text, so that the failure
 # backtraces can still tell the runtime's frames from the program's
 # (__start_/__stop_mpilens_text, runtime/failsafe.c).
-RT_AR_CFLAGS := $(RT_CFLAGS) -fno-reorder-functions -fno-reorder-blocks-and-partition -Iruntime
 define rt_archive
-	@mkdir -p $(B)/obj/$(1) $(dir $@)
-	rm -f $(B)/obj/$(1)/*.o $@
-	for s in $(RT_SRC) $(B)/gen/wrap-$(1).c; do \
-	  $(2)=$(CC) mpicc.$(1) $(RT_AR_CFLAGS) -DML_IMPL='"$(1)"' -c -o $(B)/obj/$(1)/$$(basename $$s .c).o $$s || exit 1; \
-	done
-	ld -r -o $(B)/obj/$(1)/all.o $(B)/obj/$(1)/rt.o $(B)/obj/$(1)/failsafe.o $(B)/obj/$(1)/requests.o $(B)/obj/$(1)/wrap-$(1).o
-	objcopy $$(objdump -h $(B)/obj/$(1)/all.o | awk '$$2 ~ /^\.text/ { printf " --rename-section %s=mpilens_text", $$2 }') \
-	  $(B)/obj/$(1)/all.o $(B)/obj/$(1)/libmpilens-$(1).o
-	ar rcs $@ $(B)/obj/$(1)/libmpilens-$(1).o
-	rm -rf $(B)/obj/$(1)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ld -r -o $(B)/obj/ar-$(1)/all.o $^
+	objcopy $$(objdump -h $(B)/obj/ar-$(1)/all.o | awk '$$2 ~ /^\.text/ { printf " --rename-section %s=mpilens_text", $$2 }') \
+	  $(B)/obj/ar-$(1)/all.o $(B)/obj/ar-$(1)/libmpilens-$(1).o
+	ar rcs $@ $(B)/obj/ar-$(1)/libmpilens-$(1).o
+	rm -f $(B)/obj/ar-$(1)/all.o $(B)/obj/ar-$(1)/libmpilens-$(1).o
 endef
 
-$(B)/lib/mpilens/libmpilens-openmpi.a: $(B)/gen/wrap-openmpi.c $(RT_DEPS)
-	$(call rt_archive,openmpi,OMPI_CC)
+$(B)/lib/mpilens/libmpilens-openmpi.a: $(call rt_obj,openmpi,ar)
+	$(call rt_archive,openmpi)
 
-$(B)/lib/mpilens/libmpilens-mpich.a: $(B)/gen/wrap-mpich.c $(RT_DEPS)
-	$(call rt_archive,mpich,MPICH_CC)
+$(B)/lib/mpilens/libmpilens-mpich.a: $(call rt_obj,mpich,ar)
+	$(call rt_archive,mpich)
 
 # The ping-pong of `mpilens calibrate`, one per MPI (tool/calibrate/)
 $(B)/lib/mpilens/mpilens-pingpong-openmpi: tool/calibrate/pingpong.c

@@ -419,11 +419,21 @@ static void process_init(void)
  *   - mapped, and every page mapped writable at once (MADV_POPULATE_WRITE;
  *     MAP_POPULATE maps shared pages read-only, so stores would still fault).
  *
- * The pager thread does that for POOL chunks ahead.  A thread whose chunk
+ * The pager thread does that for POOL_START chunks ahead, and for twice as
+ * many each time a writer found the pool empty (up to POOL: 8 MiB), so a
+ * rank that writes fast, or whose pager gets a core late, has more ahead.  A thread whose chunk
  * is full takes a ready one from pool_slot[] by an atomic exchange and
  * leaves its old one in retired_slot[] for the pager to unmap: no lock, no
- * system call (but a futex wake when the pager sleeps and the pool is half
- * empty).  Ready chunks have a zero magic until taken, which readers skip.
+ * system call.  The pager is not woken by the writers (a futex wake that
+ * finds it asleep on an idle core cost the writer ~20 us here, a virtual
+ * machine's wake-up of a halted CPU, at one chunk change in four); it wakes
+ * on its own clock, as often as the chunks go: its sleep (PAGER_MIN_NS to
+ * PAGER_MAX_NS) halves when the writers took more than half the pool
+ * meanwhile, doubles when they took none, grows by half when they took
+ * less than a quarter.  A writer wakes it only when the pool is down to its
+ * last chunk (a burst after a quiet spell); the sleep is then cut to a
+ * quarter.
+ * Ready chunks have a zero magic until taken, which readers skip.
  *
  * The file never shrinks while the process lives (no ftruncate after
  * creation): every chunk any mapping may still store to stays inside the
@@ -445,7 +455,11 @@ static void process_init(void)
  * recording call.  Recording resumes when the pager has chunks again; a
  * thread whose own preparation failed tries again after RETRY_NS. */
 
-#define POOL 8
+#define POOL 32                    /* slots; the pool holds pool_want of them */
+#define POOL_START 8               /* chunks ready at first (2 MiB) */
+#define POOL_LOW 1                 /* a writer that leaves this few wakes the pager */
+#define PAGER_MIN_NS 100000        /* the pager's clock: 0.1 ms .. */
+#define PAGER_MAX_NS 20000000      /* .. 20 ms between wakes */
 #define RETIRED_MAX 64
 #define FALLOCATE_AHEAD 8
 #define STUCK_NS 200000000         /* 200 ms in one chunk: the file system stalls */
@@ -453,6 +467,8 @@ static void process_init(void)
 static struct ml_chunk *pool_slot[POOL];          /* ready chunks, NULL: empty slot */
 static uint32_t pool_idx[POOL];                   /* their indexes (set before the slot) */
 static int pool_n;                                /* non-NULL slots (about) */
+static int pool_want = POOL_START;                /* slots the pager fills: doubled, up to
+                                                     POOL, each time a writer found none */
 static struct ml_chunk *retired_slot[RETIRED_MAX]; /* full chunks the pager unmaps */
 static int retired_n;
 static int pager_started, pager_stop, pager_sleeping;
@@ -574,10 +590,14 @@ static void *pager(void *arg)
     if (setpriority(PRIO_PROCESS, (id_t)pager_tid, 10) != 0) {
     }
     uint32_t idx = UINT32_MAX;                    /* reserved, not yet prepared */
+    int64_t interval = PAGER_MIN_NS;              /* sleep between wakes */
+    unsigned made = 0;                            /* chunks put in the pool since then */
+    uint32_t slept = __atomic_load_n(&pager_word, __ATOMIC_SEQ_CST);   /* at the last sleep */
     while (!__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE) && !ml_disabled) {
         uint32_t seen = __atomic_load_n(&pager_word, __ATOMIC_SEQ_CST);
         int worked = retired_drain();
-        for (int i = 0; i < POOL && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE); i++) {
+        int want = __atomic_load_n(&pool_want, __ATOMIC_RELAXED);
+        for (int i = 0; i < want && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE); i++) {
             if (__atomic_load_n(&pool_slot[i], __ATOMIC_ACQUIRE)) continue;
             retired_drain();         /* between chunks too: a pager that never fills the
                                       * pool (no free core) would leave the writers to unmap */
@@ -602,17 +622,33 @@ static void *pager(void *arg)
             idx = UINT32_MAX;
             __atomic_store_n(&pool_slot[i], c, __ATOMIC_RELEASE);
             __atomic_add_fetch(&pool_n, 1, __ATOMIC_RELAXED);
+            made++;
             worked = 1;
         }
         if (worked) continue;
-        /* sleep until woken (pager_word moved) or, a full disk, RETRY_NS */
+        /* the pool is full: sleep, or until a writer wakes us (pager_word
+         * moved).  How long: so that the writers take between a quarter
+         * and half of the pool meanwhile (what they took in the last sleep
+         * says whether it was too long or too short) */
+        if (seen != slept)
+            interval /= 4;                        /* a writer found the pool run down */
+        else if (made > (unsigned)want / 2)
+            interval /= 2;
+        else if (made == 0)
+            interval *= 2;
+        else if (made < (unsigned)want / 4)
+            interval += interval / 2;
+        if (interval < PAGER_MIN_NS) interval = PAGER_MIN_NS;
+        if (interval > PAGER_MAX_NS) interval = PAGER_MAX_NS;
+        if (__atomic_load_n(&disk_full, __ATOMIC_RELAXED)) interval = RETRY_NS;
+        slept = seen;
         __atomic_store_n(&pager_sleeping, 1, __ATOMIC_SEQ_CST);
         if (__atomic_load_n(&pager_word, __ATOMIC_SEQ_CST) == seen && !__atomic_load_n(&pager_stop, __ATOMIC_ACQUIRE)) {
-            struct timespec ts = {RETRY_NS / 1000000000, RETRY_NS % 1000000000};
-            int full = __atomic_load_n(&disk_full, __ATOMIC_RELAXED);
-            syscall(SYS_futex, &pager_word, FUTEX_WAIT_PRIVATE, seen, full ? &ts : NULL, NULL, 0);
+            struct timespec ts = {(time_t)(interval / 1000000000), (long)(interval % 1000000000)};
+            syscall(SYS_futex, &pager_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
         }
         __atomic_store_n(&pager_sleeping, 0, __ATOMIC_SEQ_CST);
+        made = 0;
     }
     return NULL;
 }
@@ -705,8 +741,11 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
         ch = pool_take();
         if (!ch) {
             /* no pager, or it fell behind: prepare one here, unless the disk
-             * is full or the file system stalls (then drop the records) */
+             * is full or the file system stalls (then drop the records);
+             * and have the pager keep more ahead from now on */
             int skip = 0;
+            int want = __atomic_load_n(&pool_want, __ATOMIC_RELAXED);
+            if (started && want < POOL) __atomic_store_n(&pool_want, want * 2 < POOL ? want * 2 : POOL, __ATOMIC_RELAXED);
             if (started && (__atomic_load_n(&disk_full, __ATOMIC_RELAXED) || pager_stalled()))
                 skip = 1;
             else if (__atomic_load_n(&self_retry_at, __ATOMIC_RELAXED) &&
@@ -738,8 +777,10 @@ static void chunk_next(struct ml_thread *th, uint64_t base)
                 warn("cannot extend %s: %s; records are dropped (and counted) until it can", path,
                      errno ? strerror(errno) : "file system stalled");
         }
-        /* (a full disk: the pager tries again on its own clock) */
-        if (started && __atomic_load_n(&pool_n, __ATOMIC_RELAXED) <= POOL / 2 &&
+        /* the pager keeps its own clock; only a pool run down (a burst
+         * after a quiet spell) wakes it.  (A full disk: it tries again on
+         * its own clock.) */
+        if (started && __atomic_load_n(&pool_n, __ATOMIC_RELAXED) <= POOL_LOW &&
             !__atomic_load_n(&disk_full, __ATOMIC_RELAXED))
             pager_wake();
     }
