@@ -48,8 +48,9 @@ static const char *fmt_bytes(uint64_t x, char *b, size_t n)
 static const char *fmt_count(uint64_t x, char *b, size_t n)
 {
     if (x < 100000) snprintf(b, n, "%" PRIu64, x);
-    else if (x < 9999500) snprintf(b, n, "%.1fk", x / 1e3);
-    else snprintf(b, n, "%.1fM", x / 1e6);
+    else if (x < 999950) snprintf(b, n, "%.1fk", x / 1e3);
+    else if (x < 999950000) snprintf(b, n, "%.1fM", x / 1e6);
+    else snprintf(b, n, "%.1fG", x / 1e9);
     return b;
 }
 
