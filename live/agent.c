@@ -185,6 +185,12 @@ struct agent {
     uint8_t in[2 * (4 + MS_MAX_BACK + MS_TAG)];
     size_t nin;
     int64_t kill_at;         /* SIGKILL then the ranks told to stop (0: none) */
+    /* the rank files known (r[] indexes + 1, open addressing by inode): a
+     * node's agent sees the whole job's directory, 16,384 files at 256
+     * nodes, and looked each entry up in r[] one by one at every rescan
+     * (27 ms per refresh and agent) */
+    uint32_t *kix;
+    unsigned kcap;
 };
 
 static void msg(struct agent *a, uint8_t type)
@@ -219,6 +225,38 @@ static int rank_file_name(const char *s)
     return !strcmp(p, ".mlt");
 }
 
+static unsigned known_slot(const struct agent *a, dev_t dev, ino_t ino)
+{
+    uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 40)) * 0x9E3779B97F4A7C15ull;
+    unsigned i = (unsigned)(h >> 32) & (a->kcap - 1);
+    while (a->kix[i] && !(a->r[a->kix[i] - 1].dev == dev && a->r[a->kix[i] - 1].ino == ino))
+        i = (i + 1) & (a->kcap - 1);
+    return i;
+}
+
+static int known(const struct agent *a, dev_t dev, ino_t ino)
+{
+    return a->kcap && a->kix[known_slot(a, dev, ino)] != 0;
+}
+
+/* r[a->nr - 1] was just added: index it (-1: out of memory) */
+static int known_add(struct agent *a)
+{
+    if (2 * a->nr > a->kcap) {
+        unsigned cap = a->kcap ? 2 * a->kcap : 64;
+        while (2 * a->nr > cap) cap *= 2;
+        uint32_t *k = calloc(cap, sizeof *k);
+        if (!k) return -1;
+        free(a->kix);
+        a->kix = k;
+        a->kcap = cap;
+        for (unsigned i = 0; i + 1 < a->nr; i++) a->kix[known_slot(a, a->r[i].dev, a->r[i].ino)] = i + 1;
+    }
+    struct arank *r = &a->r[a->nr - 1];
+    a->kix[known_slot(a, r->dev, r->ino)] = a->nr;
+    return 0;
+}
+
 static void scan(struct agent *a, int64_t now)
 {
     struct stat ds;
@@ -234,13 +272,14 @@ static void scan(struct agent *a, int64_t now)
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!rank_file_name(e->d_name)) continue;
+        /* a file seen before costs no stat (the directory's entries share
+         * its device; the entry's inode is the file's) */
+        if (e->d_ino && known(a, ds.st_dev, e->d_ino)) continue;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", a->dir, e->d_name);
         struct stat st;
         if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        int known = 0;
-        for (unsigned i = 0; i < a->nr && !known; i++) known = a->r[i].dev == st.st_dev && a->r[i].ino == st.st_ino;
-        if (known) continue;
+        if (known(a, st.st_dev, st.st_ino)) continue;
         struct lf *f;
         if (lf_open(path, &f) != 0) {
             a->dir_pending = 1;
@@ -268,6 +307,11 @@ static void scan(struct agent *a, int64_t now)
         r->ino = st.st_ino;
         r->rank = -1;
         r->changed_ns = r->rchanged_ns = now;
+        if (known_add(a) != 0) {
+            lf_close(f);
+            a->nr--;
+            break;
+        }
     }
     closedir(d);
 }
@@ -1054,6 +1098,7 @@ int cmd_agent(int argc, char **argv)
         free(a.r[i].comm_sent);
     }
     free(a.r);
+    free(a.kix);
     free(a.tables);
     free(a.site_sent);
     free(a.gid_sent);
