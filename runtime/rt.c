@@ -23,7 +23,9 @@
 #include <stdarg.h>
 #include <sys/wait.h>
 #include <stdio.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -576,11 +578,47 @@ static int retired_drain(void)
     return n;
 }
 
+/* MPILENS_PAGER_CPUS (mpilens run --pager-cpus): the CPUs the pager runs
+ * on, a list like 3 or 2-3,7.  Without it the pager keeps the CPUs of the
+ * process when it started: Open MPI binds a rank to its core in MPI_Init,
+ * which binds the calling thread only, after the pager started.  0: parsed,
+ * -1: no such list. */
+static int pager_cpus_parse(const char *s, cpu_set_t *set)
+{
+    CPU_ZERO(set);
+    if (!*s) return -1;
+    while (*s) {
+        char *e;
+        if (*s < '0' || *s > '9') return -1;
+        unsigned long a = strtoul(s, &e, 10), b = a;
+        if (*e == '-') {
+            if (e[1] < '0' || e[1] > '9') return -1;
+            b = strtoul(e + 1, &e, 10);
+        }
+        if (a > b || b >= CPU_SETSIZE) return -1;
+        for (unsigned long c = a; c <= b; c++) CPU_SET(c, set);
+        if (*e == ',' && e[1]) e++;
+        else if (*e) return -1;
+        s = e;
+    }
+    return 0;
+}
+
 /* The pager takes no lock: slots go from NULL to a chunk only here, and
  * from a chunk to NULL only by an exchange in chunk_next. */
 static void *pager(void *arg)
 {
     (void)arg;
+    prctl(PR_SET_NAME, "mpilens-pager", 0, 0, 0);     /* as top -H and ps -L show it */
+    const char *cpus = getenv("MPILENS_PAGER_CPUS");
+    if (cpus && *cpus) {
+        cpu_set_t set;
+        if (pager_cpus_parse(cpus, &set) != 0)
+            warn("MPILENS_PAGER_CPUS='%s' is not a list of CPUs like 3 or 2-3,7: the pager stays on the "
+                 "rank's CPUs", cpus);
+        else if (sched_setaffinity(0, sizeof set, &set) != 0)
+            warn("cannot move the pager to CPUs %s (%s): it stays on the rank's CPUs", cpus, strerror(errno));
+    }
     /* Below the program's threads (nice 10, this thread only): woken on a
      * core the program keeps busy it does not preempt it for a whole refill
      * of the pool (it did at nice 0: 0.3-0.5 ms stalls), yet gets a share

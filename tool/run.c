@@ -23,6 +23,7 @@
  * Otherwise the exit status is the launcher's (128 + signal number if it was
  * killed).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -89,6 +90,10 @@ static void help(FILE *out)
             "                         node's state here over TCP, authenticated by a secret\n"
             "                         drawn for this job; listen on ADDR (default 127.0.0.1,\n"
             "                         give an address the nodes reach) and PORT (0: any)\n"
+            "      --pager-cpus=LIST  run each rank's pager thread (it prepares the next\n"
+            "                         chunks of the rank file) on these CPUs, like 3 or\n"
+            "                         2-3,7: a core the job leaves free; default: the CPUs\n"
+            "                         the rank's process started with\n"
             "  -q, --quiet            no table, no messages, no warnings: only mpilens's own\n"
             "                         errors and the diagnosis of a job that failed\n"
             "  -h, --help             this text\n\n"
@@ -393,6 +398,26 @@ static int count_rank_files(const char *dir)
     return n;
 }
 
+/* A list of CPU numbers like 3 or 2-3,7 (what --pager-cpus takes; the
+ * runtime reads it from MPILENS_PAGER_CPUS). */
+static int cpu_list_ok(const char *s)
+{
+    if (!*s) return 0;
+    for (;;) {
+        char *e;
+        if (!isdigit((unsigned char)*s)) return 0;
+        long a = strtol(s, &e, 10), b = a;
+        if (*e == '-') {
+            if (!isdigit((unsigned char)e[1])) return 0;
+            b = strtol(e + 1, &e, 10);
+        }
+        if (a > b || b >= 1024) return 0;
+        if (!*e) return 1;
+        if (*e != ',' || !e[1]) return 0;
+        s = e + 1;
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -407,11 +432,12 @@ int cmd_run(int argc, char **argv)
         {"deadlock-report", no_argument, 0, 'R'},
         {"grace", required_argument, 0, 'G'},
         {"listen", required_argument, 0, 'L'},
+        {"pager-cpus", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     long nranks = 2, depth = 1;
-    const char *outdir = NULL, *mpi = NULL, *listen_on = NULL;
+    const char *outdir = NULL, *mpi = NULL, *listen_on = NULL, *pager_cpus = NULL;
     int quiet = 0, c;
     struct live_opts lo;
     memset(&lo, 0, sizeof lo);
@@ -450,6 +476,13 @@ int cmd_run(int argc, char **argv)
                 return 2;
             }
             mpi = optarg;
+            break;
+        case 'P':
+            if (!cpu_list_ok(optarg)) {
+                ERR("--pager-cpus wants a list of CPUs like 3 or 2-3,7, not '%s'", optarg);
+                return 2;
+            }
+            pager_cpus = optarg;
             break;
         case 'q': quiet = 1; break;
         case 'M':
@@ -686,6 +719,7 @@ int cmd_run(int argc, char **argv)
     char dbuf[16];
     snprintf(dbuf, sizeof dbuf, "%ld", depth);
     setenv("MPILENS_STACK_DEPTH", dbuf, 1);
+    if (pager_cpus) setenv("MPILENS_PAGER_CPUS", pager_cpus, 1);
     if (rs) {
         char self[PATH_MAX], iv[32];
         ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -716,6 +750,9 @@ int cmd_run(int argc, char **argv)
         av[k++] = "-x"; av[k++] = "MPILENS_DIR";
         av[k++] = "-x"; av[k++] = "MPILENS_JOBID";
         av[k++] = "-x"; av[k++] = "MPILENS_STACK_DEPTH";
+        if (getenv("MPILENS_PAGER_CPUS")) {
+            av[k++] = "-x"; av[k++] = "MPILENS_PAGER_CPUS";
+        }
         if (rs) {
             av[k++] = "-x"; av[k++] = "MPILENS_STREAM";
             av[k++] = "-x"; av[k++] = "MPILENS_SECRET";
