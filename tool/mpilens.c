@@ -34,7 +34,7 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
         fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].help);
     fprintf(out, "\n'mpilens <command> --help' describes a command.\n"
-                 "example: mpilens run -n 4 ./app && mpilens dump mpilens-app-*/\n");
+                 "example: mpilens run -n 4 ./app && mpilens report mpilens-app-*/\n");
 }
 
 const char *mpilens_self_dir(void)
