@@ -751,6 +751,46 @@ struct mlr_iter *mlr_iter_new(struct mlr_file *f)
     return it;
 }
 
+struct mlr_iter *mlr_iter_clone(const struct mlr_iter *it, struct mlr_event *last, size_t *bytes)
+{
+    struct mlr_iter *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->f = it->f;
+    c->n = it->n;
+    size_t b = sizeof *c + (it->n ? it->n : 1) * sizeof *c->c;
+    c->c = malloc((it->n ? it->n : 1) * sizeof *c->c);
+    if (!c->c) {
+        free(c);
+        return NULL;
+    }
+    if (it->n) memcpy(c->c, it->c, it->n * sizeof *c->c);
+    for (unsigned k = 0; k < c->n; k++) c->c[k].done = NULL;   /* the source's, until copied */
+    for (unsigned k = 0; k < c->n; k++) {
+        struct cursor *d = &c->c[k];
+        if (d->done_cap) {
+            if (!(d->done = malloc(d->done_cap * sizeof *d->done))) {
+                mlr_iter_free(c);
+                return NULL;
+            }
+            memcpy(d->done, it->c[k].done, d->done_cap * sizeof *d->done);
+            b += d->done_cap * sizeof *d->done;
+        }
+        if (it->c[k].ev.done == it->c[k].done) d->ev.done = d->done;
+    }
+    if (it->out_cap) {
+        if (!(c->out = malloc(it->out_cap * sizeof *c->out))) {
+            mlr_iter_free(c);
+            return NULL;
+        }
+        memcpy(c->out, it->out, it->out_cap * sizeof *c->out);
+        c->out_cap = it->out_cap;
+        b += it->out_cap * sizeof *c->out;
+    }
+    if (last && last->done && last->done == it->out) last->done = c->out;
+    if (bytes) *bytes += b;
+    return c;
+}
+
 int64_t mlr_last_ns(const struct mlr_file *f)
 {
     uint64_t t = f->h.anchor1_ticks;
