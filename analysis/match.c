@@ -1526,11 +1526,12 @@ struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *
             else d->hh = q;
             d->ht = q;
         }
-        /* the open requests, in a table as small as they allow (lookups
-         * are by handle: the slots' order tells nothing) */
+        /* the open requests, in a table as small as they allow (one slot
+         * left empty; lookups are by handle: the slots' order tells
+         * nothing; the next request made grows it) */
         if (!r->rn) continue;
-        d->rcap = 4;
-        while (d->rcap < 2 * (r->rn + 1)) d->rcap <<= 1;
+        d->rcap = 2;
+        while (d->rcap < r->rn + 1) d->rcap <<= 1;
         if (!(d->reqs = calloc(d->rcap, sizeof *d->reqs))) goto fail;
         b += d->rcap * sizeof *d->reqs;
         for (unsigned k = 0; k < r->rcap; k++) {

@@ -764,27 +764,36 @@ struct mlr_iter *mlr_iter_clone(const struct mlr_iter *it, struct mlr_event *las
         return NULL;
     }
     if (it->n) memcpy(c->c, it->c, it->n * sizeof *c->c);
-    for (unsigned k = 0; k < c->n; k++) c->c[k].done = NULL;   /* the source's, until copied */
+    /* of the done lists only what is still to be read: the pending event's
+     * (a cursor's) and the one given last (the iterator's) */
+    for (unsigned k = 0; k < c->n; k++) {   /* the source's, until copied */
+        c->c[k].done = NULL;
+        c->c[k].done_cap = 0;
+    }
     for (unsigned k = 0; k < c->n; k++) {
         struct cursor *d = &c->c[k];
-        if (d->done_cap) {
-            if (!(d->done = malloc(d->done_cap * sizeof *d->done))) {
+        uint32_t n = d->have ? d->ev.ndone : 0;
+        if (n) {
+            if (!(d->done = malloc(n * sizeof *d->done))) {
                 mlr_iter_free(c);
                 return NULL;
             }
+            d->done_cap = n;
             memcpy(d->done, it->c[k].done, d->done_cap * sizeof *d->done);
             b += d->done_cap * sizeof *d->done;
         }
-        if (it->c[k].ev.done == it->c[k].done) d->ev.done = d->done;
+        d->ev.done = d->done;
     }
-    if (it->out_cap) {
-        if (!(c->out = malloc(it->out_cap * sizeof *c->out))) {
+    uint32_t nout = last && last->done == it->out ? last->ndone : it->out_cap;
+    if (nout > it->out_cap) nout = it->out_cap;
+    if (nout) {
+        if (!(c->out = malloc(nout * sizeof *c->out))) {
             mlr_iter_free(c);
             return NULL;
         }
-        memcpy(c->out, it->out, it->out_cap * sizeof *c->out);
-        c->out_cap = it->out_cap;
-        b += it->out_cap * sizeof *c->out;
+        memcpy(c->out, it->out, nout * sizeof *c->out);
+        c->out_cap = nout;
+        b += nout * sizeof *c->out;
     }
     if (last && last->done && last->done == it->out) last->done = c->out;
     if (bytes) *bytes += b;

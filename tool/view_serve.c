@@ -300,7 +300,10 @@ int view_serve(const char *dir, const char *page, size_t plen, struct an_run *ru
     signal(SIGPIPE, SIG_IGN);
     printf("http://127.0.0.1:%d/%s/\n", ntohs(sa.sin_port), token);
     fflush(stdout);
-    fprintf(stderr, "mpilens view: serving %s on 127.0.0.1 only; open the URL above; Ctrl+C stops\n", dir);
+    size_t mb = 0;
+    unsigned nm = an_marks_count(sv->marks, &mb);
+    fprintf(stderr, "mpilens view: serving %s on 127.0.0.1 only (windows start from %u resume points, %.1f MiB); "
+            "open the URL above; Ctrl+C stops\n", dir, nm, mb / 1048576.0);
     while (!stop_now) {
         struct pollfd p = {ls, POLLIN, 0};
         int pr = poll(&p, 1, -1);
