@@ -1714,6 +1714,14 @@ const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n
 void an_match_free(struct an_match *m)
 {
     if (!m) return;
+    /* a receive paired but not completed is held by its request only (the
+     * others are in a channel or the held list, freed there) */
+    for (unsigned i = 0; m->rs && i < m->run->n; i++)
+        for (unsigned k = 0; m->rs[i].reqs && k < m->rs[i].rcap; k++)
+            for (struct req *x = &m->rs[i].reqs[k]; x && x->handle; x = x->succ) {
+                if (x->active && (x->active->flags & RV_PAIRED)) free(x->active);
+                x->active = NULL;
+            }
     free(m->ring);
     if (m->tab) {
         for (unsigned b = 0; b < m->tab_size; b++) {
@@ -1738,10 +1746,6 @@ void an_match_free(struct an_match *m)
             rn = rv->hnext;
             free(rv);
         }
-        /* a receive paired but not completed is held by its request only */
-        for (unsigned k = 0; rs->reqs && k < rs->rcap; k++)
-            for (struct req *x = &rs->reqs[k]; x && x->handle; x = x->succ)
-                if (x->active && (x->active->flags & RV_PAIRED)) free(x->active);
         for (unsigned k = 0; rs->reqs && k < rs->rcap; k++)
             for (struct req *x = rs->reqs[k].succ, *xn; x; x = xn) {
                 xn = x->succ;
