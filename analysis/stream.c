@@ -1,7 +1,9 @@
 /*
  * stream.c — the events of all ranks as one stream in aligned start-time
  * order (a k-way merge over the ranks' own streams, which the reader gives
- * in start order), and the passes that drive matching over it.
+ * in start order), the passes that drive matching over it, and resume
+ * points of a pass (an_marks) that a later pass over a time window starts
+ * from instead of the run's start.
  *
  * The merge lets one rank run ahead of the others by at most
  * AN_STREAM_SLACK: a rank's events then come in runs, which keeps its
@@ -10,7 +12,8 @@
  * rank, not by time across ranks, and in-flight messages stay bounded by
  * what the ranks do within the slack.
  *
- * Memory: one current event per rank plus a heap of ranks.
+ * Memory: one current event per rank plus a heap of ranks; resume points
+ * within the budget they are given.
  */
 #include "analysis.h"
 
@@ -268,8 +271,6 @@ void an_progress_done(struct an_progress *p)
     }
 }
 
-#define MAX_PASSES 8
-
 /* ---- resume points ---------------------------------------------------------- */
 
 /* A copy of a pass's stream and matcher after its first `at` events, all of
@@ -364,6 +365,8 @@ void an_marks_free(struct an_marks *k)
 }
 
 /* ---- passes ------------------------------------------------------------- */
+
+#define MAX_PASSES 8
 
 static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, int progress,
                     const char *what, struct an_result *res, struct an_marks *marks)
