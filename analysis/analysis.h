@@ -204,6 +204,10 @@ struct an_stream *an_stream_new(struct an_run *run);
  * NULL at the end. */
 const struct an_event *an_stream_next(struct an_stream *s);
 uint64_t an_stream_count(const struct an_stream *s);
+/* A second stream that goes on from where s is (the two are then
+ * independent: a resume point, an_marks); *bytes (if not NULL) grows by
+ * its size.  NULL when memory runs out. */
+struct an_stream *an_stream_clone(const struct an_stream *s, size_t *bytes);
 void an_stream_free(struct an_stream *s);
 
 /* ---- matching (match.c) -------------------------------------------------- */
@@ -332,6 +336,15 @@ const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n
 /* Enable clock repair: a message whose receive ends before its send began
  * moves the receiving rank's later events (an_clock_repair). */
 void an_match_set_repair(struct an_match *m, int on);
+/* A matcher in the same state as m (channels, receives held behind
+ * wildcards, open requests, collective instances not all members reached)
+ * feeding sink instead: given the events that follow, it pairs and groups
+ * them as m would.  Its findings start empty and it keeps no causality
+ * ring (a copy replays with repair off).  *bytes (if not NULL) grows by its
+ * size; NULL when memory runs out. */
+struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *sink, size_t *bytes);
+/* About how many bytes an_match_clone of m would take now. */
+size_t an_match_bytes(const struct an_match *m);
 void an_match_free(struct an_match *m);
 
 /* ---- passes ------------------------------------------------------------- */
@@ -362,11 +375,30 @@ struct an_result {
  * one more pass with the final clocks (skipped when NULL).  0 or -1. */
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final,
                int progress, struct an_result *res);
+/* Resume points of the final pass (an_analyse_marked): after every
+ * `every` events, a copy of the stream (each rank's place in its file, its
+ * current event) and of the matcher's state in flight, with the latest end
+ * of the events before it.  At most `max` of them and about `budget` bytes
+ * in all: when either is reached every other one is dropped and `every`
+ * doubles (a mark too big for an eighth of the budget is not taken). */
+struct an_marks;
+struct an_marks *an_marks_new(uint64_t every, unsigned max, size_t budget);
+/* How many marks are kept; *bytes (if not NULL): their size. */
+unsigned an_marks_count(const struct an_marks *k, size_t *bytes);
+void an_marks_free(struct an_marks *k);
+/* an_analyse that also fills marks (if not NULL) during its final pass. */
+int an_analyse_marked(struct an_run *run, const struct an_sink *first, const struct an_sink *final,
+                      int progress, struct an_result *res, struct an_marks *marks);
 /* One more pass with the clocks as an_analyse left them (no repair), fed to
  * sink, that stops once the events start after `until` (aligned ns) or
- * *stop becomes non-zero: what a time window of a run needs (it streams
- * from the run's start: matching needs everything before).  0 or -1. */
-int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, const int *stop);
+ * *stop becomes non-zero: what a time window of a run needs.  It starts at
+ * the last of marks (NULL: none) whose events all end before `from`
+ * (aligned ns), else at the run's start: the sink gets from there on the
+ * same calls, messages and collectives, in the same order, as from a pass
+ * from the start, and nothing before ends at or after `from`.  *read (if
+ * not NULL): the events this pass fed.  0 or -1. */
+int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
+              int64_t until, const int *stop, uint64_t *read);
 void an_result_free(struct an_result *res);
 
 /* ---- profile (profile.c) ------------------------------------------------ */

@@ -1398,6 +1398,189 @@ struct an_match *an_match_new(struct an_run *run, const struct an_sink *sink)
     return m;
 }
 
+/* ---- resume points: a copy of the state in flight ---------------------------- */
+
+struct rvmap {                   /* receive of the original -> its copy */
+    const struct precv **from;
+    struct precv **to;
+    size_t cap;                  /* a power of 2 */
+};
+
+/* The copy of receive rv (made on first sight: a receive may be in a
+ * channel or the held list and also a request's active one); NULL when
+ * memory ran out. */
+static struct precv *rv_copy(struct rvmap *x, const struct precv *rv, size_t *bytes)
+{
+    size_t j = (size_t)(((uintptr_t)rv >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (x->cap - 1);
+    for (; x->from[j]; j = (j + 1) & (x->cap - 1))
+        if (x->from[j] == rv) return x->to[j];
+    struct precv *c = malloc(sizeof *c);
+    if (!c) return NULL;
+    *c = *rv;
+    c->next = c->hprev = c->hnext = NULL;
+    x->from[j] = rv;
+    x->to[j] = c;
+    *bytes += sizeof *c;
+    return c;
+}
+
+/* A copy of request q (its active receive through x), and of the requests
+ * waiting beside it; -1 when memory ran out (what was copied is in *out). */
+static int req_copy(struct req *out, const struct req *q, struct rvmap *x, size_t *bytes)
+{
+    *out = *q;
+    out->succ = NULL;
+    out->active = NULL;
+    if (q->active && !(out->active = rv_copy(x, q->active, bytes))) return -1;
+    if (!q->succ) return 0;
+    struct req *s = malloc(sizeof *s);
+    if (!s) return -1;
+    *bytes += sizeof *s;
+    out->succ = s;
+    return req_copy(s, q->succ, x, bytes);
+}
+
+size_t an_match_bytes(const struct an_match *m)
+{
+    size_t b = sizeof *m + m->inflight * sizeof(struct precv) + m->nchan * (sizeof(struct chan) + 2 * sizeof(void *));
+    for (unsigned i = 0; i < m->run->n; i++) b += sizeof *m->rs + 2 * m->rs[i].rn * sizeof(struct req) +
+                                                  m->run->ranks[i].ncomms * sizeof *m->rs[i].pos;
+    for (unsigned i = 0; i < m->run->ncomms; i++)
+        if (m->cs[i].count) b += sizeof *m->cs + m->run->comms[i].size * sizeof *m->cs[i].count +
+                                 m->cs[i].len * sizeof *m->cs[i].win;
+    return b;
+}
+
+struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *sink, size_t *bytes)
+{
+    struct an_run *run = m->run;
+    struct an_match *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    size_t b = sizeof *c;
+    struct rvmap x = {NULL, NULL, 1024};
+    while (x.cap < 2 * (m->inflight + 1)) x.cap <<= 1;
+    x.from = calloc(x.cap, sizeof *x.from);
+    x.to = calloc(x.cap, sizeof *x.to);
+    c->run = run;
+    if (sink) c->sink = *sink;
+    c->repair = m->repair;
+    c->st = m->st;
+    c->inflight = m->inflight;
+    c->rs = calloc(run->n ? run->n : 1, sizeof *c->rs);
+    c->cs = calloc(run->ncomms ? run->ncomms : 1, sizeof *c->cs);
+    b += (run->n ? run->n : 1) * sizeof *c->rs + (run->ncomms ? run->ncomms : 1) * sizeof *c->cs;
+    c->tab_size = 64;
+    while (c->tab_size < 2 * m->nchan) c->tab_size <<= 1;
+    c->tab = calloc(c->tab_size, sizeof *c->tab);
+    b += c->tab_size * sizeof *c->tab;
+    if (!x.from || !x.to || !c->rs || !c->cs || !c->tab) goto fail;
+    /* channels, their queues in order */
+    for (unsigned k = 0; k < m->tab_size; k++)
+        for (const struct chan *ch = m->tab[k]; ch; ch = ch->next) {
+            struct chan *d = malloc(sizeof *d);
+            if (!d) goto fail;
+            b += sizeof *d;
+            *d = *ch;
+            d->sh = d->st = NULL;
+            d->rh = d->rt = NULL;
+            unsigned j = chash(d->comm, d->src, d->dst, d->tag) & (c->tab_size - 1);
+            d->next = c->tab[j];
+            c->tab[j] = d;
+            c->nchan++;
+            for (const struct psend *p = ch->sh; p; p = p->next) {
+                struct psend *q = malloc(sizeof *q);
+                if (!q) goto fail;
+                b += sizeof *q;
+                *q = *p;
+                q->next = NULL;
+                if (d->st) d->st->next = q;
+                else d->sh = q;
+                d->st = q;
+            }
+            for (const struct precv *p = ch->rh; p; p = p->next) {
+                struct precv *q = rv_copy(&x, p, &b);
+                if (!q) goto fail;
+                if (d->rt) d->rt->next = q;
+                else d->rh = q;
+                d->rt = q;
+            }
+        }
+    for (unsigned i = 0; i < run->n; i++) {
+        const struct rstate *r = &m->rs[i];
+        struct rstate *d = &c->rs[i];
+        d->nheld = r->nheld;
+        d->nunresolved = r->nunresolved;
+        d->next_id = r->next_id;
+        d->sent_hi = r->sent_hi;
+        unsigned nc = run->ranks[i].ncomms ? run->ranks[i].ncomms : 1;
+        if (r->pos) {
+            if (!(d->pos = malloc(nc * sizeof *d->pos))) goto fail;
+            memcpy(d->pos, r->pos, nc * sizeof *d->pos);
+            b += nc * sizeof *d->pos;
+        }
+        for (const struct precv *p = r->hh; p; p = p->hnext) {
+            struct precv *q = rv_copy(&x, p, &b);
+            if (!q) goto fail;
+            q->hprev = d->ht;
+            if (d->ht) d->ht->hnext = q;
+            else d->hh = q;
+            d->ht = q;
+        }
+        /* the open requests, in a table as small as they allow (one slot
+         * left empty; lookups are by handle: the slots' order tells
+         * nothing; the next request made grows it) */
+        if (!r->rn) continue;
+        d->rcap = 2;
+        while (d->rcap < r->rn + 1) d->rcap <<= 1;
+        if (!(d->reqs = calloc(d->rcap, sizeof *d->reqs))) goto fail;
+        b += d->rcap * sizeof *d->reqs;
+        for (unsigned k = 0; k < r->rcap; k++) {
+            if (!r->reqs[k].handle) continue;
+            unsigned j = (unsigned)rhash(r->reqs[k].handle) & (d->rcap - 1);
+            while (d->reqs[j].handle) j = (j + 1) & (d->rcap - 1);
+            d->rn++;
+            if (req_copy(&d->reqs[j], &r->reqs[k], &x, &b) != 0) goto fail;
+        }
+    }
+    /* collective instances not every member reached */
+    for (unsigned i = 0; i < run->ncomms; i++) {
+        const struct cstate *s = &m->cs[i];
+        struct cstate *d = &c->cs[i];
+        d->base = s->base;
+        d->overflow = s->overflow;
+        if (s->count) {
+            size_t n = run->comms[i].size ? run->comms[i].size : 1;
+            if (!(d->count = malloc(n * sizeof *d->count))) goto fail;
+            memcpy(d->count, s->count, n * sizeof *d->count);
+            b += n * sizeof *d->count;
+        }
+        if (s->len) {
+            if (!(d->win = malloc(s->len * sizeof *d->win))) goto fail;
+            for (unsigned k = 0; k < s->len; k++) d->win[k] = s->win[(s->head + k) % s->cap];
+            d->cap = d->len = s->len;
+            b += s->len * sizeof *d->win;
+        }
+    }
+    free(x.from);
+    free(x.to);
+    if (bytes) *bytes += b;
+    return c;
+fail:
+    /* every receive copied is in the map: unlinked, then freed from there */
+    for (unsigned i = 0; c->rs && i < run->n; i++) c->rs[i].hh = c->rs[i].ht = NULL;
+    for (unsigned k = 0; c->tab && k < c->tab_size; k++)
+        for (struct chan *ch = c->tab[k]; ch; ch = ch->next) ch->rh = ch->rt = NULL;
+    for (unsigned i = 0; c->rs && i < run->n; i++)
+        for (unsigned k = 0; c->rs[i].reqs && k < c->rs[i].rcap; k++)
+            for (struct req *q = &c->rs[i].reqs[k]; q; q = q->succ) q->active = NULL;
+    for (size_t j = 0; x.from && j < x.cap; j++)
+        if (x.from[j]) free(x.to[j]);
+    free(x.from);
+    free(x.to);
+    an_match_free(c);
+    return NULL;
+}
+
 void an_match_set_repair(struct an_match *m, int on)
 {
     m->repair = on;
@@ -1531,6 +1714,14 @@ const struct an_finding *an_match_findings(const struct an_match *m, unsigned *n
 void an_match_free(struct an_match *m)
 {
     if (!m) return;
+    /* a receive paired but not completed is held by its request only (the
+     * others are in a channel or the held list, freed there) */
+    for (unsigned i = 0; m->rs && i < m->run->n; i++)
+        for (unsigned k = 0; m->rs[i].reqs && k < m->rs[i].rcap; k++)
+            for (struct req *x = &m->rs[i].reqs[k]; x && x->handle; x = x->succ) {
+                if (x->active && (x->active->flags & RV_PAIRED)) free(x->active);
+                x->active = NULL;
+            }
     free(m->ring);
     if (m->tab) {
         for (unsigned b = 0; b < m->tab_size; b++) {

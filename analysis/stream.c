@@ -1,7 +1,9 @@
 /*
  * stream.c — the events of all ranks as one stream in aligned start-time
  * order (a k-way merge over the ranks' own streams, which the reader gives
- * in start order), and the passes that drive matching over it.
+ * in start order), the passes that drive matching over it, and resume
+ * points of a pass (an_marks) that a later pass over a time window starts
+ * from instead of the run's start.
  *
  * The merge lets one rank run ahead of the others by at most
  * AN_STREAM_SLACK: a rank's events then come in runs, which keeps its
@@ -10,7 +12,8 @@
  * rank, not by time across ranks, and in-flight messages stay bounded by
  * what the ranks do within the slack.
  *
- * Memory: one current event per rank plus a heap of ranks.
+ * Memory: one current event per rank plus a heap of ranks; resume points
+ * within the budget they are given.
  */
 #include "analysis.h"
 
@@ -167,6 +170,49 @@ const struct an_event *an_stream_next(struct an_stream *s)
     return &s->ev[s->heap[0].idx];
 }
 
+struct an_stream *an_stream_clone(const struct an_stream *s, size_t *bytes)
+{
+    struct an_stream *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    unsigned n = s->n ? s->n : 1;
+    c->run = s->run;
+    c->n = s->n;
+    c->it = calloc(n, sizeof *c->it);
+    c->ev = malloc(n * sizeof *c->ev);
+    c->heap = malloc(n * sizeof *c->heap);
+    c->last = calloc(n, sizeof *c->last);
+    c->nth = calloc(n, sizeof *c->nth);
+    size_t b = sizeof *c + n * (sizeof *c->it + sizeof *c->ev + sizeof *c->heap + sizeof *c->last + sizeof *c->nth);
+    if (!c->it || !c->ev || !c->heap || !c->last || !c->nth) {
+        an_stream_free(c);
+        return NULL;
+    }
+    memcpy(c->ev, s->ev, n * sizeof *c->ev);
+    memcpy(c->heap, s->heap, n * sizeof *c->heap);
+    c->nheap = s->nheap;
+    c->advance = s->advance;
+    c->limit = s->limit;
+    c->count = s->count;
+    for (unsigned i = 0; i < s->n; i++) {
+        if (s->nth[i]) {
+            if (!(c->last[i] = malloc(s->nth[i] * sizeof **c->last))) {
+                an_stream_free(c);
+                return NULL;
+            }
+            memcpy(c->last[i], s->last[i], s->nth[i] * sizeof **c->last);
+            c->nth[i] = s->nth[i];
+            b += s->nth[i] * sizeof **c->last;
+        }
+        /* the rank's current event: its done list lives in its iterator */
+        if (s->it[i] && !(c->it[i] = mlr_iter_clone(s->it[i], &c->ev[i].ev, &b))) {
+            an_stream_free(c);
+            return NULL;
+        }
+    }
+    if (bytes) *bytes += b;
+    return c;
+}
+
 uint64_t an_stream_count(const struct an_stream *s)
 {
     return s->count;
@@ -225,12 +271,105 @@ void an_progress_done(struct an_progress *p)
     }
 }
 
+/* ---- resume points ---------------------------------------------------------- */
+
+/* A copy of a pass's stream and matcher after its first `at` events, all of
+ * which end (with their repeats) by `end`: a pass that resumes there feeds
+ * its sink exactly what the whole pass feeds it from there on. */
+struct an_mark {
+    uint64_t at;
+    int64_t end;
+    struct an_stream *s;
+    struct an_match *m;
+    size_t bytes;
+};
+
+struct an_marks {
+    struct an_mark *v;           /* in pass order: at and end never decrease */
+    unsigned n, max;
+    uint64_t every;              /* events between two marks (doubles as they thin out) */
+    size_t bytes, budget;
+    int64_t end;                 /* while the pass runs: the latest end of its events so far */
+};
+
+struct an_marks *an_marks_new(uint64_t every, unsigned max, size_t budget)
+{
+    struct an_marks *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    k->max = max < 2 ? 2 : max;
+    k->v = calloc(k->max, sizeof *k->v);
+    if (!k->v) {
+        free(k);
+        return NULL;
+    }
+    k->every = every ? every : 1;
+    k->budget = budget;
+    k->end = INT64_MIN;
+    return k;
+}
+
+static void mark_drop(struct an_marks *k, struct an_mark *x)
+{
+    an_stream_free(x->s);
+    an_match_free(x->m);
+    k->bytes -= x->bytes;
+    memset(x, 0, sizeof *x);
+}
+
+/* Every other mark dropped, twice the events between the next ones. */
+static void marks_thin(struct an_marks *k)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < k->n; i++) {
+        if (k->v[i].at % (2 * k->every)) mark_drop(k, &k->v[i]);
+        else k->v[n++] = k->v[i];
+    }
+    k->n = n;
+    k->every *= 2;
+}
+
+/* After event e of the pass (s, m): the latest end so far, and a mark
+ * every `every` events while the budget allows. */
+static void marks_note(struct an_marks *k, struct an_stream *s, struct an_match *m, const struct an_event *e)
+{
+    /* the end the view and the exporters give a call: its repeats' too */
+    int64_t end = an_wadd(e->t1, e->ev.repeat ? an_wsub(e->ev.repeat_end_ns, e->ev.end_ns) : 0);
+    if (end < e->t0) end = e->t0;
+    if (end > k->end) k->end = end;
+    uint64_t at = an_stream_count(s);
+    if (at % k->every) return;
+    size_t want = an_match_bytes(m) + (size_t)s->n * 1024;
+    while (k->n && (k->n == k->max || k->bytes + want > k->budget)) marks_thin(k);
+    if (at % k->every || want > k->budget / 8) return;   /* one mark too big: the state in flight is huge */
+    struct an_mark x = {at, k->end, NULL, NULL, 0};
+    if (!(x.s = an_stream_clone(s, &x.bytes)) || !(x.m = an_match_clone(m, NULL, &x.bytes))) {
+        an_stream_free(x.s);
+        return;
+    }
+    k->v[k->n++] = x;
+    k->bytes += x.bytes;
+}
+
+unsigned an_marks_count(const struct an_marks *k, size_t *bytes)
+{
+    if (bytes) *bytes = k ? k->bytes : 0;
+    return k ? k->n : 0;
+}
+
+void an_marks_free(struct an_marks *k)
+{
+    if (!k) return;
+    for (unsigned i = 0; i < k->n; i++) mark_drop(k, &k->v[i]);
+    free(k->v);
+    free(k);
+}
+
 /* ---- passes ------------------------------------------------------------- */
 
 #define MAX_PASSES 8
 
 static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, int progress,
-                    const char *what, struct an_result *res)
+                    const char *what, struct an_result *res, struct an_marks *marks)
 {
     struct an_match *m = an_match_new(run, sink);
     struct an_stream *s = an_stream_new(run);
@@ -247,6 +386,7 @@ static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, 
     uint64_t n = 0;
     while ((e = an_stream_next(s))) {
         an_match_event(m, e);
+        if (marks) marks_note(marks, s, m, e);
         if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
     }
     an_progress_done(&pr);
@@ -269,11 +409,17 @@ static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, 
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final, int progress,
                struct an_result *res)
 {
+    return an_analyse_marked(run, first, final, progress, res, NULL);
+}
+
+int an_analyse_marked(struct an_run *run, const struct an_sink *first, const struct an_sink *final, int progress,
+                      struct an_result *res, struct an_marks *marks)
+{
     memset(res, 0, sizeof *res);
     char what[64];
     for (;;) {
         snprintf(what, sizeof what, "reading (pass %u)", res->passes + 1);
-        if (run_pass(run, res->passes == 0 ? first : NULL, 1, progress, what, res)) return -1;
+        if (run_pass(run, res->passes == 0 ? first : NULL, 1, progress, what, res, NULL)) return -1;
         res->passes++;
         if (res->passes == 1) res->repair_steps = res->stats.repaired;
         if (res->stats.repaired == 0) {
@@ -299,17 +445,30 @@ int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_
     if (final) {
         struct an_result last;
         memset(&last, 0, sizeof last);
-        if (run_pass(run, final, 0, progress, "writing", &last)) return -1;
+        if (run_pass(run, final, 0, progress, "writing", &last, marks)) return -1;
         free(last.findings);
         res->repair_converged = last.stats.repaired == 0;
     }
     return 0;
 }
 
-int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, const int *stop)
+int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
+              int64_t until, const int *stop, uint64_t *read)
 {
-    struct an_match *m = an_match_new(run, sink);
-    struct an_stream *s = an_stream_new(run);
+    /* the last mark whose events all end before `from`: nothing before it
+     * is in the window, and from it on the pass is the same */
+    const struct an_mark *x = NULL;
+    if (marks && marks->n && marks->v[0].end < from) {
+        unsigned lo = 0, hi = marks->n - 1;
+        while (lo < hi) {
+            unsigned mid = lo + (hi - lo + 1) / 2;
+            if (marks->v[mid].end < from) lo = mid;
+            else hi = mid - 1;
+        }
+        x = &marks->v[lo];
+    }
+    struct an_match *m = x ? an_match_clone(x->m, sink, NULL) : an_match_new(run, sink);
+    struct an_stream *s = x ? an_stream_clone(x->s, NULL) : an_stream_new(run);
     if (!m || !s) {
         an_match_free(m);
         an_stream_free(s);
@@ -320,7 +479,12 @@ int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, con
      * every event still to come starts after until */
     int64_t past = until > INT64_MAX - AN_STREAM_SLACK ? INT64_MAX : until + AN_STREAM_SLACK;
     const struct an_event *e;
-    while ((e = an_stream_next(s)) && e->t0 <= past && !(stop && *stop)) an_match_event(m, e);
+    uint64_t n = 0;
+    while ((e = an_stream_next(s)) && e->t0 <= past && !(stop && *stop)) {
+        an_match_event(m, e);
+        n++;
+    }
+    if (read) *read = n;
     an_stream_free(s);
     an_match_free(m);
     return 0;

@@ -751,6 +751,55 @@ struct mlr_iter *mlr_iter_new(struct mlr_file *f)
     return it;
 }
 
+struct mlr_iter *mlr_iter_clone(const struct mlr_iter *it, struct mlr_event *last, size_t *bytes)
+{
+    struct mlr_iter *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->f = it->f;
+    c->n = it->n;
+    size_t b = sizeof *c + (it->n ? it->n : 1) * sizeof *c->c;
+    c->c = malloc((it->n ? it->n : 1) * sizeof *c->c);
+    if (!c->c) {
+        free(c);
+        return NULL;
+    }
+    if (it->n) memcpy(c->c, it->c, it->n * sizeof *c->c);
+    /* of the done lists only what is still to be read: the pending event's
+     * (a cursor's) and the one given last (the iterator's) */
+    for (unsigned k = 0; k < c->n; k++) {   /* the source's, until copied */
+        c->c[k].done = NULL;
+        c->c[k].done_cap = 0;
+    }
+    for (unsigned k = 0; k < c->n; k++) {
+        struct cursor *d = &c->c[k];
+        uint32_t n = d->have ? d->ev.ndone : 0;
+        if (n) {
+            if (!(d->done = malloc(n * sizeof *d->done))) {
+                mlr_iter_free(c);
+                return NULL;
+            }
+            d->done_cap = n;
+            memcpy(d->done, it->c[k].done, d->done_cap * sizeof *d->done);
+            b += d->done_cap * sizeof *d->done;
+        }
+        d->ev.done = d->done;
+    }
+    uint32_t nout = last && last->done == it->out ? last->ndone : it->out_cap;
+    if (nout > it->out_cap) nout = it->out_cap;
+    if (nout) {
+        if (!(c->out = malloc(nout * sizeof *c->out))) {
+            mlr_iter_free(c);
+            return NULL;
+        }
+        memcpy(c->out, it->out, nout * sizeof *c->out);
+        c->out_cap = nout;
+        b += nout * sizeof *c->out;
+    }
+    if (last && last->done && last->done == it->out) last->done = c->out;
+    if (bytes) *bytes += b;
+    return c;
+}
+
 int64_t mlr_last_ns(const struct mlr_file *f)
 {
     uint64_t t = f->h.anchor1_ticks;

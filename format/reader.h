@@ -133,6 +133,10 @@ void mlr_iter_unfinished(struct mlr_iter *it);
  * the clock anchor refreshed as the run went, the live slots' stamps. */
 int64_t mlr_last_ns(const struct mlr_file *f);
 void mlr_iter_free(struct mlr_iter *it);
+/* A second iterator that reads on from where `it` is (the two are then
+ * independent); `last`, if not NULL, is the event `it` gave last: its done
+ * is pointed into the copy.  *bytes (if not NULL) grows by the copy's size. */
+struct mlr_iter *mlr_iter_clone(const struct mlr_iter *it, struct mlr_event *last, size_t *bytes);
 uint64_t mlr_event_count(struct mlr_file *f);  /* counts by iterating */
 
 /* Live state of thread slot i (0 <= i < nthreads), consistent copy; returns

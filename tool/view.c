@@ -373,8 +373,17 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         an_view_window(v, INT64_MIN, 1, 0, 0);
         if (an_view_want_overview(v, B, 1u << 18) != 0) goto out;
     }
+    if (sv) {
+        /* resume points for the windows: one every 16 K events, thinned
+         * (every other one dropped) to at most 256 of 48 MiB in all.
+         * MPILENS_VIEW_MARK_EVERY=N (tests): every N events; 0: none. */
+        uint64_t every = 16384;
+        const char *ev = getenv("MPILENS_VIEW_MARK_EVERY");
+        if (ev && *ev) every = strtoull(ev, NULL, 10);
+        if (every && !(sv->marks = an_marks_new(every, 256, (size_t)48 << 20))) goto out;
+    }
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
-    if (an_analyse(run, &ps, &vs, progress, &res) != 0) goto out;
+    if (an_analyse_marked(run, &ps, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
     if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
     if (sv) {
@@ -539,17 +548,19 @@ int cmd_view(int argc, char **argv)
         char *pg = NULL;
         size_t pl = 0, packed = 0;
         uint64_t msgs = 0;
-        struct view_served sv = {0, 0, cap};
+        struct view_served sv = {0, 0, cap, NULL};
         FILE *m = open_memstream(&pg, &pl);
         int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &sv) : -1;
         if (m && fclose(m) != 0) rc = -1;
         if (rc != 0) {
             fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
+            an_marks_free(sv.marks);
             free(pg);
             an_run_close(&run);
             return 1;
         }
         rc = view_serve(dir, pg, pl, &run, &sv, port);
+        an_marks_free(sv.marks);
         free(pg);
         an_run_close(&run);
         sym_cleanup();

@@ -11,12 +11,14 @@
 #include <stdio.h>
 
 struct an_run;
+struct an_marks;
 
 /* What the served page's window queries need of the run's first pass. */
 struct view_served {
     int64_t origin;           /* aligned ns of the page's time 0 */
     int64_t reach;            /* the longest message or collective (ns): how far past a window to read */
     uint64_t cap;             /* the most calls + messages in one answer */
+    struct an_marks *marks;   /* resume points of the overview's pass (NULL: none), owned */
 };
 
 /* Serves page (plen bytes) on 127.0.0.1 (port 0: any free port) until

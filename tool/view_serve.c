@@ -120,10 +120,13 @@ static int parse_i64(const char *s, int64_t *out)
 
 /* GET /TOKEN/data?from=NS&to=NS: the calls, messages and collectives that
  * overlap [from, to] (ns since the page's time 0), read from the rank files
- * by one pass from the run's start that stops past the window (an_replay):
- * one line of JSON (the window, "over" when more than the cap of calls and
- * messages overlap it: then nothing else is sent, the page stays
- * summarised; the counts, call sites and datatypes of the columns), a
+ * by one pass that stops past the window (an_replay), starting at the last
+ * resume point of the overview's pass before the window (sv->marks; with
+ * &replay=start, for the tests and bench/view_serve_bench: at the run's
+ * start, which gives the same answer slower): one line of JSON (the window,
+ * "over" when more than the cap of calls and messages overlap it: then
+ * nothing else is sent, the page stays summarised; "read", the events the
+ * pass read; the counts, call sites and datatypes of the columns), a
  * newline, then the columns of analysis/viewdata.c deflated (raw), as the
  * page holds them. */
 static void answer_data(int fd, struct an_run *run, const struct view_served *sv, const char *q)
@@ -133,6 +136,9 @@ static void answer_data(int fd, struct an_run *run, const struct view_served *sv
     if (query_get(q, "from", b, sizeof b) != 1 || parse_i64(b, &from) != 0) goto bad;
     if (query_get(q, "to", b, sizeof b) != 1 || parse_i64(b, &to) != 0) goto bad;
     if (from > to) goto bad;
+    int r = query_get(q, "replay", b, sizeof b);
+    if (r < 0 || (r == 1 && strcmp(b, "start") != 0)) goto bad;
+    const struct an_marks *marks = r == 1 ? NULL : sv->marks;
     struct timeval t0, t1;
     gettimeofday(&t0, NULL);
     struct an_view *v = an_view_new(run);
@@ -142,7 +148,9 @@ static void answer_data(int fd, struct an_run *run, const struct view_served *sv
     /* a message or collective overlapping the window is complete at most
      * `reach` after it; 1 ms more for the stream's order */
     int64_t until = an_wadd(an_wadd(sv->origin, to), an_wadd(sv->reach, 1000000));
-    if (an_replay(run, &vs, until, an_view_over(v)) != 0 || an_view_finish(v, sym_stack) != 0) {
+    uint64_t nread = 0;
+    if (an_replay(run, marks, &vs, an_wadd(sv->origin, from), until, an_view_over(v), &nread) != 0 ||
+        an_view_finish(v, sym_stack) != 0) {
         an_view_free(v);
         goto oom;
     }
@@ -163,8 +171,9 @@ static void answer_data(int fd, struct an_run *run, const struct view_served *sv
         an_view_free(v);
         goto oom;
     }
-    fprintf(o, "{\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"over\":%s,\"cap\":%" PRIu64 ",\"ms\":%.1f", from, to,
-            over ? "true" : "false", sv->cap, (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3);
+    fprintf(o, "{\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"over\":%s,\"cap\":%" PRIu64 ",\"ms\":%.1f,\"read\":%" PRIu64,
+            from, to, over ? "true" : "false", sv->cap, (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_usec - t0.tv_usec) / 1e3,
+            nread);
     if (!over) {
         fprintf(o, ",\"calls\":%" PRIu64 ",\"messages\":%" PRIu64 ",\"colls\":%" PRIu64 ",\"packed\":%zu,",
                 c->shown_calls, c->shown_messages, c->shown_colls, plen);
@@ -291,7 +300,10 @@ int view_serve(const char *dir, const char *page, size_t plen, struct an_run *ru
     signal(SIGPIPE, SIG_IGN);
     printf("http://127.0.0.1:%d/%s/\n", ntohs(sa.sin_port), token);
     fflush(stdout);
-    fprintf(stderr, "mpilens view: serving %s on 127.0.0.1 only; open the URL above; Ctrl+C stops\n", dir);
+    size_t mb = 0;
+    unsigned nm = an_marks_count(sv->marks, &mb);
+    fprintf(stderr, "mpilens view: serving %s on 127.0.0.1 only (windows start from %u resume points, %.1f MiB); "
+            "open the URL above; Ctrl+C stops\n", dir, nm, mb / 1048576.0);
     while (!stop_now) {
         struct pollfd p = {ls, POLLIN, 0};
         int pr = poll(&p, 1, -1);

@@ -14,8 +14,69 @@
 # message clicked there shows its file:line.  SIGINT stops the server with
 # exit status 0.  --max-size 0.01 on the same run stops `mpilens view` with
 # a one-line error naming --serve, exit status 2, and writes no file.
-# timeout: 240
+# Windows start at resume points of the overview's pass: served with one
+# every 3 events (MPILENS_VIEW_MARK_EVERY), 80 windows of view_phases and
+# of rep_cancel.c (wildcard, persistent and cancelled requests in flight at
+# the marks), across the run and inside its traffic, answer byte for byte
+# what a pass from the run's start answers (&replay=start), and those in
+# view_phases from its second phase on read fewer events.
+# timeout: 300
 source "$ROOT/tests/browser/lib.sh"
+
+# same_as_start IMPL RUN NAME LATE: the run served with a resume point every
+# 3 events; windows across it (16 of an eighth of its span, 16 of a 64th)
+# and where state is in flight (48 that start in the middle of a message or
+# just after a call ended, from `mpilens export`, 2 ms wide), each asked as
+# the page asks and with &replay=start: the same answer (its first line but
+# the time taken and the events read, and the columns after it), never
+# more events read; every window that starts at LATE ns or later (a time
+# every call before it has ended by; 0: none) read fewer events.
+same_as_start() {
+    local impl=$1 run=$2 name=$3 late=$4 o=$TEST_TMP/$impl-$3 pid v
+    "$MPILENS" export -q "$run" -o "$o.export.json" || { soft_fail "$impl: $name: export failed"; return; }
+    MPILENS_VIEW_MARK_EVERY=3 "$MPILENS" view --serve -q "$run" >"$o.url" 2>"$o.err" &
+    pid=$!
+    for _ in $(seq 600); do [ -s "$o.url" ] || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
+    v=$(python3 - "$(head -1 "$o.url")" "$late" "$o.export.json" <<'PY'
+import json, re, sys, urllib.request
+url, late = sys.argv[1], int(sys.argv[2])
+ev = json.load(open(sys.argv[3]))
+ev = ev["traceEvents"] if isinstance(ev, dict) else ev
+get = lambda u: urllib.request.urlopen(u, timeout=60).read()
+span = int(re.search(rb'"last_ns":(\d+)', get(url)).group(1))
+wins = [((span - w) * k // 15, w) for w in (span // 8, span // 64) for k in range(16)]
+s = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "s"}
+f = {e["id"]: e["ts"] * 1000 for e in ev if e.get("ph") == "f"}
+inside = sorted({int((s[k] + f[k]) / 2) for k in s if k in f} |
+                {int((e["ts"] + e["dur"]) * 1000) + 1 for e in ev if e.get("ph") == "X" and e.get("dur")})
+inside = [a for a in inside if 0 <= a < span]
+wins += [(inside[i * len(inside) // 48], 2000000) for i in range(min(48, len(inside)))]
+bad, msgs, calls, fewer = [], 0, 0, 0
+for a, width in wins:
+    q = "%sdata?from=%d&to=%d" % (url, a, a + width)
+    got, ref = get(q), get(q + "&replay=start")
+    hg, bg = got.split(b"\n", 1)
+    hr, br = ref.split(b"\n", 1)
+    hg, hr = json.loads(hg), json.loads(hr)
+    rg, rr = hg.pop("read"), hr.pop("read")
+    hg.pop("ms"), hr.pop("ms")
+    if hg != hr or bg != br:
+        short = lambda h, b: "%s calls %s messages %s colls, %d bytes" % (h.get("calls"), h.get("messages"), h.get("colls"), len(b))
+        bad.append("[%d, %d]: %s from the marks, %s from the start" % (a, a + width, short(hg, bg), short(hr, br)))
+    if rg > rr: bad.append("[%d, %d]: read %d events from a mark, %d from the start" % (a, a + width, rg, rr))
+    if late and a >= late and rg >= rr:
+        bad.append("[%d, %d] (late): read %d events from the marks, %d from the start" % (a, a + width, rg, rr))
+    fewer += rg < rr
+    msgs += hr.get("messages", 0)
+    calls += hr.get("calls", 0)
+if not msgs or not fewer: bad.append("nothing compared: %d messages in the windows, %d read fewer events" % (msgs, fewer))
+print("; ".join(bad[:3]) if bad else "ok %d windows, %d calls %d messages compared, %d read fewer events" % (len(wins), calls, msgs, fewer))
+PY
+)
+    kill -INT $pid
+    wait $pid
+    case $v in ok*) note "$impl $name: $v" ;; *) soft_fail "$impl: $name: windows from the resume points: ${v:-no answer $(head -c 300 "$o.err")}" ;; esac
+}
 need_mpilens
 need_browser
 command -v curl >/dev/null || { note "SKIP: curl missing"; exit 0; }
@@ -55,7 +116,8 @@ PY
     set -- $W
     cap=$1 wa=$2 wb=$3
     # the server, its URL read from its first line
-    "$MPILENS" view --serve -q --window-cap "$cap" "$d/run" >"$d/url" 2>"$d/serve.err" &
+    # (resume points every 3 events: the zoomed window starts at one)
+    MPILENS_VIEW_MARK_EVERY=3 "$MPILENS" view --serve -q --window-cap "$cap" "$d/run" >"$d/url" 2>"$d/serve.err" &
     spid=$!
     for _ in $(seq 600); do [ -s "$d/url" ] || ! kill -0 $spid 2>/dev/null && break; sleep 0.1; done
     url=$(head -1 "$d/url")
@@ -131,5 +193,12 @@ PY
     wait $spid
     rc=$?
     [ $rc = 0 ] || soft_fail "$impl: SIGINT: exit status $rc, want 0"
+    same_as_start "$impl" "$d/run" view_phases "$wa"
+    if pc=$(prog "$impl" rep_cancel) &&
+        (cd "$d" && mpilens_run "$impl" "$d/cancel" 4 "$pc") >"$d/cancel.out" 2>"$d/cancel.err"; then
+        same_as_start "$impl" "$d/cancel" rep_cancel 0
+    else
+        soft_fail "$impl: rep_cancel failed: $(head -c 300 "$d/cancel.err")"
+    fi
     note "$impl: $url; cap $cap; [$wa, $wb] ns: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["zoom"]["drawn"]["lines"], "lines of", d["stats"]["messages"], "messages; data requests", d["data_requests"])' "$d/check.json" 2>/dev/null)"
 done
