@@ -1395,6 +1395,42 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     return 1;
 }
 
+/* Phase B of a call that depends on nobody (no receive, no synchronous
+ * send, no blocking collective: most calls): what phase_b does for it,
+ * without the rest. */
+static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    int64_t go = q->t0 > r->last ? q->t0 : r->last;
+    if (go > q->t1) go = q->t1;
+    int64_t u = clip(r, go, q->t1);
+    if (u > 0) {
+        add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
+        add(cp, ri, AN_CP_COMM, q->name, u, go);
+        r->useful_comm = an_sadd(r->useful_comm, u);
+    }
+    if (q->comp_extra > 0) {
+        int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
+        uint32_t reg = region_of(cp, ri, q->site, q->site);
+        add(cp, ri, AN_CP_RUNTIME, reg, ce, q->t1);
+        add(cp, ri, AN_CP_COMP, reg, ce, q->t1);
+        r->useful_comp = an_sadd(r->useful_comp, ce);
+    }
+    int64_t end = an_wadd(q->t1, q->comp_extra);
+    if (end > r->last) r->last = end;
+    r->last_site = q->site;
+    struct cmsg *ob = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
+    if (ob) {
+        map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
+        msg_done(cp, ob);
+    }
+}
+
+static inline int is_local(const struct qev *q)
+{
+    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV));
+}
+
 /* Replay what rank ri can; other ranks waiting for it are tried after. */
 static void drain(struct an_cp *cp, int ri, int force);
 
@@ -1408,7 +1444,8 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
             *progressed = 1;
         }
         r->ready = 0;
-        if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
+        if (is_local(q)) phase_b_local(cp, ri, q);
+        else if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
         *progressed = 1;
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
         r->qn--;
@@ -1618,7 +1655,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);
-        phase_b(cp, ri, q, 0);
+        phase_b_local(cp, ri, q);
         drain_others(cp, ri, 0);
         return;
     }
