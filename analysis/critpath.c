@@ -201,6 +201,34 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
     }
 }
 
+/* Stores p under the key and returns what the key held before (NULL: it
+ * was free), in one probe; *err set on a failed allocation. */
+static void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
+{
+    if ((m->used + 1) * 2 >= m->cap && map_grow(m)) {
+        *err = 1;
+        return map_get(m, a, b);
+    }
+    size_t k = mhash(a, b, m->cap);
+    for (;;) {
+        struct ment *e = &m->t[k];
+        if (!e->p) {
+            e->a = a;
+            e->b = b;
+            e->p = p;
+            m->used++;
+            m->live++;
+            return NULL;
+        }
+        if (e->p != TOMB && e->a == a && e->b == b) {
+            void *old = e->p;
+            e->p = p;
+            return old;
+        }
+        k = (k + 1) & (m->cap - 1);
+    }
+}
+
 /* Insert only when the key is free: 1 when another entry holds it (two
  * calls of one thread with the same start: a coarse clock or a damaged
  * file), 0 inserted, -1 memory. */
@@ -686,11 +714,21 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
 
 /* ---- regions and wait sites ------------------------------------------------------- */
 
-static uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
+static uint32_t region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c);
+
+/* The region id of the computation between call sites a and b of rank ri
+ * (with AN_CP_REGION set): the rank's cache, else the run's map. */
+static inline uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
 {
     struct cp_rank *r = &cp->r[ri];
     unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 26 & (RC_SIZE - 1);
     if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return (r->rc[c].id1 - 1) | AN_CP_REGION;
+    return region_new(cp, ri, a, b, c);
+}
+
+static __attribute__((noinline)) uint32_t region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c)
+{
+    struct cp_rank *r = &cp->r[ri];
     uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
     void *p = map_get(&cp->regions, k1, b);
     if (p) {
@@ -1138,7 +1176,15 @@ static void msg_done(struct an_cp *cp, struct cmsg *m)
     }
 }
 
-/* Phase B; returns 0 when it must wait for an edge value. */
+/* Does a call that would wait go on without what it waits for: the pass
+ * ends (force 1), or stream time is past its limit (force 2: tested only
+ * when the call would wait)? */
+static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
+{
+    return force == 1 || (force == 2 && cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
+}
+
+/* Phase B; returns 0 when it must wait for an edge value.  force: see forced. */
 static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 {
     struct cp_rank *r = &cp->r[ri];
@@ -1161,7 +1207,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             have += m->snap != NULL;
             got++;
         }
-        if ((have < q->nrecv || got < have) && !force) {
+        if ((have < q->nrecv || got < have) && !forced(cp, q, force)) {
             for (struct cmsg *m = in; m; m = m->next)
                 if (!m->snap) wl_add(cp, &cp->r[m->src].wl, ri, m->send_th, m->send_lt0);
             return 0;            /* a message not matched yet: on_message tries again */
@@ -1173,9 +1219,9 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
         out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
-        if (!out && !force && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
+        if (!out && !forced(cp, q, force) && !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK)) return 0;
         if (out && !map_get(&cp->snaps, ckey(out->dst, out->recv_th), out->recv_lt0)) {
-            if (!force) {
+            if (!forced(cp, q, force)) {
                 wl_add(cp, &cp->r[out->dst].wl, ri, out->recv_th, out->recv_lt0);
                 return 0;
             }
@@ -1194,7 +1240,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             else
                 need = ci->arrived < ci->size;
         }
-        if (need && !force) {
+        if (need && !forced(cp, q, force)) {
             wl_add(cp, &ci->wl, ri, 0, INT64_MIN);
             return 0;
         }
@@ -1349,6 +1395,42 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     return 1;
 }
 
+/* Phase B of a call that depends on nobody (no receive, no synchronous
+ * send, no blocking collective: most calls): what phase_b does for it,
+ * without the rest. */
+static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    int64_t go = q->t0 > r->last ? q->t0 : r->last;
+    if (go > q->t1) go = q->t1;
+    int64_t u = clip(r, go, q->t1);
+    if (u > 0) {
+        add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
+        add(cp, ri, AN_CP_COMM, q->name, u, go);
+        r->useful_comm = an_sadd(r->useful_comm, u);
+    }
+    if (q->comp_extra > 0) {
+        int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
+        uint32_t reg = region_of(cp, ri, q->site, q->site);
+        add(cp, ri, AN_CP_RUNTIME, reg, ce, q->t1);
+        add(cp, ri, AN_CP_COMP, reg, ce, q->t1);
+        r->useful_comp = an_sadd(r->useful_comp, ce);
+    }
+    int64_t end = an_wadd(q->t1, q->comp_extra);
+    if (end > r->last) r->last = end;
+    r->last_site = q->site;
+    struct cmsg *ob = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
+    if (ob) {
+        map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
+        msg_done(cp, ob);
+    }
+}
+
+static inline int is_local(const struct qev *q)
+{
+    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV));
+}
+
 /* Replay what rank ri can; other ranks waiting for it are tried after. */
 static void drain(struct an_cp *cp, int ri, int force);
 
@@ -1361,9 +1443,9 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
             phase_a(cp, ri, q);
             *progressed = 1;
         }
-        int f = force || (cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
         r->ready = 0;
-        if (!phase_b(cp, ri, q, f)) return;
+        if (is_local(q)) phase_b_local(cp, ri, q);
+        else if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
         *progressed = 1;
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
         r->qn--;
@@ -1500,16 +1582,29 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     cp->now = e->t0;
     /* the event is written where it will wait in the rank's queue */
     if (r->qn == r->qcap && qgrow(cp, r)) return;
+    if (!r->qn) r->qh = 0;    /* an empty queue starts again at its first slot (stays in cache) */
     struct qev *q = &r->q[(r->qh + r->qn) & (r->qcap - 1)];
-    memset(q, 0, sizeof *q);
+    /* every field set here (no memset: this runs once per event) */
     q->t0 = e->t0;
     q->t1 = e->t1 > e->t0 ? e->t1 : e->t0;
     q->lt0 = ev->start_ns;
     q->thread = ev->thread;
-    q->name = ev->routine < rk->nroutines ? rk->name[ev->routine] : 0;
+    q->comp_extra = 0;
+    q->flags = 0;
+    q->nrecv = q->nsend = 0;
+    q->sbytes = 0;
+    q->bw = q->lat = 0;
+    q->comm = 0;
+    q->cidx = 0;
+    q->phase = 0;
+    q->in_ver = 0;
+    q->in = NULL;
+    q->own = NULL;
     q->site = ev->site;
     q->pos = q->root = -1;
-    int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
+    int known = ev->routine < rk->nroutines;
+    q->name = known ? rk->name[ev->routine] : 0;
+    int role = known ? rk->role[ev->routine] : AN_OTHER;
     if (ev->repeat && ev->repeat_end_ns > ev->end_ns) {
         /* a run of polls: each as long as the first, the rest computation */
         int64_t dur = an_wsub(ev->end_ns, ev->start_ns), span = an_wsub(ev->repeat_end_ns, ev->end_ns);
@@ -1560,7 +1655,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);
-        phase_b(cp, ri, q, 0);
+        phase_b_local(cp, ri, q);
         drain_others(cp, ri, 0);
         return;
     }
@@ -1600,8 +1695,9 @@ static void on_message(void *ctx, const struct an_msg *msg)
     m->sync = msg_sync(cp, m, si, di, msg);
     m->refs = 1;
     if (++cp->r[di].in_ver == 0) cp->r[di].in_ver = 1;
-    m->next = map_get(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0);
-    if (map_put(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0, m)) cp->failed = 1;
+    int err = 0;
+    m->next = map_swap(&cp->inbox, ckey(di, m->recv_th), m->recv_lt0, m, &err);
+    if (err) cp->failed = 1;
     if (m->sync) {            /* the sender's phase B takes the receiver's post */
         int e = map_add(&cp->outbox, ckey(si, m->send_th), m->send_lt0, m);
         if (e < 0) cp->failed = 1;
