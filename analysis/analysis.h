@@ -411,22 +411,23 @@ int an_replay(struct an_run *run, const struct an_sink *sink, int64_t until, con
 void an_result_free(struct an_result *res);
 
 /* A sliced run (an_run_open_slice), collective: every process reads its
- * slice twice, once for the sends to other slices (shipped to the
- * receiver's owner) and once to check every receive against its send.
- * The clocks stay as the headers give them: the serial analysis repairs
- * them only when some receive ends before its send began by a repairable
- * amount, and out->repairable counts those (the sliced repair is not yet
- * written: a caller refuses such a run).  first/last: the run's earliest
- * call start and latest call end, aligned.  0 or -1. */
+ * slice twice, once fed to sink (with the clocks the headers give) while
+ * the sends to other slices are kept, which then go to their receivers'
+ * owners, and once to check every receive against its send.  The serial
+ * analysis repairs the clocks only when some receive ends before its send
+ * began by a repairable amount: out->repairable counts those, and while it
+ * is 0 what sink got is what the serial analysis gives (the sliced repair
+ * is not yet written: a caller refuses the run otherwise).  first/last:
+ * the run's earliest call start and latest call end, aligned.  0 or -1. */
 struct an_slice_clocks {
     uint64_t repairable;
     int64_t first, last;
     uint64_t sends_out;           /* sends shipped to another slice, all processes */
 };
-int an_slice_check(struct an_run *run, int progress, struct an_slice_clocks *out);
-/* One pass over this process's slice fed to sink (after an_slice_check),
- * sends to other slices left to their receivers' owners.  0 or -1. */
-int an_slice_replay(struct an_run *run, const struct an_sink *sink, int progress);
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out);
+/* The run's earliest call start (aligned, by the headers' clocks), from
+ * the first call of each slice (collective). */
+int64_t an_slice_first(struct an_run *run);
 
 /* ---- profile (profile.c) ------------------------------------------------ */
 

@@ -408,7 +408,20 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
     return 0;
 }
 
-int an_slice_check(struct an_run *run, int progress, struct an_slice_clocks *out)
+int64_t an_slice_first(struct an_run *run)
+{
+    struct an_xch *x = run->slice->x;
+    struct an_stream *s = an_stream_new(run);
+    const struct an_event *e = s ? an_stream_next(s) : NULL;
+    int64_t v[2] = {e ? e->t0 : INT64_MAX, !s};
+    an_stream_free(s);
+    x->reduce_i64(x, v, 1, AN_XCH_MIN);
+    x->reduce_i64(x, v + 1, 1, AN_XCH_MAX);
+    if (v[1]) x->fail(x, "mpilens: out of memory reading the slice");
+    return v[0];
+}
+
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -419,7 +432,7 @@ int an_slice_check(struct an_run *run, int progress, struct an_slice_clocks *out
     if (!o.rec || !o.n || !o.cap || !outlen || !inlen) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
-    int rc = slice_pass(run, NULL, NULL, 0, &o, progress, "reading (sends)", &st, &first, &last);
+    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last);
     int64_t bad = rc != 0 || o.oom;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
@@ -432,8 +445,11 @@ int an_slice_check(struct an_run *run, int progress, struct an_slice_clocks *out
         out->sends_out += o.n[p] * (p != x->rank);
     }
     /* the records of each sender come in its order: every channel's sends in posting order */
-    rc = slice_pass(run, NULL, in, inlen_total / sizeof(struct an_send_rec), NULL, progress, "reading (checking)", &st,
+    int64_t first1 = first, last1 = last;
+    rc = slice_pass(run, NULL, in, inlen_total / sizeof(struct an_send_rec), NULL, progress, "checking clocks", &st,
                     &first, &last);
+    first = first1;
+    last = last1;
     free(in);
     bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
@@ -452,11 +468,4 @@ int an_slice_check(struct an_run *run, int progress, struct an_slice_clocks *out
     free(outlen);
     free(inlen);
     return 0;
-}
-
-int an_slice_replay(struct an_run *run, const struct an_sink *sink, int progress)
-{
-    struct an_match_stats st;
-    int64_t first, last;
-    return slice_pass(run, sink, NULL, 0, NULL, progress, "writing", &st, &first, &last);
 }

@@ -31,6 +31,7 @@
  * for an inter-communicator the group is both groups together, so a peer
  * rank there is relative to the remote group (OTF2's InterComm is not used).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -491,6 +492,25 @@ static int archive_check(const char *out, char *dir, size_t dn, char *name, size
     return 0;
 }
 
+/* The archive dir/name that this export made (it did not exist): gone. */
+static void archive_remove(const char *dir, const char *name)
+{
+    char path[5200], f[5500];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+        unlink(f);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+    snprintf(f, sizeof f, "%s/%s.otf2", dir, name);
+    unlink(f);
+    snprintf(f, sizeof f, "%s/%s.def", dir, name);
+    unlink(f);
+}
+
 /* A sliced run (docs/PARALLEL.md): every process writes the locations of
  * its own ranks, process 0 the global definitions from what the others
  * tell it (each location's events, the unfinished calls). */
@@ -507,18 +527,8 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
         if (me == 0) fprintf(stderr, "mpilens export: this engine was built without OTF2's MPI collectives\n");
         return -1;
     }
-    struct an_slice_clocks ck;
-    memset(&ck, 0, sizeof ck);
-    an_slice_check(run, progress && me == 0, &ck);
-    if (ck.repairable) {
-        if (me == 0)
-            fprintf(stderr, "mpilens export: not yet: %llu message%s of this run end%s before %s send began, "
-                            "and repairing clocks across the processes of a parallel export is not yet written; "
-                            "export it as one process (mpilens export without mpirun)\n",
-                    (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s",
-                    ck.repairable == 1 ? "s" : "", ck.repairable == 1 ? "its" : "their");
-        return -1;
-    }
+    /* the times are relative to the run's first call, over all slices */
+    int64_t origin = an_slice_first(run);
     struct ox x;
     memset(&x, 0, sizeof x);
     x.run = run;
@@ -536,11 +546,14 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     OTF2_Archive_SetCreator(x.ar, "mpilens export");
     OTF2_Archive_OpenEvtFiles(x.ar);
     for (unsigned i = 0; i < run->n; i++) loc_get(&x, i, 0);
-    /* the times are relative to the run's first call, over all slices */
-    x.origin = ck.first;
+    x.origin = origin;
     x.have_origin = 1;
+    /* written while the sends to other slices are collected, then checked
+     * (docs/PARALLEL.md): the archive stands only if no clock needs repair */
     struct an_sink sink = {&x, ox_event, NULL, NULL};
-    int64_t rc = an_slice_replay(run, &sink, progress && me == 0) != 0;
+    struct an_slice_clocks ck;
+    memset(&ck, 0, sizeof ck);
+    int64_t rc = an_slice_check(run, &sink, progress && me == 0, &ck) != 0;
     x.last = ck.last;
     for (unsigned i = 0; i < run->n; i++)
         for (unsigned t = 0; t < x.nlocs[i]; t++)
@@ -574,7 +587,7 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     xc->reduce_i64(xc, v + 5, 1, AN_XCH_MAX);
     x.unfinished = (uint64_t)v[0];
     rc = v[5];
-    if (me == 0) {
+    if (me == 0 && !ck.repairable) {
         size_t total = 0;
         for (int p = 0; p < xc->size; p++) total += lens[p];
         x.gnt = calloc((size_t)run->size + 1, sizeof *x.gnt);
@@ -604,11 +617,19 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     free(lens);
     free(mine);
     OTF2_ErrorCode ec = OTF2_Archive_Close(x.ar);
-    int64_t failed = ec != OTF2_SUCCESS || rc;
+    int64_t failed = ec != OTF2_SUCCESS || rc || ck.repairable;
     xc->reduce_i64(xc, &failed, 1, AN_XCH_MAX);
     if (ec != OTF2_SUCCESS)
         fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s (analysis process %d)\n",
                 OTF2_Error_GetDescription(ec), me);
+    if (ck.repairable && me == 0) {
+        archive_remove(dir, name);
+        fprintf(stderr, "mpilens export: not yet: by the measured clock offsets, %llu message%s of this run "
+                        "end%s before %s send began, and repairing clocks across the processes of a parallel export is not yet written; export "
+                        "it as one process (mpilens export without mpirun); nothing was written\n",
+                (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s", ck.repairable == 1 ? "s" : "",
+                ck.repairable == 1 ? "its" : "their");
+    }
     if (!failed && progress && me == 0)
         fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
                         " receives, %" PRIu64 " collective calls%s (%d processes)\n",

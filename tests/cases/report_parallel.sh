@@ -8,6 +8,11 @@
 # ranks), dl_exited on 2 ranks (a rank gone without MPI_Finalize, one stuck
 # in MPI_Recv: a crashed, deadlocked run), the first with a rank file
 # missing and the second with one cut (named once, in the report).
+# `export --format=otf2` under mpirun is split: each process reads only its
+# block of rank files (MPILENS_SLICE_LOG) and the archive reads the same as
+# the serial one (otf2-print -A, -G and the events) for those directories
+# and a threaded run, P = 2, 3, 4, both engines; a run whose clocks need
+# repair is refused with one "not yet" line and no archive.
 # The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
 # mpilens-mpi-<impl> next to mpilens, a one-line error.
@@ -169,6 +174,12 @@ for e in $engines; do
     rc=$?
     [ $rc != 124 ] || soft_fail "$e: a dead analysis process left the job hanging"
     [ $rc != 0 ] || soft_fail "$e: a dead analysis process, yet the job exited 0"
+    # the same for the sliced export, whose processes wait for each other
+    timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" export -q --format=otf2 -o "$2" "$1"' \
+        "$MPILENS" "$first" "$d/die-o2-$e/t" >"$d/die-o2-$e.txt" 2>"$d/die-o2-$e.err"
+    rc=$?
+    [ $rc != 124 ] || soft_fail "$e: a dead process of the sliced export left the job hanging"
+    [ $rc != 0 ] || soft_fail "$e: a dead process of the sliced export, yet the job exited 0"
 done
 
 # no engine next to mpilens: a one-line error, exit 1
