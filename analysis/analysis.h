@@ -7,7 +7,8 @@
  *
  *   input.c    open a run directory; check every file (cut, corrupt, other
  *              version, other job, missing ranks); routine roles; the
- *              communicators of all ranks under one global numbering
+ *              communicators of all ranks under one global numbering; or
+ *              one process's slice of it (parallel analysis)
  *   align.c    each rank's clock onto rank 0's: linear between the offsets
  *              measured at MPI_Init and MPI_Finalize, then repaired so no
  *              receive ends before its send began

@@ -7,6 +7,11 @@
  * never completed MPI_Init, a duplicate rank; ranks of the job with no file
  * at all are named too.  Nothing here trusts a field of a file without a
  * bound check.
+ *
+ * A process of a parallel analysis opens only its block of the files
+ * (an_run_open_slice); what the others' files contribute to the run's
+ * numbering and problems comes through the exchange, and the result is
+ * numbered and worded as an_run_open would.
  */
 #include "analysis.h"
 #include "exchange.h"

@@ -11,6 +11,10 @@
  * what the ranks do within the slack.
  *
  * Memory: one current event per rank plus a heap of ranks.
+ *
+ * A sliced run (an_run_open_slice) streams only its own ranks; its passes
+ * (an_slice_check) ship the sends that cross to other slices to their
+ * receivers' owners and check the receives against them there.
  */
 #include "analysis.h"
 #include "exchange.h"
