@@ -624,7 +624,13 @@ static const char *get_str(struct rd *r)
 /* What the owner of a rank file tells the others about it: the problems
  * an_run_open would name while opening it, then (if it opened) its job,
  * rank, host, routine names, usable communicators and clock complaint. */
-static void describe_file(struct buf *b, const char *path, struct mlr_file **out)
+#define SAME_NAMES 0x80000000u     /* the routine names of the block's previous file */
+
+/* A usable communicator definition goes as 1 (key, flags, size, members),
+ * or as 2 (the same without members) when the block sent its key whole
+ * already: a communicator of many ranks is defined in each of their files. */
+static void describe_file(struct buf *b, const char *path, struct mlr_file **out, struct buf *last,
+                          struct buf *keys)
 {
     struct an_run scratch;
     memset(&scratch, 0, sizeof scratch);
@@ -642,23 +648,46 @@ static void describe_file(struct buf *b, const char *path, struct mlr_file **out
     put(b, h->mpi_impl, sizeof h->mpi_impl);
     put_str(b, mlr_host(f));
     unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
-    put_u32(b, nr);
-    for (unsigned k = 0; k < nr; k++) put_str(b, mlr_routine_name(f, (uint16_t)k));
+    /* the files of one job mostly share their routine table: sent once a block */
+    struct buf names = {0};
+    for (unsigned k = 0; k < nr; k++) put_str(&names, mlr_routine_name(f, (uint16_t)k));
+    if (last->p && last->n == names.n && memcmp(last->p, names.p, names.n) == 0) {
+        put_u32(b, nr | SAME_NAMES);
+        free(names.p);
+    } else {
+        put_u32(b, nr);
+        put(b, names.p, names.n);
+        free(last->p);
+        *last = names;
+    }
+    b->oom |= names.oom;
     unsigned n = mlr_ncomms(f);
     if (n > ML_COMM_NONE) n = ML_COMM_NONE;
     put_u32(b, n);
     for (unsigned i = 0; i < n; i++) {
         const struct mlr_comm *c = mlr_comm(f, (uint16_t)i);
         int ok = comm_usable(c, h->size);   /* an accepted file's size is the run's */
-        put_u32(b, (uint32_t)ok);
-        if (!ok) continue;
+        if (!ok) {
+            put_u32(b, 0);
+            continue;
+        }
         int world = !!(c->flags & 2), inter = !!(c->flags & 1);
         uint32_t size = world ? (uint32_t)h->size : c->size + (inter ? c->remote_size : 0);
-        put_u64(b, comm_key(c, h->size));
+        uint64_t key = comm_key(c, h->size);
+        int sent = 0;
+        /* (an inter-communicator's members start with the file's own group: always whole) */
+        for (size_t k = 0; !world && !inter && k < keys->n / sizeof key && !sent; k++)
+            sent = memcmp(keys->p + k * sizeof key, &key, sizeof key) == 0;
+        put_u32(b, sent ? 2 : 1);
+        put_u64(b, key);
         put_u32(b, (uint32_t)(world | inter << 1));
         put_u32(b, size);
-        if (!world) put(b, c->members, (size_t)size * sizeof *c->members);
+        if (!world && !sent) {
+            put(b, c->members, (size_t)size * sizeof *c->members);
+            if (!inter) put(keys, &key, sizeof key);
+        }
     }
+    b->oom |= keys->oom;
     struct an_clock clk;
     memset(&clk, 0, sizeof clk);
     const char *why = an_clock_init(&clk, h);
@@ -683,14 +712,16 @@ struct fent {                   /* one rank file as its owner described it */
 static void skip_comms(struct rd *r, uint32_t n)
 {
     for (uint32_t i = 0; i < n && !r->bad; i++) {
-        if (!get_u32(r)) continue;
+        uint32_t how = get_u32(r);
+        if (!how) continue;
         get_u64(r);
         uint32_t fl = get_u32(r), size = get_u32(r);
-        if (!(fl & 1)) get(r, (size_t)size * sizeof(int32_t));
+        if (how == 1 && !(fl & 1)) get(r, (size_t)size * sizeof(int32_t));
     }
 }
 
-static void read_file(struct rd *r, struct fent *e)
+/* prev: the last file read that had names (its list, for SAME_NAMES) */
+static void read_file(struct rd *r, struct fent *e, const struct fent *prev)
 {
     memset(e, 0, sizeof *e);
     e->plen = get_u32(r);
@@ -706,13 +737,58 @@ static void read_file(struct rd *r, struct fent *e)
         if (*c < 32 || *c > 126) *c = '?';
     e->host = get_str(r);
     e->nr = get_u32(r);
-    e->names = r->p;
-    for (uint32_t k = 0; k < e->nr; k++) get_str(r);
+    if (e->nr & SAME_NAMES) {
+        e->nr &= ~SAME_NAMES;
+        if (!prev || prev->nr != e->nr) r->bad = 1;
+        e->names = prev ? prev->names : r->p;
+    } else {
+        e->names = r->p;
+        for (uint32_t k = 0; k < e->nr; k++) get_str(r);
+    }
     e->ncomms = get_u32(r);
     e->comms = r->p;
     skip_comms(r, e->ncomms);
     e->clock_why = get_str(r);
     if (e->rank < 0 || e->rank >= e->job.size) r->bad = 1;
+}
+
+/* Communicator members by key (open addressing; mem NULL: free slot). */
+struct members {
+    uint64_t *key;
+    const int32_t **mem;
+    size_t cap, n;
+};
+
+static const int32_t *members_of(const struct members *t, uint64_t key)
+{
+    for (size_t i = t->cap ? key & (t->cap - 1) : 0; t->cap && t->mem[i]; i = (i + 1) & (t->cap - 1))
+        if (t->key[i] == key) return t->mem[i];
+    return NULL;
+}
+
+static int members_put(struct members *t, uint64_t key, const int32_t *mem)
+{
+    if (!mem || members_of(t, key)) return 0;
+    if ((t->n + 1) * 2 > t->cap) {
+        struct members g = {calloc(t->cap ? t->cap * 2 : 64, sizeof *g.key),
+                            calloc(t->cap ? t->cap * 2 : 64, sizeof *g.mem), t->cap ? t->cap * 2 : 64, 0};
+        if (!g.key || !g.mem) {
+            free(g.key);
+            free(g.mem);
+            return -1;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->mem[i]) members_put(&g, t->key[i], t->mem[i]);
+        free(t->key);
+        free(t->mem);
+        *t = g;
+    }
+    size_t i = key & (t->cap - 1);
+    while (t->mem[i]) i = (i + 1) & (t->cap - 1);
+    t->key[i] = key;
+    t->mem[i] = mem;
+    t->n++;
+    return 0;
 }
 
 int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
@@ -751,7 +827,10 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
     struct fent *fe = calloc(d.n, sizeof *fe);
     struct buf b = {0};
     if (!fs || !fe) x->fail(x, "mpilens: out of memory");
-    for (int i = flo; i < fhi; i++) describe_file(&b, d.files[i], &fs[i - flo]);
+    struct buf last = {0}, keys = {0};
+    for (int i = flo; i < fhi; i++) describe_file(&b, d.files[i], &fs[i - flo], &last, &keys);
+    free(last.p);
+    free(keys.p);
     if (b.oom) x->fail(x, "mpilens: out of memory");
     size_t *lens = malloc((size_t)P * sizeof *lens);
     void *all = NULL;
@@ -761,7 +840,10 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
     free(lens);
     free(b.p);
     struct rd r = {all, (const char *)all + total, 0};
-    for (unsigned i = 0; i < d.n; i++) read_file(&r, &fe[i]);
+    for (unsigned i = 0, prev = UINT32_MAX; i < d.n; i++) {
+        read_file(&r, &fe[i], prev == UINT32_MAX ? NULL : &fe[prev]);
+        if (fe[i].ok) prev = i;
+    }
     if (r.bad) x->fail(x, "mpilens: the processes of the analysis disagree on the rank files (bad exchange)");
 
     struct an_slice *sl = calloc(1, sizeof *sl);
@@ -830,17 +912,36 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
             struct rd n = {e->names, (const char *)all + total, 0};
             for (uint32_t k = 0; k < e->nr; k++) intern(run, get_str(&n));
         }
+        /* members sent once a block: by key, from the first file that sent them */
+        struct members mt = {0};
+        for (unsigned i = 0; i < d.n; i++) {
+            struct rd c = {fe[i].comms, (const char *)all + total, 0};
+            for (uint32_t k = 0; fe[i].ok && k < fe[i].ncomms; k++) {
+                uint32_t how = get_u32(&c);
+                if (!how) continue;
+                uint64_t key = get_u64(&c);
+                uint32_t fl = get_u32(&c), size = get_u32(&c);
+                if (how == 1 && !(fl & 1) && members_put(&mt, key, (const int32_t *)get(&c, (size_t)size * 4)))
+                    x->fail(x, "mpilens: out of memory");
+            }
+        }
         for (unsigned q = 0; q < ns; q++) {
             const struct fent *e = &fe[gfile[sorted[q]]];
             struct rd c = {e->comms, (const char *)all + total, 0};
             for (uint32_t i = 0; i < e->ncomms; i++) {
-                if (!get_u32(&c)) continue;
+                uint32_t how = get_u32(&c);
+                if (!how) continue;
                 uint64_t key = get_u64(&c);
                 uint32_t fl = get_u32(&c), size = get_u32(&c);
-                const int32_t *mem = (fl & 1) ? NULL : (const int32_t *)get(&c, (size_t)size * sizeof(int32_t));
+                const int32_t *mem = NULL;
+                if (!(fl & 1) && how == 1) mem = (const int32_t *)get(&c, (size_t)size * sizeof(int32_t));
+                else if (!(fl & 1) && !(mem = members_of(&mt, key)))
+                    x->fail(x, "mpilens: the processes of the analysis disagree on a communicator (bad exchange)");
                 comm_add(run, key, fl & 1, !!(fl & 2), size, mem, e->rank);
             }
         }
+        free(mt.key);
+        free(mt.mem);
         for (int p = 0; p < P; p++) {
             int lo, hi;
             an_xch_slice((int)d.n, P, p, &lo, &hi);
