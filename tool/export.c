@@ -360,7 +360,10 @@ static void help(FILE *out)
             "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the arrows\n"
             "                    between them\n"
                         "  -q, --quiet       no progress, summary or 'wrote' line\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n\n"
+            "Under mpirun -n P (a large run), otf2 is written in parallel: each process\n"
+            "reads its share of the rank files and writes their locations, and the\n"
+            "archive is the serial one's.\n");
 }
 
 /* getopt found an option it does not know, or one without its value. */
