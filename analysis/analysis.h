@@ -7,7 +7,8 @@
  *
  *   input.c    open a run directory; check every file (cut, corrupt, other
  *              version, other job, missing ranks); routine roles; the
- *              communicators of all ranks under one global numbering
+ *              communicators of all ranks under one global numbering; or
+ *              one process's slice of it (parallel analysis)
  *   align.c    each rank's clock onto rank 0's: linear between the offsets
  *              measured at MPI_Init and MPI_Finalize, then repaired so no
  *              receive ends before its send began
@@ -158,12 +159,31 @@ struct an_run {
     char *problems;           /* NUL-separated lines: file and what is wrong */
     size_t problems_len;
     unsigned nproblems;
+    struct an_slice *slice;   /* opened as a slice (an_run_open_slice), else NULL */
+};
+
+/* A run opened by one process of a parallel analysis (docs/PARALLEL.md):
+ * an_run.ranks holds only the ranks of its own files; names, communicators,
+ * size and problems are the whole run's, numbered as an_run_open numbers
+ * them. */
+struct an_slice {
+    struct an_xch *x;
+    int *owner;               /* world rank -> process that reads its file, -1 no file */
+    const char **host;        /* world rank -> host of its file, NULL no file */
+    void *blob;               /* what the processes told each other (host, members point into it) */
 };
 
 /* Opens every readable rank file of dir (or the single rank file dir).
  * Returns 0, or a negative MLR_* error when nothing at all is readable; in
  * both cases run->problems says what was wrong with which file. */
 int an_run_open(const char *dir, struct an_run *run);
+/* The same as process x->rank of x->size (collective): the rank files are
+ * split into contiguous blocks by their order in dir (an_xch_slice) and
+ * this process opens only its block; what the run's numbering needs of the
+ * others (job, rank, routine names, communicators, host, problems) is
+ * exchanged.  Every process returns the same value. */
+struct an_xch;
+int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run);
 void an_run_close(struct an_run *run);
 /* Iterate problems: for (p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) */
 const char *an_run_problem(const struct an_run *run, const char *prev);
@@ -322,6 +342,7 @@ struct an_match_stats {
     int64_t repair_max;               /* largest single repair (ns) */
     uint64_t repair_late;             /* repairs that moved a send already checked: another pass needed */
     uint64_t repair_skipped;          /* violations too large to be a clock error: not repaired */
+    uint64_t repairable;              /* violations small enough to be repaired (repair on or not) */
 };
 
 struct an_match;
@@ -345,6 +366,27 @@ void an_match_set_repair(struct an_match *m, int on);
 struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *sink, size_t *bytes);
 /* About how many bytes an_match_clone of m would take now. */
 size_t an_match_bytes(const struct an_match *m);
+/* A send to a rank of another slice (docs/PARALLEL.md), as its sender's
+ * owner ships it to the receiver's owner. */
+struct an_send_rec {
+    uint32_t comm;
+    int32_t src, dst, tag;
+    uint32_t bytes;
+    int64_t at;               /* aligned start, by the sender's clock */
+    struct an_end send;
+    uint64_t id;              /* request activation of a nonblocking send, else 0 */
+    int cancel;               /* to the outbox: send `id` of src was cancelled, take it back */
+};
+/* Sends to ranks without a slot in this run (another slice's) go to out
+ * instead of a channel, and so do their successful cancels (cancel set):
+ * a cancelled send never reaches a receive (the serial matcher pairs it
+ * only when the receive came first in the stream, an order the slices do
+ * not share). */
+void an_match_set_outbox(struct an_match *m, void (*out)(void *ctx, const struct an_send_rec *s), void *ctx);
+/* A send of another slice, posted in its channel after the earlier ones
+ * of its sender (feed them in the sender's order).  Its receive is checked
+ * for causality (counted in repaired/repairable), never repaired. */
+void an_match_remote_send(struct an_match *m, const struct an_send_rec *s);
 void an_match_free(struct an_match *m);
 
 /* ---- passes ------------------------------------------------------------- */
@@ -400,6 +442,25 @@ int an_analyse_marked(struct an_run *run, const struct an_sink *first, const str
 int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
               int64_t until, const int *stop, uint64_t *read);
 void an_result_free(struct an_result *res);
+
+/* A sliced run (an_run_open_slice), collective: every process reads its
+ * slice twice, once fed to sink (with the clocks the headers give) while
+ * the sends to other slices are kept, which then go to their receivers'
+ * owners, and once to check every receive against its send.  The serial
+ * analysis repairs the clocks only when some receive ends before its send
+ * began by a repairable amount: out->repairable counts those, and while it
+ * is 0 what sink got is what the serial analysis gives (the sliced repair
+ * is not yet written: a caller refuses the run otherwise).  first/last:
+ * the run's earliest call start and latest call end, aligned.  0 or -1. */
+struct an_slice_clocks {
+    uint64_t repairable;
+    int64_t first, last;
+    uint64_t sends_out;           /* sends shipped to another slice, all processes */
+};
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out);
+/* The run's earliest call start (aligned, by the headers' clocks), from
+ * the first call of each slice (collective). */
+int64_t an_slice_first(struct an_run *run);
 
 /* ---- profile (profile.c) ------------------------------------------------ */
 

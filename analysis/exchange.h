@@ -28,12 +28,20 @@ struct an_xch {
     int (*gather)(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens);
     /* Process 0's len bytes to every process (len known everywhere). 0 or -1 */
     int (*bcast)(struct an_xch *x, void *buf, size_t len);
+    /* Every process sends out[p] (outlen[p] bytes) to process p and gets
+     * *in (malloc'd: the blocks from process 0, 1, ... in order) with
+     * inlen[size] the length of each. 0 or -1 */
+    int (*alltoall)(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen);
     /* End the whole job: message on stderr, exit status 1 everywhere. */
     void (*fail)(struct an_xch *x, const char *msg);
 };
 
 /* The serial exchange: rank 0 of 1. */
 struct an_xch *an_xch_serial(void);
+
+/* Every process's len bytes at every process: *all (malloc'd, in process
+ * order), lens[size].  A gather and a broadcast.  0 or -1 */
+int an_xch_allgather(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens);
 
 /* Ranks [*lo, *hi) of a run of nranks ranks are the slice of process p of
  * nproc: contiguous blocks, the first nranks % nproc one rank larger. */

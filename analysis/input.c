@@ -7,8 +7,14 @@
  * never completed MPI_Init, a duplicate rank; ranks of the job with no file
  * at all are named too.  Nothing here trusts a field of a file without a
  * bound check.
+ *
+ * A process of a parallel analysis opens only its block of the files
+ * (an_run_open_slice); what the others' files contribute to the run's
+ * numbering and problems comes through the exchange, and the result is
+ * numbered and worded as an_run_open would.
  */
 #include "analysis.h"
+#include "exchange.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -158,9 +164,9 @@ static uint64_t comm_key(const struct mlr_comm *c, int size)
     return mix(c->global_id, members_hash(c->members, c->size));
 }
 
-static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int rank)
+static uint32_t comm_add(struct an_run *run, uint64_t key, int world, int inter, uint32_t size,
+                         const int32_t *members, int rank)
 {
-    uint64_t key = comm_key(c, run->size);
     for (unsigned i = 0; i < run->ncomms; i++)
         if (run->comms[i].key == key) return i;
     if ((run->ncomms & (run->ncomms - 1)) == 0) {
@@ -172,12 +178,29 @@ static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int 
     memset(d, 0, sizeof *d);
     d->id = run->ncomms;
     d->key = key;
-    d->world = !!(c->flags & 2);
-    d->inter = !!(c->flags & 1);
-    d->size = d->world ? (uint32_t)run->size : c->size + (d->inter ? c->remote_size : 0);
-    d->members = d->world ? NULL : c->members;
+    d->world = world;
+    d->inter = inter;
+    d->size = size;
+    d->members = world ? NULL : members;
     d->first_rank = rank;
     return run->ncomms++;
+}
+
+static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int rank)
+{
+    int world = !!(c->flags & 2), inter = !!(c->flags & 1);
+    return comm_add(run, comm_key(c, run->size), world, inter,
+                    world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
+}
+
+/* Whether definition c of a file of a job of `size` ranks can be used. */
+static int comm_usable(const struct mlr_comm *c, int size)
+{
+    if (!c) return 0;
+    if (!(c->flags & 2) && (c->size > (uint32_t)size || c->remote_size > (uint32_t)size || !c->members)) return 0;
+    for (uint32_t k = 0; c->members && k < c->size + c->remote_size; k++)
+        if (c->members[k] < 0 || c->members[k] >= size) return 0;
+    return 1;
 }
 
 /* Communicator definitions are few; registering them all up front gives one
@@ -192,14 +215,7 @@ static void comms_map(struct an_run *run, struct an_rank *r)
     for (unsigned i = 0; i < n; i++) {
         const struct mlr_comm *c = mlr_comm(r->f, (uint16_t)i);
         r->comm[i] = UINT32_MAX;
-        if (!c) continue;
-        if (!(c->flags & 2) && (c->size > (uint32_t)run->size || c->remote_size > (uint32_t)run->size ||
-                                !c->members))
-            continue;
-        int bad = 0;
-        for (uint32_t k = 0; c->members && k < c->size + c->remote_size; k++)
-            if (c->members[k] < 0 || c->members[k] >= run->size) bad = 1;
-        if (bad) continue;
+        if (!comm_usable(c, run->size)) continue;
         r->comm[i] = comm_register(run, c, r->rank);
     }
 }
@@ -340,13 +356,13 @@ static int job_eq(const struct job *a, const struct job *b)
 
 /* The ranks without a file, from the sorted ranks that have one: work by
  * files, not by the world size (a damaged header may claim 2^24 ranks). */
-static void describe_missing(struct an_run *run)
+static void describe_missing(struct an_run *run, const int *ranks, unsigned n)
 {
     int count = 0, next = 0;   /* next: the first rank not yet accounted for */
     char list[512] = "";
     size_t o = 0;
-    for (unsigned i = 0; i <= run->n; i++) {
-        int r = i < run->n ? run->ranks[i].rank : run->size;
+    for (unsigned i = 0; i <= n; i++) {
+        int r = i < n ? ranks[i] : run->size;
         if (r > next) {
             count += r - next;
             if (o + 32 < sizeof list) {
@@ -360,6 +376,54 @@ static void describe_missing(struct an_run *run)
         problem(run, "%s: %d of %d rank%s %s no readable rank file (rank %s); the analysis covers the other "
                      "ranks and their messages to or from these ranks show as unmatched",
                 run->dir, count, run->size, run->size == 1 ? "" : "s", count == 1 ? "has" : "have", list);
+}
+
+/* A rank's routines, communicators and clock; the clock's complaint or NULL. */
+static const char *rank_setup(struct an_run *run, struct an_rank *r)
+{
+    const struct ml_header *h = mlr_header(r->f);
+    int mpich = strncmp(h->mpi_impl, "mpich", 5) == 0;
+    r->any_source = mpich ? -2 : -1;
+    r->proc_null = mpich ? -1 : -2;
+    unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
+    r->nroutines = nr;
+    r->role = calloc(nr ? nr : 1, 1);
+    r->name = calloc(nr ? nr : 1, sizeof *r->name);
+    for (unsigned k = 0; r->role && r->name && k < nr; k++) {
+        r->name[k] = intern(run, mlr_routine_name(r->f, (uint16_t)k));
+        r->role[k] = run->nnames ? run->name_role[r->name[k]] : AN_OTHER;
+    }
+    if (!r->role || !r->name) r->nroutines = 0;
+    comms_map(run, r);
+    return an_clock_init(&r->clock, h);
+}
+
+/* One rank file, or NULL; what is wrong with it goes to the problems. */
+static struct mlr_file *open_one(struct an_run *run, const char *path)
+{
+    struct mlr_file *f = NULL;
+    int e = mlr_open(path, &f);
+    if (e == MLR_EVERSION) {
+        problem(run, "%s: format version %u; this mpilens reads version %d (use the mpilens that "
+                     "recorded it); skipped", path, file_version(path), ML_VERSION);
+        return NULL;
+    }
+    if (e) {
+        problem(run, "%s: %s; skipped", path, mlr_strerror(e));
+        return NULL;
+    }
+    for (const char *w = mlr_warnings(f); w && *w; w += strlen(w) + 1) problem(run, "%s", w);
+    const struct ml_header *h = mlr_header(f);
+    if (h->rank < 0 || h->size <= 0 || h->rank >= h->size || h->size > (1 << 24)) {
+        problem(run, "%s: the process never completed MPI_Init (rank %d of %d); skipped", path, h->rank, h->size);
+        mlr_close(f);
+        return NULL;
+    }
+    if (h->dropped)
+        problem(run, "%s: %llu MPI calls of rank %d were not recorded (the disk was full or stalled), from %.3f s "
+                "after the process started", path, (unsigned long long)h->dropped, h->rank,
+                ((double)mlr_ticks_to_ns(f, h->dropped_since) - (double)h->anchor0_ns) / 1e9);
+    return f;
 }
 
 int an_run_open(const char *dir, struct an_run *run)
@@ -400,29 +464,8 @@ int an_run_open(const char *dir, struct an_run *run)
         return MLR_EIO;
     }
     for (unsigned i = 0; i < d.n; i++) {
-        int e = mlr_open(d.files[i], &fs[i]);
-        if (e == MLR_EVERSION) {
-            problem(run, "%s: format version %u; this mpilens reads version %d (use the mpilens that "
-                         "recorded it); skipped", d.files[i], file_version(d.files[i]), ML_VERSION);
-            continue;
-        }
-        if (e) {
-            problem(run, "%s: %s; skipped", d.files[i], mlr_strerror(e));
-            continue;
-        }
-        for (const char *w = mlr_warnings(fs[i]); w && *w; w += strlen(w) + 1) problem(run, "%s", w);
+        if (!(fs[i] = open_one(run, d.files[i]))) continue;
         const struct ml_header *h = mlr_header(fs[i]);
-        if (h->rank < 0 || h->size <= 0 || h->rank >= h->size || h->size > (1 << 24)) {
-            problem(run, "%s: the process never completed MPI_Init (rank %d of %d); skipped", d.files[i],
-                    h->rank, h->size);
-            mlr_close(fs[i]);
-            fs[i] = NULL;
-            continue;
-        }
-        if (h->dropped)
-            problem(run, "%s: %llu MPI calls of rank %d were not recorded (the disk was full or stalled), from %.3f s "
-                    "after the process started", d.files[i], (unsigned long long)h->dropped, h->rank,
-                    ((double)mlr_ticks_to_ns(fs[i], h->dropped_since) - (double)h->anchor0_ns) / 1e9);
         struct job j;
         job_of(h, &j);
         unsigned k;
@@ -477,7 +520,10 @@ int an_run_open(const char *dir, struct an_run *run)
     }
     qsort(run->ranks, run->n, sizeof *run->ranks, rank_cmp);
     for (unsigned i = 0; i < run->n; i++) run->slot[run->ranks[i].rank] = (int)i;
-    describe_missing(run);
+    int *sorted = malloc(run->n * sizeof *sorted);
+    for (unsigned i = 0; sorted && i < run->n; i++) sorted[i] = run->ranks[i].rank;
+    if (sorted) describe_missing(run, sorted, run->n);
+    free(sorted);
 
     const struct ml_header *h0 = mlr_header(run->ranks[0].f);
     memcpy(run->mpi_impl, h0->mpi_impl, 32);
@@ -496,25 +542,441 @@ int an_run_open(const char *dir, struct an_run *run)
         if (*c < 32 || *c > 126) *c = '?';
 
     for (unsigned i = 0; i < run->n; i++) {
-        struct an_rank *r = &run->ranks[i];
-        const struct ml_header *h = mlr_header(r->f);
-        int mpich = strncmp(h->mpi_impl, "mpich", 5) == 0;
-        r->any_source = mpich ? -2 : -1;
-        r->proc_null = mpich ? -1 : -2;
-        unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
-        r->nroutines = nr;
-        r->role = calloc(nr ? nr : 1, 1);
-        r->name = calloc(nr ? nr : 1, sizeof *r->name);
-        for (unsigned k = 0; r->role && r->name && k < nr; k++) {
-            r->name[k] = intern(run, mlr_routine_name(r->f, (uint16_t)k));
-            r->role[k] = run->nnames ? run->name_role[r->name[k]] : AN_OTHER;
-        }
-        if (!r->role || !r->name) r->nroutines = 0;
-        comms_map(run, r);
-        const char *why = an_clock_init(&r->clock, h);
-        if (why) problem(run, "%s: %s", mlr_path(r->f), why);
+        const char *why = rank_setup(run, &run->ranks[i]);
+        if (why) problem(run, "%s: %s", mlr_path(run->ranks[i].f), why);
     }
     return 0;
+}
+
+/* ---- a slice of the run (parallel analysis, docs/PARALLEL.md) ------------- */
+
+struct buf {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+static void put(struct buf *b, const void *v, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = 1;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, v, n);
+    b->n += n;
+}
+
+static void put_u32(struct buf *b, uint32_t v) { put(b, &v, sizeof v); }
+static void put_u64(struct buf *b, uint64_t v) { put(b, &v, sizeof v); }
+static void put_str(struct buf *b, const char *s) { put(b, s, strlen(s) + 1); }
+
+struct rd {
+    const char *p, *end;
+    int bad;
+};
+
+static const char *get(struct rd *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    const char *v = r->p;
+    r->p += n;
+    return v;
+}
+
+static uint32_t get_u32(struct rd *r)
+{
+    uint32_t v = 0;
+    const char *p = get(r, sizeof v);
+    if (p) memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static uint64_t get_u64(struct rd *r)
+{
+    uint64_t v = 0;
+    const char *p = get(r, sizeof v);
+    if (p) memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static const char *get_str(struct rd *r)
+{
+    const char *z = r->bad ? NULL : memchr(r->p, 0, (size_t)(r->end - r->p));
+    if (!z) {
+        r->bad = 1;
+        return "";
+    }
+    const char *s = r->p;
+    r->p = z + 1;
+    return s;
+}
+
+/* What the owner of a rank file tells the others about it: the problems
+ * an_run_open would name while opening it, then (if it opened) its job,
+ * rank, host, routine names, usable communicators and clock complaint. */
+#define SAME_NAMES 0x80000000u     /* the routine names of the block's previous file */
+
+/* A usable communicator definition goes as 1 (key, flags, size, members),
+ * or as 2 (the same without members) when the block sent its key whole
+ * already: a communicator of many ranks is defined in each of their files. */
+static void describe_file(struct buf *b, const char *path, struct mlr_file **out, struct buf *last,
+                          struct buf *keys)
+{
+    struct an_run scratch;
+    memset(&scratch, 0, sizeof scratch);
+    struct mlr_file *f = open_one(&scratch, path);
+    put_u32(b, (uint32_t)scratch.problems_len);
+    put(b, scratch.problems ? scratch.problems : "", scratch.problems_len);
+    free(scratch.problems);
+    put_u32(b, f != NULL);
+    *out = f;
+    if (!f) return;
+    const struct ml_header *h = mlr_header(f);
+    put_u32(b, (uint32_t)h->rank);
+    put_u32(b, (uint32_t)h->size);
+    put_u64(b, h->job_id);
+    put(b, h->mpi_impl, sizeof h->mpi_impl);
+    put_str(b, mlr_host(f));
+    unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
+    /* the files of one job mostly share their routine table: sent once a block */
+    struct buf names = {0};
+    for (unsigned k = 0; k < nr; k++) put_str(&names, mlr_routine_name(f, (uint16_t)k));
+    if (last->p && last->n == names.n && memcmp(last->p, names.p, names.n) == 0) {
+        put_u32(b, nr | SAME_NAMES);
+        free(names.p);
+    } else {
+        put_u32(b, nr);
+        put(b, names.p, names.n);
+        free(last->p);
+        *last = names;
+    }
+    b->oom |= names.oom;
+    unsigned n = mlr_ncomms(f);
+    if (n > ML_COMM_NONE) n = ML_COMM_NONE;
+    put_u32(b, n);
+    for (unsigned i = 0; i < n; i++) {
+        const struct mlr_comm *c = mlr_comm(f, (uint16_t)i);
+        int ok = comm_usable(c, h->size);   /* an accepted file's size is the run's */
+        if (!ok) {
+            put_u32(b, 0);
+            continue;
+        }
+        int world = !!(c->flags & 2), inter = !!(c->flags & 1);
+        uint32_t size = world ? (uint32_t)h->size : c->size + (inter ? c->remote_size : 0);
+        uint64_t key = comm_key(c, h->size);
+        int sent = 0;
+        /* (an inter-communicator's members start with the file's own group: always whole) */
+        for (size_t k = 0; !world && !inter && k < keys->n / sizeof key && !sent; k++)
+            sent = memcmp(keys->p + k * sizeof key, &key, sizeof key) == 0;
+        put_u32(b, sent ? 2 : 1);
+        put_u64(b, key);
+        put_u32(b, (uint32_t)(world | inter << 1));
+        put_u32(b, size);
+        if (!world && !sent) {
+            put(b, c->members, (size_t)size * sizeof *c->members);
+            if (!inter) put(keys, &key, sizeof key);
+        }
+    }
+    b->oom |= keys->oom;
+    struct an_clock clk;
+    memset(&clk, 0, sizeof clk);
+    const char *why = an_clock_init(&clk, h);
+    an_clock_free(&clk);
+    put_str(b, why ? why : "");
+}
+
+struct fent {                   /* one rank file as its owner described it */
+    const char *probs;
+    uint32_t plen;
+    int ok;
+    int rank;
+    struct job job;
+    const char *host;
+    uint32_t nr;
+    const char *names;          /* nr strings */
+    uint32_t ncomms;
+    const char *comms;          /* ncomms descriptions */
+    const char *clock_why;
+};
+
+static void skip_comms(struct rd *r, uint32_t n)
+{
+    for (uint32_t i = 0; i < n && !r->bad; i++) {
+        uint32_t how = get_u32(r);
+        if (!how) continue;
+        get_u64(r);
+        uint32_t fl = get_u32(r), size = get_u32(r);
+        if (how == 1 && !(fl & 1)) get(r, (size_t)size * sizeof(int32_t));
+    }
+}
+
+/* prev: the last file read that had names (its list, for SAME_NAMES) */
+static void read_file(struct rd *r, struct fent *e, const struct fent *prev)
+{
+    memset(e, 0, sizeof *e);
+    e->plen = get_u32(r);
+    e->probs = get(r, e->plen);
+    e->ok = (int)get_u32(r);
+    if (!e->ok || r->bad) return;
+    e->rank = (int)get_u32(r);
+    e->job.size = (int32_t)get_u32(r);
+    e->job.id = get_u64(r);
+    const char *impl = get(r, 32);
+    if (impl) memcpy(e->job.impl, impl, 32);
+    for (char *c = e->job.impl; *c; c++)
+        if (*c < 32 || *c > 126) *c = '?';
+    e->host = get_str(r);
+    e->nr = get_u32(r);
+    if (e->nr & SAME_NAMES) {
+        e->nr &= ~SAME_NAMES;
+        if (!prev || prev->nr != e->nr) r->bad = 1;
+        e->names = prev ? prev->names : r->p;
+    } else {
+        e->names = r->p;
+        for (uint32_t k = 0; k < e->nr; k++) get_str(r);
+    }
+    e->ncomms = get_u32(r);
+    e->comms = r->p;
+    skip_comms(r, e->ncomms);
+    e->clock_why = get_str(r);
+    if (e->rank < 0 || e->rank >= e->job.size) r->bad = 1;
+}
+
+/* Communicator members by key (open addressing; mem NULL: free slot). */
+struct members {
+    uint64_t *key;
+    const int32_t **mem;
+    size_t cap, n;
+};
+
+static const int32_t *members_of(const struct members *t, uint64_t key)
+{
+    for (size_t i = t->cap ? key & (t->cap - 1) : 0; t->cap && t->mem[i]; i = (i + 1) & (t->cap - 1))
+        if (t->key[i] == key) return t->mem[i];
+    return NULL;
+}
+
+static int members_put(struct members *t, uint64_t key, const int32_t *mem)
+{
+    if (!mem || members_of(t, key)) return 0;
+    if ((t->n + 1) * 2 > t->cap) {
+        struct members g = {calloc(t->cap ? t->cap * 2 : 64, sizeof *g.key),
+                            calloc(t->cap ? t->cap * 2 : 64, sizeof *g.mem), t->cap ? t->cap * 2 : 64, 0};
+        if (!g.key || !g.mem) {
+            free(g.key);
+            free(g.mem);
+            return -1;
+        }
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->mem[i]) members_put(&g, t->key[i], t->mem[i]);
+        free(t->key);
+        free(t->mem);
+        *t = g;
+    }
+    size_t i = key & (t->cap - 1);
+    while (t->mem[i]) i = (i + 1) & (t->cap - 1);
+    t->key[i] = key;
+    t->mem[i] = mem;
+    t->n++;
+    return 0;
+}
+
+int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->dir = strdup(dir);
+    struct mlr_dir d;
+    int err = mlr_dir_scan(dir, &d);
+    char *single[1];
+    if (err == MLR_EDIR) {
+        /* one rank file: process 0 says whether it is one */
+        int64_t eio = 0;
+        if (x->rank == 0) {
+            struct mlr_file *f;
+            eio = mlr_open(dir, &f) == MLR_EIO;
+            if (f) mlr_close(f);
+        }
+        x->bcast(x, &eio, sizeof eio);
+        if (eio) {
+            problem(run, "%s: does not exist or is not a run directory (give the directory the run wrote, "
+                         "e.g. mpilens-app-1234/)", dir);
+            return MLR_EDIR;
+        }
+        single[0] = strdup(dir);
+        d.path = NULL;
+        d.n = 1;
+        d.files = single;
+    } else if (err) {
+        problem(run, "%s: %s", dir, mlr_strerror(err));
+        return err;
+    }
+    run->nfiles = d.n;
+    int P = x->size, flo, fhi;
+    an_xch_slice((int)d.n, P, x->rank, &flo, &fhi);
+    struct mlr_file **fs = calloc((size_t)(fhi - flo) + 1, sizeof *fs);
+    struct fent *fe = calloc(d.n, sizeof *fe);
+    struct buf b = {0};
+    if (!fs || !fe) x->fail(x, "mpilens: out of memory");
+    struct buf last = {0}, keys = {0};
+    for (int i = flo; i < fhi; i++) describe_file(&b, d.files[i], &fs[i - flo], &last, &keys);
+    free(last.p);
+    free(keys.p);
+    if (b.oom) x->fail(x, "mpilens: out of memory");
+    size_t *lens = malloc((size_t)P * sizeof *lens);
+    void *all = NULL;
+    if (!lens || an_xch_allgather(x, b.p, b.n, &all, lens) != 0) x->fail(x, "mpilens: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += lens[p];
+    free(lens);
+    free(b.p);
+    struct rd r = {all, (const char *)all + total, 0};
+    for (unsigned i = 0, prev = UINT32_MAX; i < d.n; i++) {
+        read_file(&r, &fe[i], prev == UINT32_MAX ? NULL : &fe[prev]);
+        if (fe[i].ok) prev = i;
+    }
+    if (r.bad) x->fail(x, "mpilens: the processes of the analysis disagree on the rank files (bad exchange)");
+
+    struct an_slice *sl = calloc(1, sizeof *sl);
+    if (!sl) x->fail(x, "mpilens: out of memory");
+    run->slice = sl;
+    sl->x = x;
+    sl->blob = all;
+    /* as an_run_open: problems file by file, the job most files belong to */
+    struct job *jobs = calloc(d.n ? d.n : 1, sizeof *jobs);
+    unsigned njobs = 0;
+    if (!jobs) x->fail(x, "mpilens: out of memory");
+    for (unsigned i = 0; i < d.n; i++) {
+        for (const char *p = fe[i].probs; p && p < fe[i].probs + fe[i].plen; p += strlen(p) + 1) problem(run, "%s", p);
+        if (!fe[i].ok) continue;
+        unsigned k;
+        for (k = 0; k < njobs && !job_eq(&jobs[k], &fe[i].job); k++) {
+        }
+        if (k == njobs) jobs[njobs++] = fe[i].job;
+        jobs[k].votes++;
+    }
+    unsigned best = 0;
+    for (unsigned k = 1; k < njobs; k++)
+        if (jobs[k].votes > jobs[best].votes) best = k;
+    if (njobs) run->size = jobs[best].size;
+    int *gfile = malloc(((size_t)run->size + 1) * sizeof *gfile);   /* world rank -> its file */
+    run->slot = malloc(((size_t)run->size + 1) * sizeof *run->slot);
+    sl->owner = malloc(((size_t)run->size + 1) * sizeof *sl->owner);
+    sl->host = calloc((size_t)run->size + 1, sizeof *sl->host);
+    run->ranks = calloc((size_t)(fhi - flo) + 1, sizeof *run->ranks);
+    if (!gfile || !run->slot || !sl->owner || !sl->host || !run->ranks) x->fail(x, "mpilens: out of memory");
+    for (int k = 0; k < run->size; k++) gfile[k] = run->slot[k] = sl->owner[k] = -1;
+    unsigned naccepted = 0;
+    for (unsigned i = 0; i < d.n; i++) {
+        if (!fe[i].ok) continue;
+        const struct job *j = &fe[i].job;
+        if (!job_eq(j, &jobs[best])) {
+            problem(run, "%s: belongs to another job (job id %llu, %d ranks, %s runtime; the other files: "
+                         "job id %llu, %d ranks, %s); skipped",
+                    d.files[i], (unsigned long long)j->id, j->size, j->impl, (unsigned long long)jobs[best].id,
+                    jobs[best].size, jobs[best].impl);
+            continue;
+        }
+        if (gfile[fe[i].rank] >= 0) {
+            problem(run, "%s: a second file for rank %d (the first is %s); skipped", d.files[i], fe[i].rank,
+                    d.files[gfile[fe[i].rank]]);
+            continue;
+        }
+        gfile[fe[i].rank] = (int)i;
+        naccepted++;
+    }
+    free(jobs);
+    int *sorted = calloc(naccepted + 1, sizeof *sorted);
+    if (!sorted) x->fail(x, "mpilens: out of memory");
+    unsigned ns = 0;
+    for (int k = 0; k < run->size; k++)
+        if (gfile[k] >= 0) sorted[ns++] = k;
+    int rc = 0;
+    if (naccepted == 0) {
+        problem(run, "%s: no rank file could be read", dir);
+        rc = MLR_ENOFILES;
+    } else {
+        describe_missing(run, sorted, ns);
+        /* the run's numbering: names, then communicators, rank by rank */
+        for (unsigned q = 0; q < ns; q++) {
+            const struct fent *e = &fe[gfile[sorted[q]]];
+            struct rd n = {e->names, (const char *)all + total, 0};
+            for (uint32_t k = 0; k < e->nr; k++) intern(run, get_str(&n));
+        }
+        /* members sent once a block: by key, from the first file that sent them */
+        struct members mt = {0};
+        for (unsigned i = 0; i < d.n; i++) {
+            struct rd c = {fe[i].comms, (const char *)all + total, 0};
+            for (uint32_t k = 0; fe[i].ok && k < fe[i].ncomms; k++) {
+                uint32_t how = get_u32(&c);
+                if (!how) continue;
+                uint64_t key = get_u64(&c);
+                uint32_t fl = get_u32(&c), size = get_u32(&c);
+                if (how == 1 && !(fl & 1) && members_put(&mt, key, (const int32_t *)get(&c, (size_t)size * 4)))
+                    x->fail(x, "mpilens: out of memory");
+            }
+        }
+        for (unsigned q = 0; q < ns; q++) {
+            const struct fent *e = &fe[gfile[sorted[q]]];
+            struct rd c = {e->comms, (const char *)all + total, 0};
+            for (uint32_t i = 0; i < e->ncomms; i++) {
+                uint32_t how = get_u32(&c);
+                if (!how) continue;
+                uint64_t key = get_u64(&c);
+                uint32_t fl = get_u32(&c), size = get_u32(&c);
+                const int32_t *mem = NULL;
+                if (!(fl & 1) && how == 1) mem = (const int32_t *)get(&c, (size_t)size * sizeof(int32_t));
+                else if (!(fl & 1) && !(mem = members_of(&mt, key)))
+                    x->fail(x, "mpilens: the processes of the analysis disagree on a communicator (bad exchange)");
+                comm_add(run, key, fl & 1, !!(fl & 2), size, mem, e->rank);
+            }
+        }
+        free(mt.key);
+        free(mt.mem);
+        for (int p = 0; p < P; p++) {
+            int lo, hi;
+            an_xch_slice((int)d.n, P, p, &lo, &hi);
+            for (unsigned q = 0; q < ns; q++)
+                if (gfile[sorted[q]] >= lo && gfile[sorted[q]] < hi) sl->owner[sorted[q]] = p;
+        }
+        for (unsigned q = 0; q < ns; q++) sl->host[sorted[q]] = fe[gfile[sorted[q]]].host;
+        memcpy(run->mpi_impl, fe[gfile[sorted[0]]].job.impl, 32);
+    }
+    /* this process's ranks: its files that were accepted */
+    for (int i = flo; i < fhi; i++) {
+        struct mlr_file *f = fs[i - flo];
+        if (!f) continue;
+        if (rc || gfile[fe[i].rank] != i) {
+            mlr_close(f);
+            continue;
+        }
+        run->ranks[run->n].f = f;
+        run->ranks[run->n++].rank = fe[i].rank;
+    }
+    qsort(run->ranks, run->n, sizeof *run->ranks, rank_cmp);
+    for (unsigned i = 0; i < run->n; i++) {
+        run->slot[run->ranks[i].rank] = (int)i;
+        rank_setup(run, &run->ranks[i]);   /* names and communicators are known: lookups */
+    }
+    for (unsigned q = 0; !rc && q < ns; q++)
+        if (fe[gfile[sorted[q]]].clock_why[0])
+            problem(run, "%s: %s", d.files[gfile[sorted[q]]], fe[gfile[sorted[q]]].clock_why);
+    free(sorted);
+    free(gfile);
+    free(fs);
+    free(fe);
+    if (d.files == single) free(single[0]);
+    else mlr_dir_free(&d);
+    return rc;
 }
 
 void an_run_close(struct an_run *run)
@@ -536,6 +998,12 @@ void an_run_close(struct an_run *run)
     free(run->comms);
     free(run->problems);
     free(run->dir);
+    if (run->slice) {
+        free(run->slice->owner);
+        free(run->slice->host);
+        free(run->slice->blob);
+        free(run->slice);
+    }
     memset(run, 0, sizeof *run);
 }
 

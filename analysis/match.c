@@ -48,6 +48,8 @@ struct psend {                   /* a send no receive took yet */
     struct an_end end;
     uint32_t bytes;
     uint64_t id;                 /* request activation of a nonblocking send, else 0 */
+    int64_t at;                  /* a send from another slice: its aligned start */
+    int remote;
 };
 
 enum {
@@ -58,6 +60,7 @@ enum {
     RV_HELD = 16,                /* in the rank's held list */
     RV_ORPHAN = 32,              /* no request will report its completion */
     RV_STATUS = 64,              /* bytes: the received size from a status */
+    RV_REMOTE = 128,             /* paired with a send from another slice (send_at) */
 };
 
 struct precv {                   /* a receive from posting to its message */
@@ -71,6 +74,7 @@ struct precv {                   /* a receive from posting to its message */
     struct an_end post, done;
     struct an_end send;          /* the paired send */
     uint32_t send_bytes;
+    int64_t send_at;             /* RV_REMOTE: its aligned start */
 };
 
 struct chan {                    /* (comm, src, dst, tag) */
@@ -161,6 +165,8 @@ struct an_match {
     uint64_t inflight;
     struct checked *ring;        /* CHECKED_RING entries, or NULL */
     uint64_t nchecked;
+    void (*outbox)(void *ctx, const struct an_send_rec *s);   /* sends to other slices */
+    void *outbox_ctx;
     struct an_match_stats st;
 };
 
@@ -352,6 +358,7 @@ static void causality(struct an_match *m, const struct checked *c, int depth)
     if (r1 >= s0) return;
     int64_t late = an_wsub(s0, r1);
     m->st.repaired++;
+    if (late <= REPAIR_MAX) m->st.repairable++;
     if (late > m->st.repair_max) m->st.repair_max = late;
     /* more than REPAIR_MAX is no clock error but a broken file */
     if (!m->repair || late > REPAIR_MAX) {
@@ -391,6 +398,19 @@ static void emit(struct an_match *m, struct precv *rv)
         /* causality: the receive cannot end before the send began */
         struct an_run *run = m->run;
         int is = run->slot[msg.src], id = run->slot[msg.dst];
+        if (is < 0 && id >= 0 && (rv->flags & RV_REMOTE)) {
+            /* a send of another slice: checked, never repaired here (an_match_remote_send) */
+            const struct an_clock *k = &run->ranks[id].clock;
+            int64_t r1 = an_wadd(an_clock_base(k, msg.recv.t1), an_clock_extra(k, msg.recv.t0));
+            if (r1 < rv->send_at) {
+                int64_t late = an_wsub(rv->send_at, r1);
+                m->st.repaired++;
+                m->st.repair_skipped++;
+                if (late <= REPAIR_MAX) m->st.repairable++;
+                if (late > m->st.repair_max) m->st.repair_max = late;
+            }
+            goto out;
+        }
         if (is < 0 || id < 0) goto out;
         struct checked c = {is, id, msg.send.t0, msg.recv.t0, msg.recv.t1};
         causality(m, &c, 0);
@@ -419,6 +439,10 @@ static void release(struct an_match *m, struct precv *rv)
         rv->send = s->end;
         rv->send_bytes = s->bytes;
         rv->flags |= RV_PAIRED;
+        if (s->remote) {
+            rv->flags |= RV_REMOTE;
+            rv->send_at = s->at;
+        }
         psend_free(m, s);
         chan_put(m, c);
         if (rv->flags & (RV_DONE | RV_ORPHAN)) {
@@ -502,9 +526,24 @@ static void recv_post(struct an_match *m, struct rstate *rs, struct precv *rv)
 
 /* A send was posted. */
 static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t dst, int32_t tag,
-                      const struct an_end *end, uint32_t bytes, uint64_t id)
+                      const struct an_end *end, uint32_t bytes, uint64_t id, int remote, int64_t at)
 {
     m->st.sends++;
+    if (m->outbox && !remote && m->run->slot[dst] < 0) {
+        const struct an_clock *k = &m->run->ranks[m->run->slot[src]].clock;
+        struct an_send_rec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.comm = comm;
+        rec.src = src;
+        rec.dst = dst;
+        rec.tag = tag;
+        rec.bytes = bytes;
+        rec.at = an_wadd(an_clock_base(k, end->t0), an_clock_extra(k, end->t0));
+        rec.send = *end;
+        rec.id = id;
+        m->outbox(m->outbox_ctx, &rec);
+        return;
+    }
     struct chan *c = chan_get(m, comm, src, dst, tag);
     if (!c) return;
     if (c->rh) {
@@ -515,6 +554,10 @@ static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t ds
         rv->send = *end;
         rv->send_bytes = bytes;
         rv->flags |= RV_PAIRED;
+        if (remote) {
+            rv->flags |= RV_REMOTE;
+            rv->send_at = at;
+        }
         if (rv->flags & (RV_DONE | RV_ORPHAN)) {
             emit(m, rv);
             precv_free(m, rv);
@@ -526,6 +569,8 @@ static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t ds
     s->end = *end;
     s->bytes = bytes;
     s->id = id;
+    s->remote = remote;
+    s->at = at;
     if (c->st) c->st->next = s;
     else c->sh = s;
     c->st = s;
@@ -706,7 +751,7 @@ static int do_send(struct an_match *m, const struct an_event *e, const struct an
     if (comm == UINT32_MAX) return 0;
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
     if (dst < 0) return 0;
-    send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req);
+    send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req, 0, 0);
     op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
     return 1;
 }
@@ -1012,6 +1057,18 @@ static void send_cancelled(struct an_match *m, const struct an_rank *r, const st
 {
     m->st.cancelled_sends++;
     if (q->comm == UINT32_MAX || q->peer < 0) return;
+    if (m->outbox && m->run->slot[q->peer] < 0) {   /* shipped to another slice: take it back */
+        struct an_send_rec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.comm = q->comm;
+        rec.src = r->rank;
+        rec.dst = q->peer;
+        rec.tag = q->tag;
+        rec.id = q->id;
+        rec.cancel = 1;
+        m->outbox(m->outbox_ctx, &rec);
+        return;
+    }
     struct chan *c = chan_get(m, q->comm, r->rank, q->peer, q->tag);
     if (!c) return;
     struct psend *prev = NULL;
@@ -1052,6 +1109,8 @@ static void recv_cancelled(struct an_match *m, struct rstate *rs, struct precv *
     if (rv->flags & RV_PAIRED) {
         struct an_end send = rv->send;
         uint32_t bytes = rv->send_bytes;
+        int remote = !!(rv->flags & RV_REMOTE);
+        int64_t at = rv->send_at;
         precv_free(m, rv);
         if (c->rh) {
             struct precv *nx = c->rh;
@@ -1060,6 +1119,10 @@ static void recv_cancelled(struct an_match *m, struct rstate *rs, struct precv *
             nx->send = send;
             nx->send_bytes = bytes;
             nx->flags |= RV_PAIRED;
+            if (remote) {
+                nx->flags |= RV_REMOTE;
+                nx->send_at = at;
+            }
             if (nx->flags & (RV_DONE | RV_ORPHAN)) {
                 emit(m, nx);
                 precv_free(m, nx);
@@ -1069,6 +1132,8 @@ static void recv_cancelled(struct an_match *m, struct rstate *rs, struct precv *
             if (s) {
                 s->end = send;
                 s->bytes = bytes;
+                s->remote = remote;
+                s->at = at;
                 s->next = c->sh;
                 c->sh = s;
                 if (!c->st) c->st = s;
@@ -1584,6 +1649,17 @@ fail:
 void an_match_set_repair(struct an_match *m, int on)
 {
     m->repair = on;
+}
+
+void an_match_set_outbox(struct an_match *m, void (*out)(void *ctx, const struct an_send_rec *s), void *ctx)
+{
+    m->outbox = out;
+    m->outbox_ctx = ctx;
+}
+
+void an_match_remote_send(struct an_match *m, const struct an_send_rec *s)
+{
+    send_post(m, s->comm, s->src, s->dst, s->tag, &s->send, s->bytes, 0, 1, s->at);
 }
 
 static int find_cmp(const void *a, const void *b)

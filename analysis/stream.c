@@ -14,8 +14,13 @@
  *
  * Memory: one current event per rank plus a heap of ranks; resume points
  * within the budget they are given.
+ *
+ * A sliced run (an_run_open_slice) streams only its own ranks; its passes
+ * (an_slice_check) ship the sends that cross to other slices to their
+ * receivers' owners and check the receives against them there.
  */
 #include "analysis.h"
+#include "exchange.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -494,4 +499,141 @@ void an_result_free(struct an_result *res)
 {
     free(res->findings);
     res->findings = NULL;
+}
+
+/* ---- a sliced run (an_run_open_slice, docs/PARALLEL.md) ------------------ */
+
+struct outbox {                  /* sends to other slices, per receiving process */
+    const struct an_slice *sl;
+    struct an_send_rec **rec;
+    size_t *n, *cap;
+    int oom;
+};
+
+static void outbox_put(void *ctx, const struct an_send_rec *s)
+{
+    struct outbox *o = ctx;
+    int p = o->sl->owner[s->dst];
+    if (p < 0) return;           /* no file: unmatched, as in the serial analysis */
+    if (s->cancel) {
+        for (size_t i = o->n[p]; s->id && i-- > 0;)
+            if (o->rec[p][i].src == s->src && o->rec[p][i].id == s->id) {
+                memmove(&o->rec[p][i], &o->rec[p][i + 1], (o->n[p] - i - 1) * sizeof *o->rec[p]);
+                o->n[p]--;
+                break;
+            }
+        return;
+    }
+    if (o->n[p] == o->cap[p]) {
+        size_t cap = o->cap[p] ? o->cap[p] * 2 : 1024;
+        struct an_send_rec *r = realloc(o->rec[p], cap * sizeof *r);
+        if (!r) {
+            o->oom = 1;
+            return;
+        }
+        o->rec[p] = r;
+        o->cap[p] = cap;
+    }
+    o->rec[p][o->n[p]++] = *s;
+}
+
+static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
+
+/* One pass over this slice's ranks: remote sends posted first, sends to
+ * other slices to out (or dropped). */
+static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
+                      struct outbox *out, int progress, const char *what, struct an_match_stats *st,
+                      int64_t *first, int64_t *last)
+{
+    struct an_match *m = an_match_new(run, sink);
+    struct an_stream *s = an_stream_new(run);
+    if (!m || !s) {
+        an_match_free(m);
+        an_stream_free(s);
+        return -1;
+    }
+    an_match_set_repair(m, 0);
+    an_match_set_outbox(m, out ? outbox_put : outbox_drop, out);
+    for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
+    struct an_progress pr;
+    an_progress_init(&pr, run, what);
+    if (!progress) pr.on = 0;
+    const struct an_event *e;
+    uint64_t n = 0;
+    *first = INT64_MAX;
+    *last = INT64_MIN;
+    while ((e = an_stream_next(s))) {
+        if (n == 0) *first = e->t0;
+        if (e->t1 > *last) *last = e->t1;
+        an_match_event(m, e);
+        if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
+    }
+    an_progress_done(&pr);
+    an_match_finish(m);
+    *st = *an_match_stats(m);
+    an_stream_free(s);
+    an_match_free(m);
+    return 0;
+}
+
+int64_t an_slice_first(struct an_run *run)
+{
+    struct an_xch *x = run->slice->x;
+    struct an_stream *s = an_stream_new(run);
+    const struct an_event *e = s ? an_stream_next(s) : NULL;
+    int64_t v[2] = {e ? e->t0 : INT64_MAX, !s};
+    an_stream_free(s);
+    x->reduce_i64(x, v, 1, AN_XCH_MIN);
+    x->reduce_i64(x, v + 1, 1, AN_XCH_MAX);
+    if (v[1]) x->fail(x, "mpilens: out of memory reading the slice");
+    return v[0];
+}
+
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out)
+{
+    struct an_slice *sl = run->slice;
+    struct an_xch *x = sl->x;
+    int P = x->size;
+    struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
+                       calloc((size_t)P, sizeof *o.cap), 0};
+    size_t *outlen = calloc((size_t)P, sizeof *outlen), inlen_total = 0, *inlen = calloc((size_t)P, sizeof *inlen);
+    if (!o.rec || !o.n || !o.cap || !outlen || !inlen) x->fail(x, "mpilens: out of memory");
+    struct an_match_stats st;
+    int64_t first, last;
+    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last);
+    int64_t bad = rc != 0 || o.oom;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    for (int p = 0; p < P; p++) outlen[p] = o.n[p] * sizeof(struct an_send_rec);
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)o.rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    for (int p = 0; p < P; p++) {
+        inlen_total += inlen[p];
+        free(o.rec[p]);
+        out->sends_out += o.n[p] * (p != x->rank);
+    }
+    /* the records of each sender come in its order: every channel's sends in posting order */
+    int64_t first1 = first, last1 = last;
+    rc = slice_pass(run, NULL, in, inlen_total / sizeof(struct an_send_rec), NULL, progress, "checking clocks", &st,
+                    &first, &last);
+    first = first1;
+    last = last1;
+    free(in);
+    bad = rc != 0;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    int64_t v[4] = {(int64_t)st.repairable, -first, last, (int64_t)out->sends_out};
+    x->reduce_i64(x, v, 1, AN_XCH_SUM);
+    x->reduce_i64(x, v + 1, 2, AN_XCH_MAX);
+    x->reduce_i64(x, v + 3, 1, AN_XCH_SUM);
+    out->repairable = (uint64_t)v[0];
+    out->first = -v[1];
+    out->last = v[2];
+    out->sends_out = (uint64_t)v[3];
+    free(o.rec);
+    free(o.n);
+    free(o.cap);
+    free(outlen);
+    free(inlen);
+    return 0;
 }

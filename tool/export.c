@@ -360,7 +360,10 @@ static void help(FILE *out)
             "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the arrows\n"
             "                    between them\n"
                         "  -q, --quiet       no progress, summary or 'wrote' line\n"
-            "  -h, --help        this text\n");
+            "  -h, --help        this text\n\n"
+            "Under mpirun -n P (a large run), otf2 is written in parallel: each process\n"
+            "reads its share of the rank files and writes their locations, and the\n"
+            "archive is the serial one's.\n");
 }
 
 /* getopt found an option it does not know, or one without its value. */
@@ -474,28 +477,41 @@ int cmd_export(int argc, char **argv)
         return 2;
     }
     const char *dir = argv[optind];
-    if (tool_xch->size > 1) {
-        /* an MPI job of several processes (docs/PARALLEL.md): not yet split;
-         * process 0 writes the whole export, the others wait for the end */
+    /* an MPI job of several processes (docs/PARALLEL.md): OTF2 is written
+     * in slices, each process its own ranks' files and locations; the JSON
+     * is one stream, written by process 0 while the others wait */
+    int sliced = tool_xch->size > 1 && otf2;
+    if (tool_xch->size > 1 && !otf2) {
         if (tool_xch->rank != 0) return 0;
         if (progress)
-            fprintf(stderr, "mpilens export: note: %d processes, but the export is not yet split: process 0 "
-                            "writes every rank (docs/PARALLEL.md)\n", tool_xch->size);
+            fprintf(stderr, "mpilens export: note: %d processes, but the %s export is not split: process 0 "
+                            "writes every rank (docs/PARALLEL.md)\n", tool_xch->size, format);
     }
+    int speak = !sliced || tool_xch->rank == 0;   /* the run's problems: named once */
     char def[4096];
     if (!outpath) {
         default_out(dir, otf2 ? "-otf2/traces" : ".json", def, sizeof def);
         outpath = def;
     }
     struct an_run run;
-    if (an_run_open(dir, &run) != 0) {
-        for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+    if ((sliced ? an_run_open_slice(dir, tool_xch, &run) : an_run_open(dir, &run)) != 0) {
+        for (const char *p = an_run_problem(&run, NULL); speak && p; p = an_run_problem(&run, p))
             fprintf(stderr, "mpilens export: %s\n", p);
         an_run_close(&run);
         return 1;
     }
-    for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+    for (const char *p = an_run_problem(&run, NULL); speak && p; p = an_run_problem(&run, p))
         fprintf(stderr, "mpilens export: warning: %s\n", p);
+    if (sliced && getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
+        char line[4096];
+        size_t o = (size_t)snprintf(line, sizeof line, "mpilens export: process %d of %d read", tool_xch->rank,
+                                    tool_xch->size);
+        for (unsigned i = 0; i < run.n && o < sizeof line; i++) {
+            const char *f = strrchr(mlr_path(run.ranks[i].f), '/');
+            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run.ranks[i].f));
+        }
+        fprintf(stderr, "%s\n", line);
+    }
     if (ranks) {
         const char *bad = ranks;
         int any = 0;

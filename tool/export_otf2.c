@@ -31,6 +31,7 @@
  * for an inter-communicator the group is both groups together, so a peer
  * rank there is relative to the remote group (OTF2's InterComm is not used).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,7 +39,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exchange.h"
 #include "export.h"
+#include "tool.h"
 
 #ifdef ML_NO_OTF2
 
@@ -74,7 +77,37 @@ struct ox {
     uint64_t events, sends, recvs, colls;
     uint64_t unfinished;          /* calls in progress when their rank stopped or died */
     OTF2_AttributeList *attrs;    /* for their Enter: attribute 0 "mpilens:unfinished" */
+    /* a sliced run, at process 0: every rank's locations, gathered */
+    unsigned *gnt;                /* per world rank: threads */
+    uint64_t **gev;               /* per world rank and thread: events + 1, 0 no location */
 };
+
+/* The threads of world rank `rank` (locations t < this), and whether
+ * thread t is a location, with its events. */
+static unsigned rank_threads(const struct ox *x, int rank)
+{
+    if (x->gnt) return x->gnt[rank];
+    int slot = x->run->slot[rank];
+    return slot >= 0 ? x->nlocs[slot] : 0;
+}
+
+static int rank_loc(const struct ox *x, int rank, unsigned t, uint64_t *events)
+{
+    if (x->gnt) {
+        *events = x->gev[rank][t] ? x->gev[rank][t] - 1 : 0;
+        return x->gev[rank][t] != 0;
+    }
+    const struct loc *l = &x->locs[x->run->slot[rank]][t];
+    *events = l->events;
+    return l->w != NULL;
+}
+
+static const char *rank_host(const struct ox *x, int rank)
+{
+    if (x->run->slice) return x->run->slice->host[rank];
+    int slot = x->run->slot[rank];
+    return slot >= 0 ? mlr_host(x->run->ranks[slot].f) : NULL;
+}
 
 static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd, bool final)
 {
@@ -289,6 +322,26 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
     x->events++;
 }
 
+/* A rank of the job without a rank file is still a location (of the
+ * communicators' group), and readers open every location's files: empty
+ * ones for it.  evt: between OpenEvtFiles and CloseEvtFiles, else between
+ * OpenDefFiles and CloseDefFiles.  Ranks with no file that `mine` says
+ * this process writes. */
+static void write_absent(struct ox *x, int evt, int mine)
+{
+    const struct an_run *run = x->run;
+    for (int rank = 0; mine && rank < run->size; rank++) {
+        if (run->slice ? run->slice->owner[rank] >= 0 : run->slot[rank] >= 0) continue;
+        if (evt) {
+            OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(x->ar, loc_id(rank, 0));
+            if (w) OTF2_Archive_CloseEvtWriter(x->ar, w);
+        } else {
+            OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x->ar, loc_id(rank, 0));
+            if (d) OTF2_Archive_CloseDefWriter(x->ar, d);
+        }
+    }
+}
+
 static int split_out(const char *out, char *dir, size_t dn, char *name, size_t nn)
 {
     char tmp[4096];
@@ -336,16 +389,12 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
     uint64_t len = x->last > x->origin ? (uint64_t)x->last - (uint64_t)x->origin : 0;
     W(OTF2_GlobalDefWriter_WriteClockProperties(g, 1000000000ull, 0, len + 1, OTF2_UNDEFINED_TIMESTAMP));
     /* regions first (their ids are the routine name ids) */
-    uint8_t *roles = calloc(run->nnames ? run->nnames : 1, 1);
-    for (unsigned i = 0; roles && i < run->n; i++)
-        for (unsigned k = 0; k < run->ranks[i].nroutines; k++) roles[run->ranks[i].name[k]] = run->ranks[i].role[k];
     uint32_t mpi_file = str_id(x, "MPI");
     for (unsigned n = 0; n < run->nnames; n++) {
         uint32_t s = str_id(x, run->names[n]);
-        W(OTF2_GlobalDefWriter_WriteRegion(g, n, s, s, s, region_role(run->names[n], roles ? roles[n] : 0),
+        W(OTF2_GlobalDefWriter_WriteRegion(g, n, s, s, s, region_role(run->names[n], run->name_role[n]),
                                          OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, mpi_file, 0, 0));
     }
-    free(roles);
     if (x->unfinished) {
         uint32_t an = str_id(x, "mpilens:unfinished"),
                  ad = str_id(x, "1: the call was in progress when its rank stopped or died; it leaves at the "
@@ -355,16 +404,17 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
     /* system tree: the machine, one node per host */
     uint32_t s_machine = str_id(x, "machine"), s_node = str_id(x, "node");
     W(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, 0, s_machine, s_machine, OTF2_UNDEFINED_SYSTEM_TREE_NODE));
-    char **hosts = calloc(run->n ? run->n : 1, sizeof *hosts);
+    const char **hosts = calloc(run->size ? run->size : 1, sizeof *hosts);
     unsigned nhosts = 0;
-    uint32_t *host_of = calloc(run->n ? run->n : 1, sizeof *host_of);
-    for (unsigned i = 0; hosts && host_of && i < run->n; i++) {
-        const char *h = mlr_host(run->ranks[i].f);
+    uint32_t *host_of = calloc(run->size ? run->size : 1, sizeof *host_of);   /* per world rank */
+    for (int i = 0; hosts && host_of && i < run->size; i++) {
+        const char *h = rank_host(x, i);
+        if (!h) continue;
         unsigned k;
         for (k = 0; k < nhosts && strcmp(hosts[k], h) != 0; k++) {
         }
         if (k == nhosts) {
-            hosts[nhosts++] = (char *)h;
+            hosts[nhosts++] = h;
             uint32_t s_host = str_id(x, h);
             W(OTF2_GlobalDefWriter_WriteSystemTreeNode(g, k + 1, s_host, s_node, 0));
         }
@@ -374,21 +424,20 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
     uint64_t *world = calloc(run->size ? run->size : 1, sizeof *world);
     for (int rank = 0; world && rank < run->size; rank++) {
         char b[64];
-        int slot = run->slot[rank];
         snprintf(b, sizeof b, "rank %d", rank);
         uint32_t s_rank = str_id(x, b);
         W(OTF2_GlobalDefWriter_WriteLocationGroup(g, (uint32_t)rank, s_rank, OTF2_LOCATION_GROUP_TYPE_PROCESS,
-                                                slot >= 0 && host_of ? host_of[slot] : 0,
-                                                OTF2_UNDEFINED_LOCATION_GROUP));
+                                                host_of ? host_of[rank] : 0, OTF2_UNDEFINED_LOCATION_GROUP));
         world[rank] = loc_id(rank, 0);
-        unsigned nt = slot >= 0 ? x->nlocs[slot] : 0;
+        unsigned nt = rank_threads(x, rank);
         for (unsigned t = 0; t < nt || t == 0; t++) {
-            struct loc *l = slot >= 0 && t < nt ? &x->locs[slot][t] : NULL;
-            if (t > 0 && (!l || !l->w)) continue;
+            uint64_t events = 0;
+            int has = t < nt && rank_loc(x, rank, t, &events);
+            if (t > 0 && !has) continue;
             snprintf(b, sizeof b, "rank %d thread %u", rank, t);
             uint32_t s_thread = str_id(x, b);
             W(OTF2_GlobalDefWriter_WriteLocation(g, loc_id(rank, t), s_thread, OTF2_LOCATION_TYPE_CPU_THREAD,
-                                               l ? l->events : 0, (uint32_t)rank));
+                                               events, (uint32_t)rank));
         }
     }
     /* communicators: group 0 = the ranks' first threads; group c+1 = comm c */
@@ -418,11 +467,13 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
     free(host_of);
 }
 
-int export_otf2(struct an_run *run, const char *out, int progress)
+/* Whether the archive out can be made: a name, nothing there, the folder
+ * made.  0, or -1 with the reason on stderr. */
+static int archive_check(const char *out, char *dir, size_t dn, char *name, size_t nn)
 {
-    char dir[4096], name[1024], path[5200];
+    char path[5200];
     struct stat st;
-    if (split_out(out, dir, sizeof dir, name, sizeof name)) {
+    if (split_out(out, dir, dn, name, nn)) {
         fprintf(stderr, "mpilens export: '%s' names no archive; give -o DIR/NAME\n", out);
         return -1;
     }
@@ -438,6 +489,169 @@ int export_otf2(struct an_run *run, const char *out, int progress)
         fprintf(stderr, "mpilens export: cannot create %s: %s\n", dir, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* The archive dir/name that this export made (it did not exist): gone. */
+static void archive_remove(const char *dir, const char *name)
+{
+    char path[5200], f[5500];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+        snprintf(f, sizeof f, "%s/%s", path, e->d_name);
+        unlink(f);
+    }
+    if (d) closedir(d);
+    rmdir(path);
+    snprintf(f, sizeof f, "%s/%s.otf2", dir, name);
+    unlink(f);
+    snprintf(f, sizeof f, "%s/%s.def", dir, name);
+    unlink(f);
+}
+
+/* A sliced run (docs/PARALLEL.md): every process writes the locations of
+ * its own ranks, process 0 the global definitions from what the others
+ * tell it (each location's events, the unfinished calls). */
+static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
+{
+    struct an_xch *xc = run->slice->x;
+    int me = xc->rank;
+    char dir[4096], name[1024];
+    int64_t bad = me == 0 ? archive_check(out, dir, sizeof dir, name, sizeof name) != 0 : 0;
+    xc->bcast(xc, &bad, sizeof bad);
+    if (bad) return -1;
+    split_out(out, dir, sizeof dir, name, sizeof name);
+    if (!tool_otf2_parallel) {
+        if (me == 0) fprintf(stderr, "mpilens export: this engine was built without OTF2's MPI collectives\n");
+        return -1;
+    }
+    /* the times are relative to the run's first call, over all slices */
+    int64_t origin = an_slice_first(run);
+    struct ox x;
+    memset(&x, 0, sizeof x);
+    x.run = run;
+    x.locs = calloc(run->n ? run->n : 1, sizeof *x.locs);
+    x.nlocs = calloc(run->n ? run->n : 1, sizeof *x.nlocs);
+    x.ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                             OTF2_COMPRESSION_NONE);
+    bad = !x.ar || !x.locs || !x.nlocs;
+    if (x.ar) {
+        OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cb, NULL);
+        if (tool_otf2_parallel(x.ar) != 0) bad = 1;
+    }
+    xc->reduce_i64(xc, &bad, 1, AN_XCH_MAX);
+    if (bad) xc->fail(xc, "mpilens export: cannot create the OTF2 archive");
+    OTF2_Archive_SetCreator(x.ar, "mpilens export");
+    OTF2_Archive_OpenEvtFiles(x.ar);
+    for (unsigned i = 0; i < run->n; i++) loc_get(&x, i, 0);
+    x.origin = origin;
+    x.have_origin = 1;
+    /* written while the sends to other slices are collected, then checked
+     * (docs/PARALLEL.md): the archive stands only if no clock needs repair */
+    struct an_sink sink = {&x, ox_event, NULL, NULL};
+    struct an_slice_clocks ck;
+    memset(&ck, 0, sizeof ck);
+    int64_t rc = an_slice_check(run, &sink, progress && me == 0, &ck) != 0;
+    x.last = ck.last;
+    for (unsigned i = 0; i < run->n; i++)
+        for (unsigned t = 0; t < x.nlocs[i]; t++)
+            if (x.locs[i][t].w) OTF2_Archive_CloseEvtWriter(x.ar, x.locs[i][t].w);
+    write_absent(&x, 1, me == 0);
+    OTF2_Archive_CloseEvtFiles(x.ar);
+    OTF2_Archive_OpenDefFiles(x.ar);
+    for (unsigned i = 0; i < run->n; i++)
+        for (unsigned t = 0; t < x.nlocs[i]; t++) {
+            if (!x.locs[i][t].w) continue;
+            OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x.ar, loc_id(run->ranks[i].rank, t));
+            if (d) OTF2_Archive_CloseDefWriter(x.ar, d);
+        }
+    write_absent(&x, 0, me == 0);
+    OTF2_Archive_CloseDefFiles(x.ar);
+    /* this slice's locations, to process 0: rank, threads, events + 1 per thread (0: none) */
+    size_t len = 0;
+    for (unsigned i = 0; i < run->n; i++) len += 8 + 8 * (size_t)x.nlocs[i];
+    uint64_t *mine = malloc(len ? len : 1), *w = mine;
+    if (!mine) xc->fail(xc, "mpilens export: out of memory");
+    for (unsigned i = 0; i < run->n; i++) {
+        *w++ = (uint64_t)run->ranks[i].rank << 32 | x.nlocs[i];
+        for (unsigned t = 0; t < x.nlocs[i]; t++) *w++ = x.locs[i][t].w ? x.locs[i][t].events + 1 : 0;
+    }
+    void *all = NULL;
+    size_t *lens = malloc((size_t)xc->size * sizeof *lens);
+    if (!lens || xc->gather(xc, mine, len, &all, lens) != 0) xc->fail(xc, "mpilens export: the exchange failed");
+    int64_t v[6] = {(int64_t)x.unfinished, (int64_t)x.events, (int64_t)x.sends, (int64_t)x.recvs,
+                    (int64_t)x.colls, rc || x.failed};
+    xc->reduce_i64(xc, v, 5, AN_XCH_SUM);
+    xc->reduce_i64(xc, v + 5, 1, AN_XCH_MAX);
+    x.unfinished = (uint64_t)v[0];
+    rc = v[5];
+    if (me == 0 && !ck.repairable) {
+        size_t total = 0;
+        for (int p = 0; p < xc->size; p++) total += lens[p];
+        x.gnt = calloc((size_t)run->size + 1, sizeof *x.gnt);
+        x.gev = calloc((size_t)run->size + 1, sizeof *x.gev);
+        if (!x.gnt || !x.gev) xc->fail(xc, "mpilens export: out of memory");
+        for (const uint64_t *p = all, *end = (const uint64_t *)((const char *)all + total); p < end;) {
+            int rank = (int)(*p >> 32);
+            unsigned nt = (unsigned)(*p++ & 0xffffffffu);
+            if (rank < 0 || rank >= run->size || (size_t)(end - p) < nt) break;
+            x.gnt[rank] = nt;
+            x.gev[rank] = nt ? malloc(nt * sizeof **x.gev) : NULL;
+            if (nt && !x.gev[rank]) xc->fail(xc, "mpilens export: out of memory");
+            if (nt) memcpy(x.gev[rank], p, nt * sizeof **x.gev);
+            p += nt;
+        }
+        write_defs(&x, NULL);
+        OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x.ar);
+        if (g) {
+            for (unsigned i = 0; i < x.nstrs; i++) OTF2_GlobalDefWriter_WriteString(g, i, x.strs[i]);
+            write_defs(&x, g);
+            OTF2_Archive_CloseGlobalDefWriter(x.ar, g);
+        } else {
+            rc = 1;
+        }
+    }
+    free(all);
+    free(lens);
+    free(mine);
+    OTF2_ErrorCode ec = OTF2_Archive_Close(x.ar);
+    int64_t failed = ec != OTF2_SUCCESS || rc || ck.repairable;
+    xc->reduce_i64(xc, &failed, 1, AN_XCH_MAX);
+    if (ec != OTF2_SUCCESS)
+        fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s (analysis process %d)\n",
+                OTF2_Error_GetDescription(ec), me);
+    if (ck.repairable && me == 0) {
+        archive_remove(dir, name);
+        fprintf(stderr, "mpilens export: not yet: by the measured clock offsets, %llu message%s of this run "
+                        "end%s before %s send began, and repairing clocks across the processes of a parallel export is not yet written; export "
+                        "it as one process (mpilens export without mpirun); nothing was written\n",
+                (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s", ck.repairable == 1 ? "s" : "",
+                ck.repairable == 1 ? "its" : "their");
+    }
+    if (!failed && progress && me == 0)
+        fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
+                        " receives, %" PRIu64 " collective calls%s (%d processes)\n",
+                dir, name, (uint64_t)v[1], (uint64_t)v[2], (uint64_t)v[3], (uint64_t)v[4],
+                x.unfinished ? " (some unfinished)" : "", xc->size);
+    if (x.attrs) OTF2_AttributeList_Delete(x.attrs);
+    for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
+    for (int r = 0; x.gev && r < run->size; r++) free(x.gev[r]);
+    free(x.gev);
+    free(x.gnt);
+    free(x.locs);
+    free(x.nlocs);
+    for (unsigned i = 0; i < x.nstrs; i++) free(x.strs[i]);
+    free(x.strs);
+    return failed ? -1 : 0;
+}
+
+int export_otf2(struct an_run *run, const char *out, int progress)
+{
+    char dir[4096], name[1024];
+    if (run->slice) return export_otf2_sliced(run, out, progress);
+    if (archive_check(out, dir, sizeof dir, name, sizeof name)) return -1;
     struct ox x;
     memset(&x, 0, sizeof x);
     x.run = run;
@@ -465,6 +679,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
     for (unsigned i = 0; i < run->n; i++)
         for (unsigned t = 0; t < x.nlocs[i]; t++)
             if (x.locs[i][t].w) OTF2_Archive_CloseEvtWriter(x.ar, x.locs[i][t].w);
+    write_absent(&x, 1, 1);
     OTF2_Archive_CloseEvtFiles(x.ar);
     OTF2_Archive_OpenDefFiles(x.ar);
     for (unsigned i = 0; i < run->n; i++)
@@ -473,6 +688,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
             OTF2_DefWriter *d = OTF2_Archive_GetDefWriter(x.ar, loc_id(run->ranks[i].rank, t));
             if (d) OTF2_Archive_CloseDefWriter(x.ar, d);
         }
+    write_absent(&x, 0, 1);
     OTF2_Archive_CloseDefFiles(x.ar);
     write_defs(&x, NULL);
     OTF2_GlobalDefWriter *g = OTF2_Archive_GetGlobalDefWriter(x.ar);

@@ -11,6 +11,7 @@
 #include "tool.h"
 
 struct an_xch *tool_xch;
+int (*tool_otf2_parallel)(void *archive);
 
 static const struct verb {
     const char *name;

@@ -67,6 +67,10 @@ int cmd_agent(int argc, char **argv);
 struct an_xch;
 extern struct an_xch *tool_xch;
 int mpilens_main(int argc, char **argv);
+/* In mpilens-mpi-<impl> built with libotf2: makes an OTF2_Archive (void *)
+ * write in parallel over the job's processes (OTF2's MPI collectives); 0
+ * or -1.  NULL in the mpilens binary. */
+extern int (*tool_otf2_parallel)(void *archive);
 /* LD_PRELOAD without any libmpilens runtime (the analysis is never recorded). */
 void tool_strip_preload(void);
 

@@ -67,6 +67,49 @@ static int m_bcast(struct an_xch *x, void *buf, size_t len)
     return 0;
 }
 
+/* Pairwise: the lengths first, then each block in pieces of at most PIECE. */
+static int m_alltoall(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen)
+{
+    int n = x->size;
+    unsigned long long *ol = malloc((size_t)n * sizeof *ol), *il = malloc((size_t)n * sizeof *il);
+    if (!ol || !il) x->fail(x, "mpilens: out of memory");
+    for (int p = 0; p < n; p++) ol[p] = outlen[p];
+    if (MPI_Alltoall(ol, 1, MPI_UNSIGNED_LONG_LONG, il, 1, MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return -1;
+    size_t total = 0, at = 0;
+    unsigned nreq = 0;
+    for (int p = 0; p < n; p++) {
+        total += (inlen[p] = (size_t)il[p]);
+        nreq += (unsigned)((il[p] + PIECE - 1) / PIECE + (ol[p] + PIECE - 1) / PIECE);
+    }
+    char *b = malloc(total ? total : 1);
+    MPI_Request *rq = malloc((nreq ? nreq : 1) * sizeof *rq);
+    MPI_Status *sts = malloc((nreq ? nreq : 1) * sizeof *sts);
+    if (!b || !rq || !sts) x->fail(x, "mpilens: out of memory");
+    unsigned k = 0;
+    for (int p = 0; p < n; p++) {
+        for (size_t o = 0; o < inlen[p]; o += PIECE) {
+            size_t c = inlen[p] - o < PIECE ? inlen[p] - o : PIECE;
+            MPI_Irecv(b + at + o, (int)c, MPI_BYTE, p, 2, MPI_COMM_WORLD, &rq[k++]);
+        }
+        at += inlen[p];
+    }
+    for (int p = 0; p < n; p++) {
+        for (size_t o = 0; o < outlen[p]; o += PIECE) {
+            size_t c = outlen[p] - o < PIECE ? outlen[p] - o : PIECE;
+            MPI_Isend((const char *)out[p] + o, (int)c, MPI_BYTE, p, 2, MPI_COMM_WORLD, &rq[k++]);
+        }
+        if (p != x->rank) x->bytes += outlen[p];
+    }
+    int rc = MPI_Waitall((int)k, rq, sts);
+    free(rq);
+    free(sts);
+    free(ol);
+    free(il);
+    *in = b;
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
 static void m_fail(struct an_xch *x, const char *msg)
 {
     fprintf(stderr, "%s (analysis process %d of %d; the job stops)\n", msg, x->rank, x->size);
@@ -84,6 +127,7 @@ struct an_xch *an_xch_mpi(int *argc, char ***argv)
     x.reduce_i64 = m_reduce;
     x.gather = m_gather;
     x.bcast = m_bcast;
+    x.alltoall = m_alltoall;
     x.fail = m_fail;
     return &x;
 }

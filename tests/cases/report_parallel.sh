@@ -8,6 +8,11 @@
 # ranks), dl_exited on 2 ranks (a rank gone without MPI_Finalize, one stuck
 # in MPI_Recv: a crashed, deadlocked run), the first with a rank file
 # missing and the second with one cut (named once, in the report).
+# `export --format=otf2` under mpirun is split: each process reads only its
+# block of rank files (MPILENS_SLICE_LOG) and the archive reads the same as
+# the serial one (otf2-print -A, -G and the events) for those directories
+# and a threaded run, P = 2, 3, 4, both engines; a run whose clocks need
+# repair is refused with one "not yet" line and no archive.
 # The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
 # mpilens-mpi-<impl> next to mpilens, a one-line error.
@@ -87,6 +92,66 @@ for e in $engines; do
     cmp -s "$d/serial.json" "$d/par-$e.json" || soft_fail "$e: the export under mpirun -n 3 differs from the serial one"
 done
 
+# OTF2 under mpirun is written in slices: each process opens only its own
+# rank files and writes their locations, process 0 the definitions.  The
+# archive must read as the serial one (otf2-print: definitions, then the
+# events), for every directory above and a threaded run (a location per
+# thread; -n 3 leaves a process without a rank), P = 2, 3, 4, both engines.
+otf2_dump() {  # archive.otf2 out
+    { otf2-print -A "$1" | grep -v "^Trace identifier" && otf2-print -G "$1" && otf2-print "$1"; } >"$2" 2>&1
+}
+command -v otf2-print >/dev/null || soft_fail "otf2-print missing (setup.sh deps installs otf2-tools)"
+tdirs=$dirs
+impl=$(echo $engines | cut -d' ' -f1)
+if "mpicc.$impl" -g -O1 -w -o "$TEST_TMP/thr" "$ROOT/tests/progs/threads.c" -lpthread; then
+    recorded $impl 120 "$TEST_TMP/thr-run" 2 "$TEST_TMP/thr" >"$TEST_TMP/thr.out" 2>&1 || soft_fail "$impl: threads failed"
+    grep -q '^SKIP' "$TEST_TMP/thr.out" || tdirs="$tdirs $TEST_TMP/thr-run"
+else
+    soft_fail "$impl: build threads"
+fi
+for dir in $tdirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" export -q --format=otf2 -o "$dir.o2s/t" "$dir" >/dev/null 2>"$dir.o2s.err" ||
+        { soft_fail "$name: serial OTF2 export failed: $(head -2 "$dir.o2s.err")"; continue; }
+    otf2_dump "$dir.o2s/t.otf2" "$dir.o2s.txt" || { soft_fail "$name: otf2-print of the serial archive failed"; continue; }
+    for e in $engines; do
+        for n in 2 3 4; do
+            o=$dir.o2-$e-$n
+            timeout 60 $(launcher $e $n) "$MPILENS" export -q --format=otf2 -o "$o/t" "$dir" >"$o.out" 2>"$o.err"
+            rc=$?
+            [ $rc = 0 ] || { soft_fail "$name: mpirun ($e) -n $n mpilens export --format=otf2: exit $rc: $(head -3 "$o.err")"; continue; }
+            otf2_dump "$o/t.otf2" "$o.txt" || { soft_fail "$name: $e -n $n: otf2-print failed: $(head -3 "$o.txt")"; continue; }
+            cmp -s "$dir.o2s.txt" "$o.txt" ||
+                soft_fail "$name: $e -n $n: the OTF2 archive differs from the serial one: $(diff "$dir.o2s.txt" "$o.txt" | head -4 | tr '\n' ' ')"
+            cmp -s "$dir.o2s.err" "$o.err" ||
+                soft_fail "$name: $e -n $n: export's stderr differs from the serial one: $(diff "$dir.o2s.err" "$o.err" | head -4 | tr '\n' ' ')"
+        done
+    done
+done
+grep -q 'rank-00002.mlt\|rank 2)' "$d/missing.o2s.err" 2>/dev/null || soft_fail "missing: the serial OTF2 export does not name rank 2's file"
+grep -q 'rank-00001.mlt' "$d/cut.o2s.err" 2>/dev/null || soft_fail "cut: the serial OTF2 export does not name the cut file"
+
+# each process opens only its own block of the rank files (rep_cancel: 5
+# files, 3 processes: 2, 2 and 1)
+e=$(echo $engines | cut -d' ' -f1)
+MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) "$MPILENS" export -q --format=otf2 -o "$d/log-o2/t" "$second" \
+    >/dev/null 2>"$d/log.err" || soft_fail "$e: -n 3 export of rep_cancel failed: $(head -3 "$d/log.err")"
+assert_eq "0 rank-00000.mlt rank-00001.mlt
+1 rank-00002.mlt rank-00003.mlt
+2 rank-00004.mlt" "$(grep '^mpilens export: process' "$d/log.err" | sed 's/^mpilens export: process \([0-9]\) of 3 read/\1/' | sort)" \
+    "rank files each of 3 processes read"
+
+# clocks that need repair: the sliced export says it cannot do that yet and writes nothing
+cc -O1 -o "$d/patch" "$ROOT/tests/progs/rankfile_patch.c" || fail "build rankfile_patch"
+cp -r "$first" "$d/skew"
+"$d/patch" "$d/skew/rank-00001.mlt" init_offset=-5000000 final_offset=-5000000 >/dev/null || fail "rankfile_patch failed"
+timeout 60 $(launcher $e 2) "$MPILENS" export -q --format=otf2 -o "$d/skew-o2/t" "$d/skew" >"$d/skew.out" 2>"$d/skew.err"
+rc=$?
+[ $rc != 0 ] || soft_fail "skewed clocks: the parallel OTF2 export exited 0"
+assert_contains "$(cat "$d/skew.err")" "mpilens export: not yet:" "skewed clocks: the parallel export's message"
+[ "$(grep -c 'not yet' "$d/skew.err")" = 1 ] || soft_fail "skewed clocks: the message is not said once: $(cat "$d/skew.err")"
+[ ! -e "$d/skew-o2/t.otf2" ] && [ ! -e "$d/skew-o2/t" ] || soft_fail "skewed clocks: an archive was left behind"
+
 # bad input is named once, by one process (the serial report names it once too)
 c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
 s=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.serial.txt")
@@ -109,6 +174,12 @@ for e in $engines; do
     rc=$?
     [ $rc != 124 ] || soft_fail "$e: a dead analysis process left the job hanging"
     [ $rc != 0 ] || soft_fail "$e: a dead analysis process, yet the job exited 0"
+    # the same for the sliced export, whose processes wait for each other
+    timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" export -q --format=otf2 -o "$2" "$1"' \
+        "$MPILENS" "$first" "$d/die-o2-$e/t" >"$d/die-o2-$e.txt" 2>"$d/die-o2-$e.err"
+    rc=$?
+    [ $rc != 124 ] || soft_fail "$e: a dead process of the sliced export left the job hanging"
+    [ $rc != 0 ] || soft_fail "$e: a dead process of the sliced export, yet the job exited 0"
 done
 
 # no engine next to mpilens: a one-line error, exit 1

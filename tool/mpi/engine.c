@@ -21,6 +21,18 @@
 struct an_xch *an_xch_mpi(int *argc, char ***argv);
 void an_xch_mpi_end(struct an_xch *x);
 
+#ifndef ML_NO_OTF2
+/* `mpilens export --format=otf2` as a job: each process writes the
+ * locations of its ranks; OTF2 coordinates the archive over MPI_COMM_WORLD */
+#include <otf2/otf2.h>
+#include <otf2/OTF2_MPI_Collectives.h>
+
+static int otf2_parallel(void *archive)
+{
+    return OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL) == OTF2_SUCCESS ? 0 : -1;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *pre = getenv("LD_PRELOAD");
@@ -37,6 +49,9 @@ int main(int argc, char **argv)
         return 1;
     }
     tool_xch = x;
+#ifndef ML_NO_OTF2
+    tool_otf2_parallel = otf2_parallel;
+#endif
     int rc = mpilens_main(argc, argv);
     int64_t worst = rc;
     x->reduce_i64(x, &worst, 1, AN_XCH_MAX);   /* every process ends with the job's status */
