@@ -534,6 +534,23 @@ int cmd_export(int argc, char **argv)
     int rc;
     if (otf2) {
         rc = export_otf2(&run, outpath, progress);
+        if (rc == 2 && sliced) {
+            /* clocks to repair across slices (not written yet): process 0
+             * exports the whole run, the others are done */
+            an_run_close(&run);
+            if (tool_xch->rank != 0) {
+                free(cut.rank);
+                return 0;
+            }
+            if (an_run_open(dir, &run) != 0) {
+                for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+                    fprintf(stderr, "mpilens export: %s\n", p);
+                an_run_close(&run);
+                free(cut.rank);
+                return 1;
+            }
+            rc = export_otf2(&run, outpath, progress);
+        }
     } else {
         FILE *o = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "wx");
         if (!o) {

@@ -617,20 +617,25 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     free(lens);
     free(mine);
     OTF2_ErrorCode ec = OTF2_Archive_Close(x.ar);
-    int64_t failed = ec != OTF2_SUCCESS || rc || ck.repairable;
+    int64_t failed = ec != OTF2_SUCCESS || rc;
     xc->reduce_i64(xc, &failed, 1, AN_XCH_MAX);
     if (ec != OTF2_SUCCESS)
         fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s (analysis process %d)\n",
                 OTF2_Error_GetDescription(ec), me);
-    if (ck.repairable && me == 0) {
+    /* (ck.repairable is the whole job's) clocks to repair across slices,
+     * which is not written yet: the caller has process 0 export the run
+     * alone, as the serial export would */
+    int serial = ck.repairable && !failed;
+    if (serial && me == 0) {
         archive_remove(dir, name);
-        fprintf(stderr, "mpilens export: not yet: by the measured clock offsets, %llu message%s of this run "
-                        "end%s before %s send began, and repairing clocks across the processes of a parallel export is not yet written; export "
-                        "it as one process (mpilens export without mpirun); nothing was written\n",
-                (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s", ck.repairable == 1 ? "s" : "",
-                ck.repairable == 1 ? "its" : "their");
+        if (progress)
+            fprintf(stderr, "mpilens export: note: by the measured clock offsets, %llu message%s of this run "
+                            "end%s before %s send began; repairing clocks across the processes' slices is not "
+                            "yet written, so process 0 exports the run alone\n",
+                    (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s",
+                    ck.repairable == 1 ? "s" : "", ck.repairable == 1 ? "its" : "their");
     }
-    if (!failed && progress && me == 0)
+    if (!failed && !serial && progress && me == 0)
         fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
                         " receives, %" PRIu64 " collective calls%s (%d processes)\n",
                 dir, name, (uint64_t)v[1], (uint64_t)v[2], (uint64_t)v[3], (uint64_t)v[4],
@@ -644,7 +649,7 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     free(x.nlocs);
     for (unsigned i = 0; i < x.nstrs; i++) free(x.strs[i]);
     free(x.strs);
-    return failed ? -1 : 0;
+    return failed ? -1 : serial ? 2 : 0;
 }
 
 int export_otf2(struct an_run *run, const char *out, int progress)
