@@ -614,10 +614,10 @@ static void *pager(void *arg)
     if (cpus && *cpus) {
         cpu_set_t set;
         if (pager_cpus_parse(cpus, &set) != 0)
-            warn("MPILENS_PAGER_CPUS='%s' is not a list of CPUs like 3 or 2-3,7: the pager stays on the "
-                 "rank's CPUs", cpus);
+            warn("MPILENS_PAGER_CPUS='%s' is not a list of CPUs like 3 or 2-3,7: the pager stays on the CPUs "
+                 "it started on", cpus);
         else if (sched_setaffinity(0, sizeof set, &set) != 0)
-            warn("cannot move the pager to CPUs %s (%s): it stays on the rank's CPUs", cpus, strerror(errno));
+            warn("cannot move the pager to CPUs %s (%s): it stays on the CPUs it started on", cpus, strerror(errno));
     }
     /* Below the program's threads (nice 10, this thread only): woken on a
      * core the program keeps busy it does not preempt it for a whole refill
