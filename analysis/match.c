@@ -107,6 +107,8 @@ struct req {                     /* open request of a rank, by handle */
     struct req *succ;            /* the next request with this handle, made while this one */
     int64_t succ_t1;             /* still runs in the stream: end of the call that made it */
     uint32_t succ_thread;        /* and its thread (req_open) */
+    int64_t mk_t1;               /* end of the call that made this one, and its thread */
+    uint32_t mk_thread;
 };
 
 struct rstate {                  /* per rank */
@@ -828,6 +830,24 @@ static struct req *req_open(struct an_match *m, struct rstate *rs, uint64_t h, c
 static struct req *req_at(struct an_match *m, struct rstate *rs, uint64_t h, const struct an_event *e)
 {
     struct req *q = req_find(rs, h);
+    /* Two threads: the stream gives calls in start order, but a call gets
+     * its handle at some point before it ends.  When the call that made the
+     * successor ended before the one that made q, the handle was the
+     * successor's first (q's call could not have freed it before it ended:
+     * no call completes a request its own creating call has not returned),
+     * so the successor is the older request. */
+    if (q && q->succ && !q->succ->succ && q->succ_thread != q->mk_thread && q->succ_t1 < q->mk_t1) {
+        struct req *s = q->succ, first = *s, later = *q;
+        *q = first;
+        q->handle = later.handle;
+        q->succ = s;
+        q->succ_t1 = later.mk_t1;
+        q->succ_thread = later.mk_thread;
+        *s = later;
+        s->succ = NULL;
+        s->succ_t1 = 0;
+        s->succ_thread = 0;
+    }
     while (q && q->succ && (e->ev.start_ns > q->succ_t1 || e->ev.thread == q->succ_thread)) {
         req_abandon(m, rs, q);
         req_promote(q);
@@ -956,6 +976,8 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
     if (q) {
         memset(q, 0, sizeof *q);
         q->handle = h;
+        q->mk_t1 = e->ev.end_ns;
+        q->mk_thread = e->ev.thread;
         q->kind = is_send ? RQ_SEND : RQ_RECV;
         q->persistent = (uint8_t)persistent;
         q->cidx = p->comm;
@@ -1027,6 +1049,8 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     if (q) {
         memset(q, 0, sizeof *q);
         q->handle = h;
+        q->mk_t1 = e->ev.end_ns;
+        q->mk_thread = e->ev.thread;
         q->kind = RQ_RECV;
         q->cidx = p->comm;
         q->peer_comm = p->peer;

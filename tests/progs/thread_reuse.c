@@ -8,6 +8,11 @@
  *
  *   prints "EXPECT receives=<n> reused=<k>" on rank 0: k rounds (summed over
  *   the ranks) where the handle was reused, which is the case tested
+ *
+ * Then ROUNDS more in the other order: the held MPI_Irecv starts before the
+ * other thread's MPI_Irecv takes the handle, which its MPI_Wait frees
+ * before the held call receives it: in the stream (start order) the held
+ * call comes first although its request is the second.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -27,7 +32,7 @@ static volatile int go, done;
 static void *other(void *arg)
 {
     (void)arg;
-    for (int i = 0; i < ROUNDS; i++) {
+    for (int i = 0; i < 2 * ROUNDS; i++) {
         while (__atomic_load_n(&go, __ATOMIC_SEQ_CST) <= i) sched_yield();
         int in = 0;
         MPI_Request second;
@@ -75,12 +80,29 @@ int main(int argc, char **argv)
         while (__atomic_load_n(&done, __ATOMIC_SEQ_CST) <= i) sched_yield();
         if (memcmp(&was, &got, sizeof was) == 0) reused++;
     }
+    /* the other order: the held MPI_Irecv starts first, then this thread's
+     * MPI_Irecv takes a handle, and its MPI_Wait frees it before the held
+     * call (started earlier, so first in the stream) receives it */
+    for (int i = ROUNDS; i < 2 * ROUNDS; i++) {
+        int in = 0, out = i;
+        arm();
+        __atomic_store_n(&go, i + 1, __ATOMIC_SEQ_CST);      /* its MPI_Irecv starts and is held */
+        while (!held()) sched_yield();
+        MPI_Request first;
+        MPI_Irecv(&in, 1, MPI_INT, rank, 1, MPI_COMM_WORLD, &first);
+        MPI_Send(&out, 1, MPI_INT, rank, 1, MPI_COMM_WORLD);
+        MPI_Request was = first;
+        MPI_Wait(&first, MPI_STATUS_IGNORE);                    /* frees `was` */
+        release();                                              /* the held MPI_Irecv goes on */
+        while (__atomic_load_n(&done, __ATOMIC_SEQ_CST) <= i) sched_yield();
+        if (memcmp(&was, &got, sizeof was) == 0) reused++;
+    }
     pthread_join(t, NULL);
     int all = 0;
     MPI_Reduce(&reused, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) printf("EXPECT receives=%d reused=%d\n", 2 * ROUNDS * size, all);
+    if (rank == 0) printf("EXPECT receives=%d reused=%d\n", 2 * 2 * ROUNDS * size, all);
     MPI_Finalize();
     return 0;
 }
