@@ -511,6 +511,18 @@ static void archive_remove(const char *dir, const char *name)
     unlink(f);
 }
 
+/* x for run, its per-rank location tables and the archive dir/name opened
+ * for writing (x.ar, x.locs or x.nlocs NULL when that failed). */
+static void ox_open(struct ox *x, struct an_run *run, const char *dir, const char *name)
+{
+    memset(x, 0, sizeof *x);
+    x->run = run;
+    x->locs = calloc(run->n ? run->n : 1, sizeof *x->locs);
+    x->nlocs = calloc(run->n ? run->n : 1, sizeof *x->nlocs);
+    x->ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
+                              OTF2_COMPRESSION_NONE);
+}
+
 /* A sliced run (docs/PARALLEL.md): every process writes the locations of
  * its own ranks, process 0 the global definitions from what the others
  * tell it (each location's events, the unfinished calls). */
@@ -530,12 +542,7 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     /* the times are relative to the run's first call, over all slices */
     int64_t origin = an_slice_first(run);
     struct ox x;
-    memset(&x, 0, sizeof x);
-    x.run = run;
-    x.locs = calloc(run->n ? run->n : 1, sizeof *x.locs);
-    x.nlocs = calloc(run->n ? run->n : 1, sizeof *x.nlocs);
-    x.ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                             OTF2_COMPRESSION_NONE);
+    ox_open(&x, run, dir, name);
     bad = !x.ar || !x.locs || !x.nlocs;
     if (x.ar) {
         OTF2_Archive_SetFlushCallbacks(x.ar, &flush_cb, NULL);
@@ -658,12 +665,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
     if (run->slice) return export_otf2_sliced(run, out, progress);
     if (archive_check(out, dir, sizeof dir, name, sizeof name)) return -1;
     struct ox x;
-    memset(&x, 0, sizeof x);
-    x.run = run;
-    x.locs = calloc(run->n ? run->n : 1, sizeof *x.locs);
-    x.nlocs = calloc(run->n ? run->n : 1, sizeof *x.nlocs);
-    x.ar = OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024, OTF2_SUBSTRATE_POSIX,
-                             OTF2_COMPRESSION_NONE);
+    ox_open(&x, run, dir, name);
     if (!x.ar || !x.locs || !x.nlocs) {
         fprintf(stderr, "mpilens export: cannot create the OTF2 archive %s/%s\n", dir, name);
         free(x.locs);
