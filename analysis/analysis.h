@@ -489,14 +489,15 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
 /* The run's earliest call start (aligned, by the headers' clocks), from
  * the first call of each slice (collective). */
 int64_t an_slice_first(struct an_run *run);
-/* A sliced run's matching (collective): a pass over the slice that ships
- * the sends to other slices to their receivers' owners, then the pass fed
- * to sink, in which every receive of this slice meets the send the serial
- * matcher pairs it with.  Returns that pass's matcher, finished (its
- * stats, findings and an_match_coll_parts; an_match_free it); *remote:
- * the sends of other slices it posted (counted in its stats' sends too),
- * *cancels: successful cancels of sends shipped to another slice (the
- * serial matcher may have paired such a send: not reproducible here). */
+/* A sliced run's matching (collective): one read of the slice fed to sink,
+ * the sends to other slices kept and shipped to their receivers' owners
+ * at its end, then posted in their channels (analysis/stream.c says why
+ * every receive of this slice then meets the send the serial matcher pairs
+ * it with).  Returns the matcher, finished (its stats, findings and
+ * an_match_coll_parts; an_match_free it); *remote: the sends of other
+ * slices it posted (counted in its stats' sends too), *cancels: successful
+ * cancels of sends shipped to another slice (the serial matcher may have
+ * paired such a send: not reproducible here). */
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
                                 uint64_t *cancels);
 

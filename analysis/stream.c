@@ -650,11 +650,27 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
                        calloc((size_t)P, sizeof *o.cap), 0, 0};
     size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen), total = 0;
-    if (!o.rec || !o.n || !o.cap || !outlen || !inlen) x->fail(x, "mpilens: out of memory");
-    struct an_match_stats st;
-    int64_t first, last;
-    int64_t bad = slice_pass(run, NULL, NULL, 0, &o, progress, "reading (sends)", &st, &first, &last, NULL) != 0 ||
-                  o.oom;
+    struct an_match *m = an_match_new(run, sink);
+    struct an_stream *s = an_stream_new(run);
+    int64_t bad = !o.rec || !o.n || !o.cap || !outlen || !inlen || !m || !s;
+    if (!bad) {
+        /* one read: the sends to other slices kept, the receives whose
+         * sends are there wait in their channels */
+        an_match_set_repair(m, 0);
+        an_match_set_outbox(m, outbox_put, &o);
+        struct an_progress pr;
+        an_progress_init(&pr, run, "reading");
+        if (!progress) pr.on = 0;
+        const struct an_event *e;
+        uint64_t n = 0;
+        while ((e = an_stream_next(s))) {
+            an_match_event(m, e);
+            if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
+        }
+        an_progress_done(&pr);
+    }
+    an_stream_free(s);
+    bad |= o.oom;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
     for (int p = 0; p < P; p++) outlen[p] = o.n[p] * sizeof(struct an_send_rec);
@@ -664,14 +680,17 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
         total += inlen[p];
         free(o.rec[p]);
     }
-    /* the records of each sender come in its order: every channel's sends in posting order */
-    struct an_match *m = NULL;
-    *remote = total / sizeof(struct an_send_rec);
+    /* The sends of other slices, each sender's in its order: a channel's
+     * sends all come from one rank, so its receives are all still waiting
+     * in it, in the order they were released, and the k-th send takes the
+     * k-th receive as when it is posted first (a receive cancelled meanwhile
+     * left the channel either way; a send cancelled was taken back). */
+    const struct an_send_rec *rec = in;
+    *remote = total / sizeof *rec;
     *cancels = o.cancels;
-    bad = slice_pass(run, sink, in, *remote, NULL, progress, "reading", &st, &first, &last, &m) != 0;
+    for (uint64_t i = 0; i < *remote; i++) an_match_remote_send(m, &rec[i]);
     free(in);
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    an_match_finish(m);
     free(o.rec);
     free(o.n);
     free(o.cap);

@@ -228,7 +228,13 @@ for e in $engines; do
     rc=$?
     [ $rc != 124 ] || soft_fail "$e: a dead analysis process left the job hanging"
     [ $rc != 0 ] || soft_fail "$e: a dead analysis process, yet the job exited 0"
-    # the same for the sliced export, whose processes wait for each other
+    # the same for the sliced report and export, whose processes wait for each other
+    timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" report -q --no-critical-path "$1"' \
+        "$MPILENS" "$first" >"$d/die-sl-$e.txt" 2>"$d/die-sl-$e.err"
+    rc=$?
+    [ $rc != 124 ] || soft_fail "$e: a dead process of the sliced report left the job hanging"
+    [ $rc != 0 ] || soft_fail "$e: a dead process of the sliced report, yet the job exited 0"
+
     timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" export -q --format=otf2 -o "$2" "$1"' \
         "$MPILENS" "$first" "$d/die-o2-$e/t" >"$d/die-o2-$e.txt" 2>"$d/die-o2-$e.err"
     rc=$?
