@@ -184,6 +184,10 @@ int an_run_open(const char *dir, struct an_run *run);
  * exchanged.  Every process returns the same value. */
 struct an_xch;
 int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run);
+/* run->mpi_version and run->exe from the header of the run's lowest rank
+ * and its executable's path (an_run_open does it; a sliced run's process
+ * 0 with the header its owner sent). */
+void an_run_header_text(struct an_run *run, const struct ml_header *h0, const char *exe);
 void an_run_close(struct an_run *run);
 /* Iterate problems: for (p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) */
 const char *an_run_problem(const struct an_run *run, const char *prev);
@@ -383,6 +387,30 @@ struct an_send_rec {
  * only when the receive came first in the stream, an order the slices do
  * not share). */
 void an_match_set_outbox(struct an_match *m, void (*out)(void *ctx, const struct an_send_rec *s), void *ctx);
+/* Findings in the report's order: kind, most frequent first, rank, then
+ * the rest of the key (a total order: the same for any order of finding).
+ * an_finding_same: the same key (kind, comm, rank, peer, tag, routine,
+ * site, instance, other routine), whose counts add up. */
+int an_finding_cmp(const void *a, const void *b);
+int an_finding_same(const struct an_finding *a, const struct an_finding *b);
+/* A sliced run: a communicator with members in other slices is never
+ * completed by one matcher; each instance it reached holds this slice's
+ * arrivals, to be combined with the other slices' (an_slice_report). */
+struct an_coll_part {
+    uint32_t comm;
+    uint16_t name;            /* routine of the first arrival */
+    uint8_t mismatch;         /* arrivals here named different routines */
+    uint32_t arrived;         /* members of this slice that called it */
+    uint64_t index;
+    int64_t first, last, end; /* as an_coll, over these arrivals */
+    uint64_t bytes;
+};
+/* Instances 0..*n-1 of communicator comm as this slice saw them (an
+ * instance with arrived 0: none of its members here reached it), and
+ * *count: per member position, the collectives called (NULL: none here).
+ * NULL, *n = 0 for a communicator all of whose members are in this slice. */
+const struct an_coll_part *an_match_coll_parts(const struct an_match *m, uint32_t comm, uint64_t *n,
+                                               const uint64_t **count);
 /* A send of another slice, posted in its channel after the earlier ones
  * of its sender (feed them in the sender's order).  Its receive is checked
  * for causality (counted in repaired/repairable), never repaired. */
@@ -461,6 +489,17 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
 /* The run's earliest call start (aligned, by the headers' clocks), from
  * the first call of each slice (collective). */
 int64_t an_slice_first(struct an_run *run);
+/* A sliced run's matching (collective): one read of the slice fed to sink,
+ * the sends to other slices kept and shipped to their receivers' owners
+ * at its end, then posted in their channels (analysis/stream.c says why
+ * every receive of this slice then meets the send the serial matcher pairs
+ * it with).  Returns the matcher, finished (its stats, findings and
+ * an_match_coll_parts; an_match_free it); *remote: the sends of other
+ * slices it posted (counted in its stats' sends too), *cancels: successful
+ * cancels of sends shipped to another slice (the serial matcher may have
+ * paired such a send: not reproducible here). */
+struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
+                                uint64_t *cancels);
 
 /* ---- profile (profile.c) ------------------------------------------------ */
 
@@ -544,6 +583,14 @@ typedef const char *(*an_site_namer)(const struct mlr_file *f, uint32_t site, ch
 int an_profile_finish(struct an_profile *p, an_site_namer where);
 void an_profile_free(struct an_profile *p);
 
+/* A sliced run (docs/PARALLEL.md): what this process's profile holds of
+ * its ranks (call sites and MPI-IO files named here, by `where`) and its
+ * sums, as bytes for process 0 (malloc'd); 0 or -1.  an_profile_unpack
+ * adds one process's bytes to a profile of the whole run (an_profile_new
+ * of a run whose ranks are all the run's: an_slice_report), which
+ * an_profile_finish then finishes as if it had read every rank itself. */
+int an_profile_pack(const struct an_profile *p, an_site_namer where, void **out, size_t *len);
+int an_profile_unpack(struct an_profile *p, const void *buf, size_t len);
 const struct an_rank_prof *an_profile_ranks(const struct an_profile *p, unsigned *n);
 const struct an_routine_prof *an_profile_routines(const struct an_profile *p, unsigned *n); /* by time */
 const struct an_site_prof *an_profile_sites(const struct an_profile *p, unsigned *n);       /* by time */
@@ -570,6 +617,28 @@ uint64_t an_profile_events(const struct an_profile *p);
 uint64_t an_profile_calls(const struct an_profile *p);
 /* Rank 0's-clock span of the run: first call start to last call end. */
 void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last);
+
+/* ---- the report of a sliced run (slice_report.c) ------------------------
+ * Collective over the processes of run (an_run_open_slice): each matches
+ * and profiles its slice; process 0 gets the serial analysis's result
+ * (an_analyse with a profile sink, then an_profile_finish) in out.  When
+ * the sliced result could differ from the serial one, every process gets
+ * out->why (a sentence) and nothing else: analyse the run serially.  Call
+ * sites are named by their rank's owner: `where` for the profile
+ * (an_profile_finish's), `site` for the findings.  0. */
+struct an_slice_report {
+    const char *why;
+    struct an_run run;            /* process 0: the whole run's ranks (rank, clock samples; the file where
+                                     this process read it), the rest as the sliced run's */
+    struct an_profile *prof;      /* process 0: finished */
+    struct an_result res;         /* process 0: counters and findings of the whole run */
+    char **find_site;             /* process 0: per finding, its call site */
+    struct ml_header h0;          /* the lowest rank's header (its command line) */
+    int have_h0;
+};
+int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
+                    struct an_slice_report *out);
+void an_slice_report_free(struct an_slice_report *out);
 
 /* ---- the page of `mpilens view` (viewdata.c) ----------------------------
  * Every call, matched message and collective instance of one pass as

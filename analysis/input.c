@@ -527,17 +527,7 @@ int an_run_open(const char *dir, struct an_run *run)
 
     const struct ml_header *h0 = mlr_header(run->ranks[0].f);
     memcpy(run->mpi_impl, h0->mpi_impl, 32);
-    /* the library's version text, first line ("MPICH Version:\t4.0.2\n...") */
-    size_t o = 0;
-    for (size_t i = 0; i < sizeof h0->mpi_version && h0->mpi_version[i] && h0->mpi_version[i] != '\n' &&
-                       o + 1 < sizeof run->mpi_version; i++) {
-        char c = h0->mpi_version[i];
-        if (c == '\t') c = ' ';
-        if (c == ' ' && o && run->mpi_version[o - 1] == ' ') continue;
-        run->mpi_version[o++] = (c < 32 || c == 127) ? '?' : c;
-    }
-    run->mpi_version[o] = 0;
-    snprintf(run->exe, sizeof run->exe, "%s", mlr_exe(run->ranks[0].f));
+    an_run_header_text(run, h0, mlr_exe(run->ranks[0].f));
     for (char *c = run->mpi_impl; *c; c++)
         if (*c < 32 || *c > 126) *c = '?';
 
@@ -789,6 +779,21 @@ static int members_put(struct members *t, uint64_t key, const int32_t *mem)
     t->mem[i] = mem;
     t->n++;
     return 0;
+}
+
+void an_run_header_text(struct an_run *run, const struct ml_header *h0, const char *exe)
+{
+    /* the library's version text, first line ("MPICH Version:\t4.0.2\n...") */
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof h0->mpi_version && h0->mpi_version[i] && h0->mpi_version[i] != '\n' &&
+                       o + 1 < sizeof run->mpi_version; i++) {
+        char c = h0->mpi_version[i];
+        if (c == '\t') c = ' ';
+        if (c == ' ' && o && run->mpi_version[o - 1] == ' ') continue;
+        run->mpi_version[o++] = (c < 32 || c == 127) ? '?' : c;
+    }
+    run->mpi_version[o] = 0;
+    snprintf(run->exe, sizeof run->exe, "%s", exe ? exe : "");
 }
 
 int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)

@@ -30,6 +30,7 @@
  * collective instances not all members have reached; nothing per event.
  */
 #include "analysis.h"
+#include "exchange.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,9 @@ struct cstate {                  /* collectives of one communicator */
     struct cinst *win;
     unsigned cap, head, len;
     int overflow;
+    int remote;                  /* a sliced run: members in other slices (an_match_coll_parts) */
+    struct an_coll_part *part;   /* remote: this slice's arrivals per instance */
+    uint64_t npart, cappart;
 };
 
 struct an_match {
@@ -527,11 +531,18 @@ static void recv_post(struct an_match *m, struct rstate *rs, struct precv *rv)
 }
 
 /* A send was posted. */
+/* A send to world rank dst goes to another slice: dst's file is read there
+ * (no file: it stays here, unmatched, as in the serial analysis). */
+static int shipped(const struct an_run *run, int32_t dst)
+{
+    return !run->slice || (dst >= 0 && dst < run->size && run->slice->owner[dst] >= 0);
+}
+
 static void send_post(struct an_match *m, uint32_t comm, int32_t src, int32_t dst, int32_t tag,
                       const struct an_end *end, uint32_t bytes, uint64_t id, int remote, int64_t at)
 {
     m->st.sends++;
-    if (m->outbox && !remote && m->run->slot[dst] < 0) {
+    if (m->outbox && !remote && m->run->slot[dst] < 0 && shipped(m->run, dst)) {
         const struct an_clock *k = &m->run->ranks[m->run->slot[src]].clock;
         struct an_send_rec rec;
         memset(&rec, 0, sizeof rec);
@@ -1081,7 +1092,7 @@ static void send_cancelled(struct an_match *m, const struct an_rank *r, const st
 {
     m->st.cancelled_sends++;
     if (q->comm == UINT32_MAX || q->peer < 0) return;
-    if (m->outbox && m->run->slot[q->peer] < 0) {   /* shipped to another slice: take it back */
+    if (m->outbox && m->run->slot[q->peer] < 0 && shipped(m->run, q->peer)) {   /* shipped: take it back */
         struct an_send_rec rec;
         memset(&rec, 0, sizeof rec);
         rec.comm = q->comm;
@@ -1270,6 +1281,34 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     struct cstate *cs = &m->cs[comm];
     if (!cs->count && !(cs->count = calloc(cm->size, sizeof *cs->count))) return;
     uint64_t k = cs->count[pos]++;
+    if (cs->remote) {           /* members in other slices: this slice's share of instance k */
+        if (k >= cs->cappart) {
+            uint64_t cap = cs->cappart ? cs->cappart * 2 : 16;
+            while (cap <= k) cap *= 2;
+            struct an_coll_part *t = realloc(cs->part, cap * sizeof *t);
+            if (!t) return;
+            memset(t + cs->cappart, 0, (cap - cs->cappart) * sizeof *t);
+            cs->part = t;
+            cs->cappart = cap;
+        }
+        if (k >= cs->npart) cs->npart = k + 1;
+        struct an_coll_part *q = &cs->part[k];
+        if (q->arrived == 0) {
+            q->comm = comm;
+            q->index = k;
+            q->name = end->name;
+            q->first = q->last = e->t0;
+            q->end = e->t1;
+        } else {
+            if (q->name != end->name) q->mismatch = 1;
+            if (e->t0 < q->first) q->first = e->t0;
+            if (e->t0 > q->last) q->last = e->t0;
+            if (e->t1 > q->end) q->end = e->t1;
+        }
+        q->arrived++;
+        q->bytes += (uint64_t)c->bytes + c->rbytes;
+        return;
+    }
     if (k < cs->base) return;   /* cannot happen: an instance closes only when all arrived */
     while (k - cs->base >= cs->len) {
         if (cs->len == cs->cap) {
@@ -1482,6 +1521,16 @@ struct an_match *an_match_new(struct an_run *run, const struct an_sink *sink)
         for (unsigned k = 0; m->rs[i].pos && k < r->ncomms; k++) m->rs[i].pos[k] = -2;
         m->rs[i].sent_hi = INT64_MIN;
     }
+    if (run->slice) {   /* a communicator with members in other slices collects arrivals only */
+        int me = run->slice->x->rank;
+        for (unsigned i = 0; i < run->ncomms; i++) {
+            const struct an_comm *cm = &run->comms[i];
+            for (uint32_t k = 0; k < cm->size && !m->cs[i].remote; k++) {
+                int w = cm->world ? (int)k : cm->members ? cm->members[k] : -1;
+                if (w < 0 || w >= run->size || run->slice->owner[w] != me) m->cs[i].remote = 1;
+            }
+        }
+    }
     chan_grow(m);
     m->ring = malloc(CHECKED_RING * sizeof *m->ring);  /* without it: late repairs, more passes */
     return m;
@@ -1637,6 +1686,13 @@ struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *
         struct cstate *d = &c->cs[i];
         d->base = s->base;
         d->overflow = s->overflow;
+        d->remote = s->remote;
+        if (s->npart) {
+            if (!(d->part = malloc(s->npart * sizeof *d->part))) goto fail;
+            memcpy(d->part, s->part, s->npart * sizeof *d->part);
+            d->npart = d->cappart = s->npart;
+            b += s->npart * sizeof *d->part;
+        }
         if (s->count) {
             size_t n = run->comms[i].size ? run->comms[i].size : 1;
             if (!(d->count = malloc(n * sizeof *d->count))) goto fail;
@@ -1686,13 +1742,37 @@ void an_match_remote_send(struct an_match *m, const struct an_send_rec *s)
     send_post(m, s->comm, s->src, s->dst, s->tag, &s->send, s->bytes, 0, 1, s->at);
 }
 
-static int find_cmp(const void *a, const void *b)
+/* Kind, most frequent first, rank; then the rest of the key, so that the
+ * order is the same whatever order the findings were found in (a sliced
+ * analysis merges them from its slices). */
+int an_finding_cmp(const void *a, const void *b)
 {
     const struct an_finding *x = a, *y = b;
     if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
     if (x->count != y->count) return x->count > y->count ? -1 : 1;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    return 0;
+    if (x->peer != y->peer) return x->peer < y->peer ? -1 : 1;
+    if (x->tag != y->tag) return x->tag < y->tag ? -1 : 1;
+    if (x->comm != y->comm) return x->comm < y->comm ? -1 : 1;
+    if (x->name != y->name) return x->name < y->name ? -1 : 1;
+    if (x->site != y->site) return x->site < y->site ? -1 : 1;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    if (x->name2 != y->name2) return x->name2 < y->name2 ? -1 : 1;
+    return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+}
+
+int an_finding_same(const struct an_finding *a, const struct an_finding *b)
+{
+    return fsame(a, b);
+}
+
+const struct an_coll_part *an_match_coll_parts(const struct an_match *m, uint32_t comm, uint64_t *n,
+                                               const uint64_t **count)
+{
+    const struct cstate *cs = comm < m->run->ncomms ? &m->cs[comm] : NULL;
+    *n = cs && cs->remote ? cs->npart : 0;
+    *count = cs && cs->remote ? cs->count : NULL;
+    return cs && cs->remote ? cs->part : NULL;
 }
 
 void an_match_finish(struct an_match *m)
@@ -1768,6 +1848,7 @@ void an_match_finish(struct an_match *m)
     for (unsigned i = 0; i < run->ncomms; i++) {
         struct cstate *cs = &m->cs[i];
         const struct an_comm *cm = &run->comms[i];
+        if (cs->remote) continue;   /* completed where the slices' arrivals meet */
         uint64_t incomplete = 0, first = 0;
         for (unsigned j = 0; j < cs->len; j++) {
             if (cs->win[(cs->head + j) % cs->cap].arrived >= cm->size) {
@@ -1795,7 +1876,7 @@ void an_match_finish(struct an_match *m)
         f.count = incomplete;
         finding(m, &f);
     }
-    if (m->nfind) qsort(m->find, m->nfind, sizeof *m->find, find_cmp);
+    if (m->nfind) qsort(m->find, m->nfind, sizeof *m->find, an_finding_cmp);
     free(m->find_idx);
     m->find_idx = NULL;
 }
@@ -1857,6 +1938,7 @@ void an_match_free(struct an_match *m)
     for (unsigned i = 0; m->cs && i < m->run->ncomms; i++) {
         free(m->cs[i].count);
         free(m->cs[i].win);
+        free(m->cs[i].part);
     }
     for (struct psend *s = m->free_s, *n; s; s = n) {
         n = s->next;

@@ -41,7 +41,14 @@ struct io_ent {                  /* one MPI_File_open (or a handle seen without 
     uint64_t file;
     uint32_t site;               /* of the open; 0 unknown */
     char *name;                  /* given to the open, or NULL */
+    char *where;                 /* the open's site named by the rank's owner (an_profile_unpack), or NULL */
     struct an_io_prof st;
+};
+
+struct named_site {              /* a call site of a rank read by another process (an_profile_unpack) */
+    char *where;
+    uint16_t name;
+    struct an_stat st;
 };
 
 struct rprof {
@@ -60,6 +67,8 @@ struct rprof {
     uint64_t coll_calls, coll_sent, coll_recv;
     struct io_ent *io;
     unsigned nio, capio;
+    struct named_site *ns;       /* instead of sites: named by their owner, in its table's order */
+    unsigned nns;
 };
 
 struct pair_ent {                /* communication matrix cell; key 0 = empty */
@@ -398,6 +407,17 @@ static void stat_merge(struct an_stat *d, const struct an_stat *s)
     d->estimated += s->estimated;
 }
 
+/* A call site as the report names it: file:line, "(unknown)" or site#N. */
+static const char *site_where(const struct mlr_file *f, uint32_t site, an_site_namer where, char *buf, size_t n)
+{
+    const char *w = site == 0 ? "(unknown)" : where && f ? where(f, site, buf, n) : NULL;
+    if (!w) {
+        snprintf(buf, n, "site#%u", site);
+        w = buf;
+    }
+    return w;
+}
+
 int an_profile_finish(struct an_profile *p, an_site_namer where)
 {
     struct an_run *run = p->run;
@@ -460,15 +480,21 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
     char buf[1024];
     for (unsigned i = 0; i < run->n; i++) {
         struct rprof *r = &p->rp[i];
-        for (unsigned s = 0; s < r->capsites; s++) {
-            const struct site_ent *se = &r->sites[s];
-            if (!se->key) continue;
-            uint32_t site = (uint32_t)((se->key - 1) >> 16);
-            uint16_t name = (uint16_t)((se->key - 1) & 0xffff);
-            const char *w = site == 0 ? "(unknown)" : where ? where(run->ranks[i].f, site, buf, sizeof buf) : NULL;
-            if (!w) {
-                snprintf(buf, sizeof buf, "site#%u", site);
-                w = buf;
+        unsigned nent = r->ns ? r->nns : r->capsites;
+        for (unsigned s = 0; s < nent; s++) {
+            const struct site_ent *se = r->ns ? NULL : &r->sites[s];
+            const struct an_stat *sst;
+            const char *w;
+            uint16_t name;
+            if (r->ns) {
+                w = r->ns[s].where;
+                name = r->ns[s].name;
+                sst = &r->ns[s].st;
+            } else {
+                if (!se->key) continue;
+                name = (uint16_t)((se->key - 1) & 0xffff);
+                w = site_where(run->ranks[i].f, (uint32_t)((se->key - 1) >> 16), where, buf, sizeof buf);
+                sst = &se->st;
             }
             unsigned j;
             for (j = 0; j < p->nsites; j++)
@@ -487,7 +513,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
                 p->nsites++;
             }
             struct an_site_prof *sp = &p->sites[j];
-            stat_merge(&sp->all, &se->st);
+            stat_merge(&sp->all, sst);
             /* this rank's share: one entry per rank (its sites of one name merged) */
             if (!sp->nranks || sp->per_rank[sp->nranks - 1].rank != run->ranks[i].rank) {
                 struct an_site_rank *t = realloc(sp->per_rank, (sp->nranks + 1) * sizeof *t);
@@ -497,7 +523,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
                 t[sp->nranks].rank = run->ranks[i].rank;
                 sp->nranks++;
             }
-            stat_merge(&sp->per_rank[sp->nranks - 1].st, &se->st);
+            stat_merge(&sp->per_rank[sp->nranks - 1].st, sst);
         }
     }
     /* across ranks: per-rank time, its spread, the shares of App and MPI time */
@@ -555,11 +581,7 @@ int an_profile_finish(struct an_profile *p, an_site_namer where)
         struct rprof *r = &p->rp[i];
         for (unsigned e = 0; e < r->nio; e++) {
             const struct io_ent *ie = &r->io[e];
-            const char *w = ie->site == 0 ? "(unknown)" : where ? where(run->ranks[i].f, ie->site, buf, sizeof buf) : NULL;
-            if (!w) {
-                snprintf(buf, sizeof buf, "site#%u", ie->site);
-                w = buf;
-            }
+            const char *w = ie->where ? ie->where : site_where(run->ranks[i].f, ie->site, where, buf, sizeof buf);
             const char *nm = ie->name ? ie->name : "(unknown)";
             unsigned j;
             for (j = 0; j < p->nio; j++)
@@ -602,8 +624,13 @@ void an_profile_free(struct an_profile *p)
         free(p->rp[i].slot);
         free(p->rp[i].st);
         free(p->rp[i].sites);
-        for (unsigned e = 0; e < p->rp[i].nio; e++) free(p->rp[i].io[e].name);
+        for (unsigned e = 0; e < p->rp[i].nio; e++) {
+            free(p->rp[i].io[e].name);
+            free(p->rp[i].io[e].where);
+        }
         free(p->rp[i].io);
+        for (unsigned e = 0; e < p->rp[i].nns; e++) free(p->rp[i].ns[e].where);
+        free(p->rp[i].ns);
     }
     for (unsigned i = 0; i < p->nsites; i++) {
         free(p->sites[i].where);
@@ -680,4 +707,263 @@ void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last)
 {
     *first = p->first;
     *last = p->last;
+}
+
+/* ---- a sliced run: each process's share, merged at process 0 ------------- */
+
+struct pk {                      /* a growing buffer */
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+static void pk_put(struct pk *b, const void *v, size_t n)
+{
+    if (b->oom) return;
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + n) cap *= 2;
+        char *t = realloc(b->p, cap);
+        if (!t) {
+            b->oom = 1;
+            return;
+        }
+        b->p = t;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, v, n);
+    b->n += n;
+}
+
+static void pk_u32(struct pk *b, uint32_t v) { pk_put(b, &v, sizeof v); }
+
+static void pk_str(struct pk *b, const char *s)
+{
+    uint32_t n = (uint32_t)strlen(s);
+    pk_u32(b, n);
+    pk_put(b, s, n);
+}
+
+struct rk {                      /* reading one */
+    const char *p, *end;
+    int bad;
+};
+
+static const void *rk_get(struct rk *r, size_t n)
+{
+    if (r->bad || (size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        return NULL;
+    }
+    const void *v = r->p;
+    r->p += n;
+    return v;
+}
+
+static uint32_t rk_u32(struct rk *r)
+{
+    const void *v = rk_get(r, 4);
+    uint32_t x = 0;
+    if (v) memcpy(&x, v, 4);
+    return x;
+}
+
+static void rk_into(struct rk *r, void *to, size_t n)
+{
+    const void *v = rk_get(r, n);
+    if (v) memcpy(to, v, n);
+    else memset(to, 0, n);
+}
+
+static char *rk_str(struct rk *r)
+{
+    uint32_t n = rk_u32(r);
+    const char *v = rk_get(r, n);
+    char *s = v ? malloc((size_t)n + 1) : NULL;
+    if (s) {
+        memcpy(s, v, n);
+        s[n] = 0;
+    } else {
+        r->bad = 1;
+    }
+    return s;
+}
+
+/* The per-rank fields of struct rprof that travel, in this order. */
+struct rk_fixed {
+    int64_t first, last, init_end, fin_start, mpi_all, mpi_before, mpi_after, init, fin;
+    uint64_t calls, unfinished, estimated, coll_calls, coll_sent, coll_recv;
+    uint32_t threads;
+    int32_t seen;
+};
+
+int an_profile_pack(const struct an_profile *p, an_site_namer where, void **out, size_t *len)
+{
+    const struct an_run *run = p->run;
+    struct pk b = {0};
+    char buf[1024];
+    pk_u32(&b, run->n);
+    for (unsigned i = 0; i < run->n; i++) {
+        const struct rprof *r = &p->rp[i];
+        int32_t rank = run->ranks[i].rank;
+        pk_put(&b, &rank, sizeof rank);
+        struct rk_fixed f = {r->first, r->last, r->init_end, r->fin_start, r->mpi_all, r->mpi_before, r->mpi_after,
+                             r->init, r->fin, r->calls, r->unfinished, r->estimated, r->coll_calls, r->coll_sent,
+                             r->coll_recv, r->threads, r->seen};
+        pk_put(&b, &f, sizeof f);
+        pk_u32(&b, r->nst);
+        for (unsigned n = 0; r->slot && n < run->nnames; n++) {
+            if (!r->slot[n]) continue;
+            uint16_t name = (uint16_t)n;
+            pk_put(&b, &name, sizeof name);
+            pk_put(&b, &r->st[r->slot[n] - 1], sizeof *r->st);
+        }
+        pk_u32(&b, r->nsites);
+        for (unsigned s = 0; s < r->capsites; s++) {   /* in the table's order: the serial merge's */
+            const struct site_ent *se = &r->sites[s];
+            if (!se->key) continue;
+            uint16_t name = (uint16_t)((se->key - 1) & 0xffff);
+            pk_put(&b, &name, sizeof name);
+            pk_put(&b, &se->st, sizeof se->st);
+            pk_str(&b, site_where(run->ranks[i].f, (uint32_t)((se->key - 1) >> 16), where, buf, sizeof buf));
+        }
+        pk_u32(&b, r->nio);
+        for (unsigned e = 0; e < r->nio; e++) {
+            const struct io_ent *ie = &r->io[e];
+            pk_str(&b, site_where(run->ranks[i].f, ie->site, where, buf, sizeof buf));
+            uint32_t has = ie->name != NULL;
+            pk_u32(&b, has);
+            if (has) pk_str(&b, ie->name);
+            pk_put(&b, &ie->st, sizeof ie->st);
+        }
+    }
+    uint32_t nc = 0;
+    for (unsigned n = 0; n < run->nnames; n++) nc += p->colls[n].instances != 0;
+    pk_u32(&b, nc);
+    for (unsigned n = 0; n < run->nnames; n++)
+        if (p->colls[n].instances) pk_put(&b, &p->colls[n], sizeof *p->colls);
+    pk_u32(&b, p->npairs);
+    for (unsigned i = 0; i < p->cappairs; i++)
+        if (p->pairs[i].key) pk_put(&b, &p->pairs[i], sizeof *p->pairs);
+    pk_put(&b, p->sz_count, sizeof p->sz_count);
+    pk_put(&b, p->sz_bytes, sizeof p->sz_bytes);
+    int64_t g[4] = {(int64_t)p->events, (int64_t)p->calls, p->first, p->last};
+    pk_put(&b, g, sizeof g);
+    if (b.oom) {
+        free(b.p);
+        return -1;
+    }
+    *out = b.p;
+    *len = b.n;
+    return 0;
+}
+
+/* Add the sender-receiver cell (src, dst): messages and bytes. */
+static void pair_addn(struct an_profile *p, uint64_t key, uint64_t messages, uint64_t bytes)
+{
+    int32_t src = (int32_t)(uint32_t)((key - 1) >> 32), dst = (int32_t)(uint32_t)(key - 1);
+    pair_add(p, src, dst, 0);
+    unsigned k = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 40) & (p->cappairs - 1);
+    while (p->pairs[k].key && p->pairs[k].key != key) k = (k + 1) & (p->cappairs - 1);
+    if (p->pairs[k].key != key) return;
+    p->pairs[k].messages += messages - 1;   /* pair_add counted one */
+    p->pairs[k].bytes += bytes;
+}
+
+int an_profile_unpack(struct an_profile *p, const void *buf, size_t len)
+{
+    struct an_run *run = p->run;
+    struct rk r = {buf, (const char *)buf + len, 0};
+    uint32_t nr = rk_u32(&r);
+    for (uint32_t q = 0; q < nr && !r.bad; q++) {
+        int32_t rank;
+        rk_into(&r, &rank, sizeof rank);
+        if (r.bad || rank < 0 || rank >= run->size || run->slot[rank] < 0) return -1;
+        struct rprof *d = &p->rp[run->slot[rank]];
+        struct rk_fixed f;
+        rk_into(&r, &f, sizeof f);
+        d->first = f.first;
+        d->last = f.last;
+        d->init_end = f.init_end;
+        d->fin_start = f.fin_start;
+        d->mpi_all = f.mpi_all;
+        d->mpi_before = f.mpi_before;
+        d->mpi_after = f.mpi_after;
+        d->init = f.init;
+        d->fin = f.fin;
+        d->calls = f.calls;
+        d->unfinished = f.unfinished;
+        d->estimated = f.estimated;
+        d->coll_calls = f.coll_calls;
+        d->coll_sent = f.coll_sent;
+        d->coll_recv = f.coll_recv;
+        d->threads = f.threads;
+        d->seen = f.seen;
+        uint32_t nst = rk_u32(&r);
+        for (uint32_t k = 0; k < nst && !r.bad; k++) {
+            uint16_t name;
+            rk_into(&r, &name, sizeof name);
+            if (name >= run->nnames) return -1;
+            struct an_stat *s = routine_stat(d, name);
+            if (!s) return -1;
+            rk_into(&r, s, sizeof *s);
+        }
+        uint32_t ns = rk_u32(&r);
+        if (r.bad) return -1;
+        d->ns = calloc(ns ? ns : 1, sizeof *d->ns);
+        if (!d->ns) return -1;
+        for (uint32_t k = 0; k < ns && !r.bad; k++) {
+            rk_into(&r, &d->ns[k].name, sizeof d->ns[k].name);
+            rk_into(&r, &d->ns[k].st, sizeof d->ns[k].st);
+            d->ns[k].where = rk_str(&r);
+            d->nns = k + 1;
+        }
+        uint32_t nio = rk_u32(&r);
+        for (uint32_t k = 0; k < nio && !r.bad; k++) {
+            char *w = rk_str(&r), *nm = rk_u32(&r) ? rk_str(&r) : NULL;
+            struct an_io_prof *io = io_stat(d, k + 1, 0, 1, NULL);   /* a new entry */
+            if (!io || r.bad) {
+                free(w);
+                free(nm);
+                return -1;
+            }
+            struct io_ent *ie = &d->io[d->nio - 1];
+            ie->where = w;
+            ie->name = nm;
+            rk_into(&r, io, sizeof *io);
+        }
+    }
+    uint32_t nc = rk_u32(&r);
+    for (uint32_t k = 0; k < nc && !r.bad; k++) {
+        struct an_coll_prof c;
+        rk_into(&r, &c, sizeof c);
+        if (r.bad || c.name >= run->nnames) return -1;
+        struct an_coll_prof *cp = &p->colls[c.name];
+        cp->name = c.name;
+        cp->instances += c.instances;
+        cp->skew_total = an_sadd(cp->skew_total, c.skew_total);
+        if (c.skew_max > cp->skew_max) cp->skew_max = c.skew_max;
+        cp->bytes += c.bytes;
+    }
+    uint32_t np = rk_u32(&r);
+    for (uint32_t k = 0; k < np && !r.bad; k++) {
+        struct pair_ent e;
+        rk_into(&r, &e, sizeof e);
+        if (!r.bad && e.key && e.messages) pair_addn(p, e.key, e.messages, e.bytes);
+    }
+    uint64_t c[AN_SIZE_BUCKETS], by[AN_SIZE_BUCKETS];
+    rk_into(&r, c, sizeof c);
+    rk_into(&r, by, sizeof by);
+    int64_t g[4];
+    rk_into(&r, g, sizeof g);
+    if (r.bad || r.p != r.end) return -1;
+    for (unsigned b = 0; b < AN_SIZE_BUCKETS; b++) {
+        p->sz_count[b] += c[b];
+        p->sz_bytes[b] += by[b];
+    }
+    p->events += (uint64_t)g[0];
+    p->calls += (uint64_t)g[1];
+    if (g[2] < p->first) p->first = g[2];
+    if (g[3] > p->last) p->last = g[3];
+    return 0;
 }

@@ -508,6 +508,7 @@ struct outbox {                  /* sends to other slices, per receiving process
     struct an_send_rec **rec;
     size_t *n, *cap;
     int oom;
+    uint64_t cancels;            /* shipped sends taken back */
 };
 
 static void outbox_put(void *ctx, const struct an_send_rec *s)
@@ -516,6 +517,7 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
     int p = o->sl->owner[s->dst];
     if (p < 0) return;           /* no file: unmatched, as in the serial analysis */
     if (s->cancel) {
+        o->cancels++;
         for (size_t i = o->n[p]; s->id && i-- > 0;)
             if (o->rec[p][i].src == s->src && o->rec[p][i].id == s->id) {
                 memmove(&o->rec[p][i], &o->rec[p][i + 1], (o->n[p] - i - 1) * sizeof *o->rec[p]);
@@ -543,7 +545,7 @@ static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
  * other slices to out (or dropped). */
 static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
                       struct outbox *out, int progress, const char *what, struct an_match_stats *st,
-                      int64_t *first, int64_t *last)
+                      int64_t *first, int64_t *last, struct an_match **keep)
 {
     struct an_match *m = an_match_new(run, sink);
     struct an_stream *s = an_stream_new(run);
@@ -572,7 +574,8 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
     an_match_finish(m);
     *st = *an_match_stats(m);
     an_stream_free(s);
-    an_match_free(m);
+    if (keep) *keep = m;
+    else an_match_free(m);
     return 0;
 }
 
@@ -595,12 +598,12 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     struct an_xch *x = sl->x;
     int P = x->size;
     struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
-                       calloc((size_t)P, sizeof *o.cap), 0};
+                       calloc((size_t)P, sizeof *o.cap), 0, 0};
     size_t *outlen = calloc((size_t)P, sizeof *outlen), inlen_total = 0, *inlen = calloc((size_t)P, sizeof *inlen);
     if (!o.rec || !o.n || !o.cap || !outlen || !inlen) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
-    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last);
+    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last, NULL);
     int64_t bad = rc != 0 || o.oom;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
@@ -615,7 +618,7 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     /* the records of each sender come in its order: every channel's sends in posting order */
     int64_t first1 = first, last1 = last;
     rc = slice_pass(run, NULL, in, inlen_total / sizeof(struct an_send_rec), NULL, progress, "checking clocks", &st,
-                    &first, &last);
+                    &first, &last, NULL);
     first = first1;
     last = last1;
     free(in);
@@ -636,4 +639,62 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     free(outlen);
     free(inlen);
     return 0;
+}
+
+struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
+                                uint64_t *cancels)
+{
+    struct an_slice *sl = run->slice;
+    struct an_xch *x = sl->x;
+    int P = x->size;
+    struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
+                       calloc((size_t)P, sizeof *o.cap), 0, 0};
+    size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen), total = 0;
+    struct an_match *m = an_match_new(run, sink);
+    struct an_stream *s = an_stream_new(run);
+    int64_t bad = !o.rec || !o.n || !o.cap || !outlen || !inlen || !m || !s;
+    if (!bad) {
+        /* one read: the sends to other slices kept, the receives whose
+         * sends are there wait in their channels */
+        an_match_set_repair(m, 0);
+        an_match_set_outbox(m, outbox_put, &o);
+        struct an_progress pr;
+        an_progress_init(&pr, run, "reading");
+        if (!progress) pr.on = 0;
+        const struct an_event *e;
+        uint64_t n = 0;
+        while ((e = an_stream_next(s))) {
+            an_match_event(m, e);
+            if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
+        }
+        an_progress_done(&pr);
+    }
+    an_stream_free(s);
+    bad |= o.oom;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    for (int p = 0; p < P; p++) outlen[p] = o.n[p] * sizeof(struct an_send_rec);
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)o.rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    for (int p = 0; p < P; p++) {
+        total += inlen[p];
+        free(o.rec[p]);
+    }
+    /* The sends of other slices, each sender's in its order: a channel's
+     * sends all come from one rank, so its receives are all still waiting
+     * in it, in the order they were released, and the k-th send takes the
+     * k-th receive as when it is posted first (a receive cancelled meanwhile
+     * left the channel either way; a send cancelled was taken back). */
+    const struct an_send_rec *rec = in;
+    *remote = total / sizeof *rec;
+    *cancels = o.cancels;
+    for (uint64_t i = 0; i < *remote; i++) an_match_remote_send(m, &rec[i]);
+    free(in);
+    an_match_finish(m);
+    free(o.rec);
+    free(o.n);
+    free(o.cap);
+    free(outlen);
+    free(inlen);
+    return m;
 }

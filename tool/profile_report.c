@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "critpath_report.h"
+#include "exchange.h"
 #include "json_out.h"
 #include "profile_report.h"
 #include "symbols.h"
@@ -78,12 +79,21 @@ struct report {
     struct cp_cost cost;          /* its cost model and where it came from */
     const char *dir;
     int all;
+    char **find_site;             /* a sliced run: each finding's call site, named by its rank's owner */
+    const struct ml_header *h0;   /* a sliced run: the lowest rank's header */
 };
 
 static const char *site_name(const struct report *rp, int rank, uint32_t site, char *b, size_t n)
 {
     if (rank < 0 || rank >= rp->run.size || rp->run.slot[rank] < 0 || site == 0) return "(unknown)";
     return sym_site(rp->run.ranks[rp->run.slot[rank]].f, site, b, n);
+}
+
+/* The call site of finding f. */
+static const char *finding_site(const struct report *rp, const struct an_finding *f, char *b, size_t n)
+{
+    if (rp->find_site) return rp->find_site[f - rp->res.findings];
+    return site_name(rp, f->rank, f->site, b, n);
 }
 
 static const char *peer_text(int32_t p, char *b, size_t n)
@@ -118,9 +128,9 @@ static const char *finding_kind(enum an_finding_kind k)
 /* One finding as a sentence. */
 static void finding_text(const struct report *rp, const struct an_finding *f, char *b, size_t n)
 {
-    char comm[160], site[600], p[32], t[32], by[32], cnt[32];
+    char comm[160], sbuf[600], p[32], t[32], by[32], cnt[32];
     an_comm_name(&rp->run, f->comm, comm, sizeof comm);
-    site_name(rp, f->rank, f->site, site, sizeof site);
+    const char *site = finding_site(rp, f, sbuf, sizeof sbuf);
     const char *rt = rname(&rp->run, f->name);
     fmt_count(f->count, cnt, sizeof cnt);
     switch (f->kind) {
@@ -180,9 +190,9 @@ static void rule(FILE *o, const char *title)
     putc('\n', o);
 }
 
-static void cmdline_text(const struct an_run *run, char *b, size_t n)
+static void cmdline_text(const struct report *rp, char *b, size_t n)
 {
-    const struct ml_header *h = mlr_header(run->ranks[0].f);
+    const struct ml_header *h = rp->h0 ? rp->h0 : mlr_header(rp->run.ranks[0].f);
     size_t o = 0, lim = sizeof h->cmdline;
     for (size_t i = 0; i < lim && o + 1 < n; i++) {
         char c = h->cmdline[i];
@@ -202,7 +212,7 @@ static void text_header(FILE *o, const struct report *rp)
     char b1[64], b2[64], cmd[1100], fb[200];
     int64_t first, last;
     an_profile_span(rp->prof, &first, &last);
-    cmdline_text(run, cmd, sizeof cmd);
+    cmdline_text(rp, cmd, sizeof cmd);
     fprintf(o, "mpilens report: %s\n", fit(rp->dir, WIDTH - 16, fb, sizeof fb));
     fprintf(o, "  program    %s\n", fit(cmd[0] ? cmd : run->exe, WIDTH - 13, fb, sizeof fb));
     fprintf(o, "  MPI        %.80s\n", run->mpi_version[0] ? run->mpi_version : run->mpi_impl);
@@ -771,7 +781,7 @@ static void report_json(FILE *o, const struct report *rp)
     char cmd[1100];
     int64_t first, last;
     an_profile_span(rp->prof, &first, &last);
-    cmdline_text(run, cmd, sizeof cmd);
+    cmdline_text(rp, cmd, sizeof cmd);
     fprintf(o, "{\n  \"mpilens_report\": 1,\n  \"run\": {\"dir\": ");
     json_str(o, rp->dir);
     fprintf(o, ", \"exe\": ");
@@ -934,7 +944,7 @@ static void report_json(FILE *o, const struct report *rp)
         fprintf(o, ", \"routine\": ");
         json_str(o, rname(run, f->name));
         fprintf(o, ", \"site\": ");
-        json_str(o, site_name(rp, f->rank, f->site, site, sizeof site));
+        json_str(o, finding_site(rp, f, site, sizeof site));
         fprintf(o, ", \"count\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"instance\": %" PRIu64 ", \"text\": ",
                 f->count, f->bytes, f->index);
         finding_text(rp, f, buf, sizeof buf);
@@ -1022,6 +1032,56 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
     an_profile_free(rp.prof);
     an_result_free(&rp.res);
     an_run_close(&rp.run);
+    sym_cleanup();
+    return 0;
+}
+
+int report_sliced(const char *dir, FILE *out, const struct report_opts *opts)
+{
+    struct an_xch *x = tool_xch;
+    struct report rp;
+    memset(&rp, 0, sizeof rp);
+    rp.dir = dir;
+    rp.all = opts->all;
+    struct an_run run;
+    if (an_run_open_slice(dir, x, &run) != 0) {
+        for (const char *p = an_run_problem(&run, NULL); x->rank == 0 && p; p = an_run_problem(&run, p))
+            fprintf(stderr, "mpilens report: %s\n", p);
+        an_run_close(&run);
+        return 1;
+    }
+    if (getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
+        char line[4096];
+        size_t o = (size_t)snprintf(line, sizeof line, "mpilens report: process %d of %d read", x->rank, x->size);
+        for (unsigned i = 0; i < run.n && o < sizeof line; i++) {
+            const char *f = strrchr(mlr_path(run.ranks[i].f), '/');
+            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run.ranks[i].f));
+        }
+        fprintf(stderr, "%s\n", line);
+    }
+    struct an_slice_report sr;
+    an_slice_report(&run, sym_stack, sym_site, opts->progress && x->rank == 0, &sr);
+    if (sr.why) {
+        an_run_close(&run);
+        sym_cleanup();
+        if (x->rank == 0)
+            fprintf(stderr, "mpilens report: note: %s, so process 0 analyses every rank (docs/PARALLEL.md)\n", sr.why);
+        return -2;
+    }
+    if (x->rank == 0) {
+        if (!opts->json)   /* problems go to the report; say them on stderr too when it goes to a file */
+            for (const char *p = an_run_problem(&run, NULL); p && out != stdout; p = an_run_problem(&run, p))
+                fprintf(stderr, "mpilens report: warning: %s\n", p);
+        rp.run = sr.run;
+        rp.prof = sr.prof;
+        rp.res = sr.res;
+        rp.find_site = sr.find_site;
+        rp.h0 = &sr.h0;
+        if (opts->json) report_json(out, &rp);
+        else report_text(out, &rp);
+        an_slice_report_free(&sr);
+    }
+    an_run_close(&run);
     sym_cleanup();
     return 0;
 }

@@ -24,4 +24,13 @@ struct report_opts {
 int report_profile(const char *dir, FILE *out, int json);
 int report_profile_opts(const char *dir, FILE *out, const struct report_opts *opts);
 
+/* The same, as one process of an analysis job of several (tool_xch,
+ * docs/PARALLEL.md): each process reads its slice of the rank files,
+ * process 0 writes the report (out is used there only).  Collective.
+ * Returns the exit status, or -2 when the sliced result could differ from
+ * the serial one (a note on stderr says why): then process 0 analyses the
+ * run alone (report_profile_opts) and the others are done.  Without the
+ * critical path (opts->critpath 0). */
+int report_sliced(const char *dir, FILE *out, const struct report_opts *opts);
+
 #endif

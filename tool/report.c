@@ -57,6 +57,50 @@ static void help(FILE *out)
             "  -h, --help       this text\n");
 }
 
+/* `mpirun -n P mpilens report --no-critical-path DIR`: every process reads
+ * its slice (report_sliced), process 0 writes the report. */
+static int report_job(const char *dir, const char *outpath, const struct report_opts *ro)
+{
+    struct an_xch *x = tool_xch;
+    FILE *out = stdout;
+    int64_t bad = 0;
+    if (x->rank == 0 && outpath && strcmp(outpath, "-") != 0 && !(out = fopen(outpath, "wx"))) {
+        perror(outpath);
+        fprintf(stderr, "mpilens report: cannot create %s (an existing file is never overwritten)\n", outpath);
+        out = stdout;
+        bad = 1;
+    }
+    struct stat st;
+    if (!bad && stat(dir, &st) != 0) {
+        if (x->rank == 0)
+            fprintf(stderr, "mpilens report: %s: does not exist (give the directory the run wrote, e.g. "
+                            "mpilens-app-1234/)\n", dir);
+        bad = 2;
+    }
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);   /* every process stops, or none */
+    int rc = 1;
+    if (!bad) {
+        if (x->rank == 0 && !ro->json) {
+            int d = diag_print(dir, out);
+            sym_cleanup();
+            if (d >= 0) fputc('\n', out);
+        }
+        rc = report_sliced(dir, out, ro);
+        if (rc == -2) {   /* not the serial result in slices: process 0 alone */
+            if (x->rank != 0) return 0;
+            rc = report_profile_opts(dir, out, ro);
+        }
+    }
+    if (out != stdout) {
+        if (fclose(out) != 0) {
+            perror(outpath);
+            rc = 1;
+        }
+        if (rc != 0 || bad == 2) unlink(outpath);   /* no half-written report left behind */
+    }
+    return rc;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -153,7 +197,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "mpilens report: --to must be later than --from\n");
         return 2;
     }
-    if (from_s >= 0 || to_s >= 0) {
+    if ((from_s >= 0 || to_s >= 0) && ro.critpath) {   /* the window is the critical path's */
         /* seconds after the run's first call: resolved against the run's span */
         int64_t first = 0, last = 0;
         struct an_run run;
@@ -168,13 +212,21 @@ int cmd_report(int argc, char **argv)
         return 2;
     }
     if (tool_xch->size > 1) {
-        /* started as an MPI job of several processes (docs/PARALLEL.md): the
-         * analysis of slices of ranks is not written yet, so process 0 does
-         * the serial analysis and the others only wait for the job's end */
+        /* started as an MPI job of several processes (docs/PARALLEL.md):
+         * each process analyses its slice of the rank files, where the
+         * sliced analysis gives the serial result; otherwise process 0
+         * analyses every rank and the others only wait for the job's end */
+        const char *why = failures_only ? NULL
+                          : ro.critpath ? "the critical path across slices is not yet written (--no-critical-path "
+                                          "leaves it out)"
+                          : ro.json     ? "--json's in_flight_max follows the serial order of all ranks' events, "
+                                          "not yet computed in slices"
+                                        : NULL;
+        if (!failures_only && !why) return report_job(argv[optind], outpath, &ro);
         if (tool_xch->rank != 0) return 0;
-        if (ro.progress)
-            fprintf(stderr, "mpilens report: note: %d analysis processes, but the sliced analysis is not yet "
-                            "written: process 0 analyses every rank (docs/PARALLEL.md)\n", tool_xch->size);
+        if (why)
+            fprintf(stderr, "mpilens report: note: %d analysis processes, but %s: process 0 analyses every rank "
+                            "(docs/PARALLEL.md)\n", tool_xch->size, why);
     }
     FILE *out = stdout;
     if (outpath && strcmp(outpath, "-") != 0) {

@@ -14,10 +14,16 @@
 # and a threaded run, P = 2, 3, 4, both engines; a run whose clocks need
 # repair is exported by process 0 alone (said in one note), as the serial
 # export writes it.
+# The sliced report (--no-critical-path: each process reads its block of
+# rank files, process 0 merges) gives the serial text byte for byte on
+# those directories, rep_comms on 6 ranks (communicators spanning slices
+# or inside one) and rep_probe on 4 (wildcard probes and receives), P = 2,
+# 3, 4, both engines; the critical path and clocks that need repair fall
+# back to process 0 with a note, the output still the serial one.
 # The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
 # mpilens-mpi-<impl> next to mpilens, a one-line error.
-# timeout: 400
+# timeout: 700
 need_mpilens
 engines=""
 for e in openmpi mpich; do
@@ -42,7 +48,7 @@ recorded() {
     esac
 }
 
-dirs=""
+dirs="" sdirs=""
 for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
@@ -56,6 +62,14 @@ for impl in openmpi mpich; do
     recorded $impl 20 "$d/exited-run" 2 "$p" >"$d/exited.out" 2>&1
     check_rank_files "$d/exited-run" 2 "$impl dl_exited" || continue
     dirs="$dirs $d/pp-run $d/cancel-run $d/exited-run"
+    # collective-heavy: communicators that span slices or live in one
+    p=$(prog $impl rep_comms) || continue
+    recorded $impl 120 "$d/comms-run" 6 "$p" >"$d/comms.out" 2>&1 || { soft_fail "$impl: rep_comms failed"; continue; }
+    sdirs="$sdirs $d/comms-run"
+    # wildcard-heavy: matched probes, wildcard Isendrecv halves, a receive held behind a wildcard
+    p=$(prog $impl rep_probe) || continue
+    recorded $impl 120 "$d/probe-run" 4 "$p" >"$d/probe.out" 2>&1 || { soft_fail "$impl: rep_probe failed"; continue; }
+    sdirs="$sdirs $d/probe-run"
 done
 # bad input: a rank file missing, one cut
 d=$TEST_TMP/bad
@@ -85,6 +99,46 @@ for dir in $dirs; do
         done
     done
 done
+# the sliced report (--no-critical-path): each process reads only its block
+# of rank files (MPILENS_SLICE_LOG) and the text is the serial one, byte for
+# byte; a run the slices cannot give the serial result for is analysed by
+# process 0, with a note: rep_cancel's runs may (a send to another slice
+# whose cancel succeeded, which depends on the run's timing); the others not
+for dir in $dirs $sdirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" report -q --no-critical-path "$dir" >"$dir.sserial.txt" 2>/dev/null ||
+        { soft_fail "$name: serial --no-critical-path failed"; continue; }
+    for e in $engines; do
+        for n in 2 3 4; do
+            out=$dir.sl.$e.$n
+            MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" report -q --no-critical-path "$dir" \
+                >"$out" 2>"$out.err"
+            rc=$?
+            [ $rc = 0 ] || { soft_fail "$name: mpirun ($e) -n $n mpilens report --no-critical-path: exit $rc: $(head -3 "$out.err")"; continue; }
+            cmp -s "$dir.sserial.txt" "$out" ||
+                soft_fail "$name: $e -n $n: the sliced report differs from the serial one: $(diff "$dir.sserial.txt" "$out" | head -4 | tr '\n' ' ')"
+            [ "$(grep -c "^mpilens report: process [0-9] of $n read" "$out.err")" = $n ] ||
+                soft_fail "$name: $e -n $n: not every process read its slice: $(head -3 "$out.err")"
+            case $name in
+            */cancel-run|bad/cut) ;;
+            *) ! grep -q "process 0 analyses every rank" "$out.err" ||
+                soft_fail "$name: $e -n $n: not sliced: $(grep note "$out.err")" ;;
+            esac
+        done
+    done
+done
+e=$(echo $engines | cut -d' ' -f1)
+MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) "$MPILENS" report -q --no-critical-path "$first" \
+    >/dev/null 2>"$d/rlog.err" || soft_fail "$e: -n 3 report of p2p_patterns failed: $(head -3 "$d/rlog.err")"
+assert_eq "0 rank-00000.mlt rank-00001.mlt
+1 rank-00002.mlt
+2 rank-00003.mlt" "$(grep '^mpilens report: process' "$d/rlog.err" | sed 's/^mpilens report: process \([0-9]\) of 3 read/\1/' | sort)" \
+    "rank files each of 3 processes of the report read"
+# what the slices cannot give yet is said once, and the result is the serial one's
+timeout 60 $(launcher $e 2) "$MPILENS" report -q "$first" >/dev/null 2>"$d/cpnote.err" ||
+    soft_fail "$e: -n 2 report with the critical path failed"
+assert_eq 1 "$(grep -c 'critical path across slices is not yet written' "$d/cpnote.err")" "the critical path's note"
+
 # export under mpirun: one file, the serial one's
 "$MPILENS" export -q -o "$d/serial.json" "$first" || soft_fail "serial export failed"
 for e in $engines; do
@@ -156,6 +210,14 @@ assert_eq 1 "$(grep -c 'process 0 exports the run alone' "$d/skew.err")" "skewed
 otf2_dump "$d/skew-o2/t.otf2" "$d/skew.txt" || soft_fail "skewed clocks: otf2-print of the parallel archive failed"
 cmp -s "$d/skew-serial.txt" "$d/skew.txt" ||
     soft_fail "skewed clocks: the parallel archive differs from the serial one: $(diff "$d/skew-serial.txt" "$d/skew.txt" | head -5)"
+# the same run's sliced report: process 0 alone (a note), the serial text
+"$MPILENS" report -q --no-critical-path "$d/skew" >"$d/skew-rs.txt" 2>/dev/null || soft_fail "skewed clocks: serial report failed"
+grep -q 'repaired [1-9]' "$d/skew-rs.txt" || soft_fail "skewed clocks: the serial report repaired nothing"
+timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$d/skew" >"$d/skew-rp.txt" 2>"$d/skew-rp.err"
+assert_eq 0 $? "skewed clocks: exit status of the parallel report ($(head -3 "$d/skew-rp.err"))"
+assert_eq 1 "$(grep -c 'repairing clocks across slices is not yet written, so process 0' "$d/skew-rp.err")" \
+    "skewed clocks: the report's note, said once ($(cat "$d/skew-rp.err"))"
+cmp -s "$d/skew-rs.txt" "$d/skew-rp.txt" || soft_fail "skewed clocks: the parallel report differs from the serial one"
 
 # bad input is named once, by one process (the serial report names it once too)
 c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
@@ -179,7 +241,13 @@ for e in $engines; do
     rc=$?
     [ $rc != 124 ] || soft_fail "$e: a dead analysis process left the job hanging"
     [ $rc != 0 ] || soft_fail "$e: a dead analysis process, yet the job exited 0"
-    # the same for the sliced export, whose processes wait for each other
+    # the same for the sliced report and export, whose processes wait for each other
+    timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" report -q --no-critical-path "$1"' \
+        "$MPILENS" "$first" >"$d/die-sl-$e.txt" 2>"$d/die-sl-$e.err"
+    rc=$?
+    [ $rc != 124 ] || soft_fail "$e: a dead process of the sliced report left the job hanging"
+    [ $rc != 0 ] || soft_fail "$e: a dead process of the sliced report, yet the job exited 0"
+
     timeout 60 $(launcher $e 3) bash -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}; [ "$r" = 2 ] && kill -9 $$; exec "$0" export -q --format=otf2 -o "$2" "$1"' \
         "$MPILENS" "$first" "$d/die-o2-$e/t" >"$d/die-o2-$e.txt" 2>"$d/die-o2-$e.err"
     rc=$?

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "exchange.h"
@@ -55,9 +56,14 @@ int main(int argc, char **argv)
     int rc = mpilens_main(argc, argv);
     int64_t worst = rc;
     x->reduce_i64(x, &worst, 1, AN_XCH_MAX);   /* every process ends with the job's status */
-    if (getenv("MPILENS_XCH_STATS"))           /* bench/report_bench */
-        fprintf(stderr, "mpilens-mpi: process %d of %d sent %llu bytes\n", x->rank, x->size,
-                (unsigned long long)x->bytes);
+    if (getenv("MPILENS_XCH_STATS")) {         /* bench/report_bench: this process's share */
+        struct rusage ru;
+        getrusage(RUSAGE_SELF, &ru);
+        fprintf(stderr, "mpilens-mpi: process %d of %d sent %llu bytes; cpu %.2f s, peak RSS %.1f MiB\n", x->rank,
+                x->size, (unsigned long long)x->bytes,
+                (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
+                ru.ru_maxrss / 1024.0);
+    }
     fflush(stdout);
     an_xch_mpi_end(x);
     return (int)worst;
