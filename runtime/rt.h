@@ -531,8 +531,11 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
 
 /* Wrapper of one Fortran symbol: forwards every argument register and stack
  * slot untouched (Fortran passes everything by reference, plus hidden
- * string lengths), so one shape fits every routine. */
+ * string lengths), so one shape fits every routine.  MID runs inside the
+ * recorded call, after the library's (the runtime's work at MPI_Init). */
 #define ML_FORTRAN(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, POST)          \
+    ML_FORTRAN_MID(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, {}, POST)
+#define ML_FORTRAN_MID(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, MID, POST) \
     RT SYM(ML_FARGS)                                                                 \
     {                                                                                \
         static RT (*real)(ML_FARGS);                                                 \
@@ -548,6 +551,7 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         PRE;                                                                         \
         ml_fortran_live(&c, COMM, PEER, TAG);                                        \
         RT ret = real(ML_FPASS);                                                     \
+        MID;                                                                         \
         c.t1 = ml_now();                                                             \
         c.th->ok = 1;                                                                \
         c.th->fort_pending = 0;                                                      \
