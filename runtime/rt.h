@@ -158,6 +158,7 @@ MPI_Status *ml_status_buf(int n, MPI_Status *buf);
 void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
+void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype);
 
 /* failure capture (failsafe.c) */
 void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd);

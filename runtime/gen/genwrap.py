@@ -739,6 +739,11 @@ def emit_f(w, sym, rid, routine, proto):
         hook_pre = 'ml_obj_fortran_live(&c, a%d, %s, %d);' % (oi, okind, 1 if forget else 0)
         if forget:
             hook_post = 'ml_obj_fortran_post(a%d);' % len(proto[1])
+    if is_coll and 'recvtype' in names and not hook_pre:
+        # the receive side, as the C wrapper records it (recvcount: 0 for
+        # the v-variants, whose counts are an array)
+        hook_pre = 'ml_fortran_recv(&c, %s, a%d);' % (
+            'a%d' % names.index('recvcount') if 'recvcount' in names else 'NULL', names.index('recvtype'))
     if proto and not hook_pre and 'comm' not in pos and COMM_COLLECTIVES.match(base) and len(proto[1]) < 20:
         # Open MPI's binding calls PMPI_: the communicator in the live slot
         # (no collective number, as for its Fortran collectives)
