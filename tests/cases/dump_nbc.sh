@@ -41,3 +41,15 @@ for impl in openmpi mpich; do
         }' "$d/dump")
     [ -z "$bad" ] || soft_fail "$impl: ${bad:0:600}"
 done
+# The report knows those requests: their completions are not
+# "untracked_completions" (completed requests no recorded call started;
+# before: 3 per rank), and nothing else about messages changes.
+for impl in openmpi mpich; do
+    d=$TEST_TMP/$impl
+    [ -d "$d/run" ] || continue
+    got=$("$MPILENS" report --json "$d/run" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["messages"]
+print(m["untracked_completions"], m["matched"], m["unmatched_receives"], m["pending_receives"])')
+    assert_eq "0 0 0 0" "$got" "$impl: report untracked_completions matched unmatched_receives pending_receives"
+done
