@@ -86,7 +86,7 @@ struct chan {                    /* (comm, src, dst, tag) */
     struct precv *rh, *rt;
 };
 
-enum { RQ_SEND = 1, RQ_RECV = 2 };
+enum { RQ_SEND = 1, RQ_RECV = 2, RQ_COLL = 3 };   /* COLL: a nonblocking collective's (no message) */
 
 struct req {                     /* open request of a rank, by handle */
     uint64_t handle;             /* 0: empty slot */
@@ -1210,6 +1210,11 @@ static void do_complete(struct an_match *m, const struct an_event *e, int is_fre
             if (is_free) req_gone(rs, q);
             continue;
         }
+        if (q->kind == RQ_COLL) {
+            q->running = 0;
+            req_gone(rs, q);
+            continue;
+        }
         struct ml_done dd;
         if (q->nostatus && d->source != ML_PEER_CANCELLED) {
             /* the library's status says nothing about the receive: a
@@ -1260,6 +1265,21 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     struct rstate *rs = &m->rs[r - m->run->ranks];
     const struct ml_coll *c = &e->ev.coll;
     m->st.coll_calls++;
+    if (e->ev.request) {
+        /* a nonblocking collective: its request is known, its completion
+         * (do_complete) no message and not untracked */
+        struct req *q = req_open(m, rs, e->ev.request, e);
+        if (q) {
+            memset(q, 0, sizeof *q);
+            q->handle = e->ev.request;
+            q->mk_t1 = e->ev.end_ns;
+            q->mk_thread = e->ev.thread;
+            q->kind = RQ_COLL;
+            q->cidx = c->comm;
+            q->peer = q->peer_comm = -1;
+            q->running = 1;
+        }
+    }
     uint32_t comm = comm_of(m, r, c->comm, end);
     if (comm == UINT32_MAX) return;
     const struct an_comm *cm = &m->run->comms[comm];

@@ -1952,6 +1952,19 @@ int ml_mpi_ready(void)
  * (MPI_Status_f2c knows where MPI_SOURCE and MPI_TAG are: Fortran indices 1
  * and 2 in Open MPI, 3 and 4 in MPICH; mpi_f08's status has the same layout
  * in both). */
+/* A Fortran collective's receive count and type (its wrapper's PRE hook,
+ * genwrap.py), for the record ml_fortran_record makes of the same call (t0
+ * tells: a call a nested C wrapper recorded leaves them behind). */
+static __thread void *fort_rcount, *fort_rtype;
+static __thread uint64_t fort_recv_t0;
+
+void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype)
+{
+    fort_rcount = rcount;
+    fort_rtype = rtype;
+    fort_recv_t0 = c->t0;
+}
+
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype)
 {
@@ -1978,7 +1991,13 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
             ml_rec_p2p(c, ci, dt, pr, *(MPI_Fint *)tag, n, 0, MPI_SUCCESS, 0);
         }
     } else if (comm) {
-        ml_rec_coll(c, ci, pr, dt, n, MPI_DATATYPE_NULL, 0, 0, MPI_SUCCESS);
+        MPI_Datatype rdt = MPI_DATATYPE_NULL;
+        int rn = 0;
+        if (fort_rtype && fort_recv_t0 == c->t0 && mpi_ready) {
+            rdt = PMPI_Type_f2c(*(MPI_Fint *)fort_rtype);
+            if (fort_rcount) rn = *(MPI_Fint *)fort_rcount;
+        }
+        ml_rec_coll(c, ci, pr, dt, n, rdt, rn, 0, MPI_SUCCESS);
     } else {
         ml_rec_call(c, MPI_SUCCESS);
     }

@@ -158,6 +158,7 @@ MPI_Status *ml_status_buf(int n, MPI_Status *buf);
 void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
+void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype);
 
 /* failure capture (failsafe.c) */
 void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd);
@@ -531,8 +532,11 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
 
 /* Wrapper of one Fortran symbol: forwards every argument register and stack
  * slot untouched (Fortran passes everything by reference, plus hidden
- * string lengths), so one shape fits every routine. */
+ * string lengths), so one shape fits every routine.  MID runs inside the
+ * recorded call, after the library's (the runtime's work at MPI_Init). */
 #define ML_FORTRAN(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, POST)          \
+    ML_FORTRAN_MID(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, {}, POST)
+#define ML_FORTRAN_MID(RT, SYM, RID, COMM, PEER, TAG, COUNT, DTYPE, PRE, MID, POST) \
     RT SYM(ML_FARGS)                                                                 \
     {                                                                                \
         static RT (*real)(ML_FARGS);                                                 \
@@ -548,6 +552,7 @@ ML_INLINE int ml_fenter(struct ml_call *c, uint16_t routine, void *ret_addr)
         PRE;                                                                         \
         ml_fortran_live(&c, COMM, PEER, TAG);                                        \
         RT ret = real(ML_FPASS);                                                     \
+        MID;                                                                         \
         c.t1 = ml_now();                                                             \
         c.th->ok = 1;                                                                \
         c.th->fort_pending = 0;                                                      \

@@ -224,6 +224,13 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     fprintf(o, "\nCritical path (the longest chain of computation and messages; waiting lies on no path)\n");
     fprintf(o, "-------------------------------------------------------------------------------------\n");
     window_words(r, w, sizeof w);
+    if (r->to <= r->from) {
+        /* --to before the window opens (MPI_Init's end), --from after it closes */
+        fprintf(o, "  window     empty: it would run from %s to %s after the first call (%s);\n"
+                   "             no critical path\n",
+                tm(r->from - first, a, sizeof a), tm(r->to - first, b, sizeof b), w);
+        return;
+    }
     int wl = fprintf(o, "  window     %s to %s after the first call", tm(r->from - first, a, sizeof a),
                      tm(r->to - first, b, sizeof b));
     if (wl + 3 + (int)strlen(w) > CP_WIDTH) fprintf(o, "\n            ");

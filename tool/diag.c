@@ -209,6 +209,18 @@ static void print_summary(FILE *out, const struct an_diag *g)
     else if (first >= 0)
         fprintf(out, "; first %s: rank %d %s %.3f s", g->outside ? "signalled" : "failure", rs[first].rank,
                 rs[first].t_after ? "gone after" : "at", rs[first].t_fail / 1e9);
+    /* ranks that finalized, then exited with a non-zero status (an uncaught
+     * Python exception): maybe what made the launcher stop the others */
+    unsigned nbad = 0;
+    int brank = -1, bstatus = 0;
+    for (unsigned i = 0; i < g->n; i++)
+        if (rs[i].end == AN_DIAG_FINALIZED && rs[i].exit_status != 0 && nbad++ == 0) {
+            brank = rs[i].rank;
+            bstatus = rs[i].exit_status;
+        }
+    if (nbad)
+        fprintf(out, "; %u rank%s exited with a non-zero status after MPI_Finalize (rank %d: %d)", nbad,
+                nbad == 1 ? "" : "s", brank, bstatus);
 }
 
 /* The paragraph on failed rank rs[i], from its "rank N (...)" line on. */
@@ -250,7 +262,7 @@ static void print_failed(FILE *out, const struct an_diag *g, int i)
 /* "finalized normally" for ranks not shown one by one */
 static int finalized_clean(const struct an_diag_rank *r)
 {
-    return r->end == AN_DIAG_FINALIZED && r->rec.fl.kind == ML_FAIL_NONE;
+    return r->end == AN_DIAG_FINALIZED && r->rec.fl.kind == ML_FAIL_NONE && r->exit_status == 0;
 }
 
 static const char *other_status(const struct an_diag_rank *r)
@@ -279,6 +291,8 @@ static void print_other(FILE *out, const struct an_diag *g, const struct an_diag
         }
         if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
         print_state(out, r, -1, "last state: ");
+    } else if (r->end == AN_DIAG_FINALIZED && r->exit_status != 0) {
+        fprintf(out, "finalized, then exited with status %d\n", r->exit_status);
     } else if (r->end == AN_DIAG_FINALIZED) {
         fprintf(out, "finalized normally\n");
     } else if (r->end == AN_DIAG_RUNNING) {
@@ -622,7 +636,10 @@ int diag_json(const char *dir, FILE *o, int whole)
         if (r->end == AN_DIAG_FAILED) continue;
         fprintf(o, "%s\n    {", k++ ? "," : "");
         j_rank_id(o, r);
-        fprintf(o, ", \"status\": \"%s\", \"seen_gone_s\": ", other_status(r));
+        fprintf(o, ", \"status\": \"%s\", \"exit_status\": ", other_status(r));
+        if (r->end == AN_DIAG_FINALIZED) fprintf(o, "%d", r->exit_status);
+        else fprintf(o, "null");
+        fprintf(o, ", \"seen_gone_s\": ");
         if (r->stamped && r->t_gone != INT64_MAX) fprintf(o, "%.6f", r->t_gone / 1e9);
         else fprintf(o, "null");
         fprintf(o, ", \"went_on_after\": ");

@@ -48,6 +48,7 @@ static void help(FILE *out)
             "  rbytes=   a collective's receive count x receive type size, as passed\n"
             "  req=      request handle started by the call\n"
             "  done=     requests it completed: handle/peer/tag/bytes each, comma-separated\n"
+            "            (a nonblocking collective's: its handle alone)\n"
             "  recv_*=   the receive half of a sendrecv (recv_comm, recv_peer, ...)\n"
             "  result=   the error code, when not MPI_SUCCESS\n"
             "  repeat=N until=T  N more equal calls that completed nothing, the last ending at T\n"
@@ -86,11 +87,14 @@ static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, 
 }
 
 /* Requests started by the rank: handle -> communicator, to name the peer of
- * a completion in world ranks. */
+ * a completion in world ranks; coll: a nonblocking collective's, whose
+ * completion is no message (the status the library returns for it says
+ * nothing: MPICH's may hold another request's source, tag and count). */
 #define REQ_SLOTS 65536
 static struct req_slot {
     uint64_t handle;
     uint16_t comm;
+    uint8_t coll;
 } reqs[REQ_SLOTS];
 
 static struct req_slot *req_slot(uint64_t h)
@@ -217,6 +221,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 struct req_slot *r = req_slot(e.request);
                 r->handle = e.request;
                 r->comm = e.p2p[0].comm;
+                r->coll = 0;
             }
             break;
         case ML_REC_SENDRECV:
@@ -227,6 +232,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 struct req_slot *r = req_slot(e.request);
                 r->handle = e.request;
                 r->comm = e.p2p[1].comm;
+                r->coll = 0;
             }
             break;
         case ML_REC_COLL:
@@ -237,6 +243,13 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             put_peer(o, f, "root", e.coll.comm, e.coll.root);
             fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
             put_type(o, f, e.coll.dtype);
+            if (e.request) {                 /* a nonblocking collective */
+                fprintf(o, " req=0x%" PRIx64, e.request);
+                struct req_slot *r = req_slot(e.request);
+                r->handle = e.request;
+                r->comm = e.coll.comm;
+                r->coll = 1;
+            }
             break;
         case ML_REC_IO:
             fprintf(o, " file=0x%" PRIx64, e.io.file);
@@ -248,11 +261,15 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         case ML_REC_COMPLETE:
             if (e.ndone) {
                 fputs(" done=", o);
+                int nmsg = 0;            /* completions that are messages */
                 for (uint32_t i = 0; i < e.ndone; i++) {
                     const struct ml_done *d = &e.done[i];
                     struct req_slot *r = req_slot(d->request);
-                    uint16_t comm = r->handle == d->request ? r->comm : ML_COMM_NONE;
+                    int known = r->handle == d->request;
+                    uint16_t comm = known ? r->comm : ML_COMM_NONE;
                     fprintf(o, "%s0x%" PRIx64, i ? "," : "", d->request);
+                    if (known && r->coll) continue;
+                    nmsg++;
                     if (d->source != ML_PEER_NONE) {
                         const char *n = tool_peer_name(f, d->source);
                         int w = n ? -1 : mlr_world_rank(f, comm, d->source, 1);
@@ -262,7 +279,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                         fprintf(o, "/%d/%" PRIu32, d->tag, d->bytes);
                     }
                 }
-                if (e.ndone == 1 && e.done[0].source != ML_PEER_NONE) {
+                if (e.ndone == 1 && nmsg == 1 && e.done[0].source != ML_PEER_NONE) {
                     struct req_slot *r = req_slot(e.done[0].request);
                     uint16_t comm = r->handle == e.done[0].request ? r->comm : ML_COMM_NONE;
                     put_peer(o, f, "peer", comm, e.done[0].source);

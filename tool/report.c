@@ -201,8 +201,18 @@ int cmd_report(int argc, char **argv)
         /* seconds after the run's first call: resolved against the run's span */
         int64_t first = 0, last = 0;
         struct an_run run;
-        if (an_run_open(argv[optind], &run) == 0) an_run_span(&run, &first, &last);
+        int opened = an_run_open(argv[optind], &run) == 0;
+        if (opened) an_run_span(&run, &first, &last);
         an_run_close(&run);
+        if (to_s == 0) {
+            fprintf(stderr, "mpilens report: --to 0 leaves an empty window; give seconds after the run's first call\n");
+            return 2;
+        }
+        if (opened && from_s >= 0 && first + (int64_t)(from_s * 1e9) >= last) {
+            fprintf(stderr, "mpilens report: --from %g s is past the run's end (its last call ends %.3f s after its first)\n",
+                    from_s, (last - first) / 1e9);
+            return 2;
+        }
         cpo.window_set = 1;
         if (from_s >= 0) cpo.from_ns = first + (int64_t)(from_s * 1e9);
         if (to_s >= 0) cpo.to_ns = first + (int64_t)(to_s * 1e9);

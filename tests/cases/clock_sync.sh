@@ -21,9 +21,12 @@ for impl in openmpi mpich; do
     "$M" dump "$t/$impl" | grep '^# rank [0-9]* clock' > "$t/clk"
     n=$(grep -c 'at MPI_Init [-+][0-9]* ns (rtt [0-9]* ns), at MPI_Finalize [-+][0-9]* ns (rtt [0-9]* ns)' "$t/clk")
     [ "$n" = 3 ] || { echo "FAIL $impl: want 3 ranks with both samples:"; cat "$t/clk"; fail=1; continue; }
-    # |offset| is bounded by half the best round trip (plus slack for a loaded machine)
-    bad=$(awk '$3!=0 { r=0; for(i=1;i<=NF;i++) if($i=="(rtt"){r=$(i+1)+0; if(r<=0) print "rtt<=0: " $0}
-                       for(i=1;i<=NF;i++) if($i ~ /^[-+][0-9]+$/){o=$i+0; if(o<0)o=-o; if(o>r+1000000) print "offset beyond rtt+1ms: " $0} }' "$t/clk")
+    # |offset| is bounded by half the best round trip of its own sample (plus
+    # slack for a loaded machine): each offset "+N ns" is followed by its "(rtt M ns)"
+    bad=$(awk '$3!=0 { for(i=1;i<=NF;i++) if($i ~ /^[-+][0-9]+$/ && $(i+2)=="(rtt"){
+                           o=$i+0; if(o<0)o=-o; r=$(i+3)+0
+                           if(r<=0) print "rtt<=0: " $0
+                           else if(o>r+1000000) print "offset beyond rtt+1ms: " $0} }' "$t/clk")
     [ -z "$bad" ] || { echo "FAIL $impl: $bad"; fail=1; continue; }
     echo "ok $impl: $(tr '\n' ' ' < "$t/clk")"
 done
