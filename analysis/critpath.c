@@ -313,7 +313,7 @@ struct cinst {                /* a collective instance */
 
 enum qflag {
     QF_INIT = 1, QF_FIN = 2, QF_COLL = 4, QF_BRECV = 8, QF_COMPLETE = 16, QF_SYNC = 32, QF_SNAP = 64,
-    QF_NB = 128,
+    QF_NB = 128, QF_UNFIN = 256,
 };
 
 struct qev {
@@ -334,6 +334,8 @@ struct qev {
     uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
     struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
+    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
+    int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
 };
 
 #define RC_SIZE 64
@@ -1404,6 +1406,10 @@ static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
     int64_t go = q->t0 > r->last ? q->t0 : r->last;
     if (go > q->t1) go = q->t1;
     int64_t u = clip(r, go, q->t1);
+    if (q->flags & QF_UNFIN) {   /* waiting until the records stop: no useful time */
+        wait_note(cp, ri, q->ukind, q->site, q->name, q->upeer, u);
+        u = 0;
+    }
     if (u > 0) {
         add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
         add(cp, ri, AN_CP_COMM, q->name, u, go);
@@ -1571,6 +1577,55 @@ static int32_t member_pos(const struct an_run *run, const struct an_comm *cm, in
     return -1;
 }
 
+/* A call in progress when its rank stopped or died (a deadlock, a crash, a
+ * kill): it never completed, so none of its time is useful.  What it waited
+ * for, by routine: a message (receive, probe), its receiver (a blocking
+ * send), the members of a collective, a request (Wait family).  Its time is
+ * then that wait state and lies on no path (phase_b_unfinished); other
+ * routines (MPI_Init, I/O, ...) keep their time as useful. */
+static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct mlr_event *ev, int role,
+                       struct qev *q)
+{
+    const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
+    int peer = -1, kind = -1;
+    switch (role) {
+    case AN_RECV:
+    case AN_PROBE:
+    case AN_MPROBE:
+        kind = AN_CP_W_LATE_SENDER;
+        peer = ev->p2p[0].peer;
+        break;
+    case AN_SENDRECV:
+        kind = AN_CP_W_LATE_SENDER;
+        peer = (int32_t)(uint32_t)ev->request;   /* the slot's aux: the source */
+        break;
+    case AN_SEND:
+        kind = AN_CP_W_LATE_RECEIVER;
+        peer = ev->p2p[0].peer;
+        break;
+    default:
+        if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Mrecv", 9))
+            kind = AN_CP_W_COMPLETION;
+        else if (ev->coll.comm != ML_COMM_NONE)
+            kind = AN_CP_W_COLLECTIVE;
+        break;
+    }
+    if (kind < 0) return;
+    /* the peer as a world rank of the call's communicator, then its index */
+    int world = -1;
+    uint16_t lc = kind == AN_CP_W_COLLECTIVE ? ev->coll.comm : ev->p2p[0].comm;
+    uint32_t comm = lc < rk->ncomms ? rk->comm[lc] : UINT32_MAX;
+    if (kind == AN_CP_W_COLLECTIVE) peer = ev->coll.root;   /* a rooted one waits for its root */
+    if (peer >= 0 && comm < cp->run->ncomms && !cp->run->comms[comm].inter &&
+        (uint32_t)peer < cp->run->comms[comm].size) {
+        const int32_t *mb = cp->run->comms[comm].members;
+        world = mb ? mb[peer] : peer;
+    }
+    q->flags |= QF_UNFIN;
+    q->ukind = (int8_t)kind;
+    q->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
+}
+
 static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
@@ -1615,6 +1670,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     }
     if (role == AN_INIT) q->flags |= QF_INIT;
     if (role == AN_FINALIZE) q->flags |= QF_FIN;
+    if (ev->unfinished) unfinished(cp, rk, ev, role, q);
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
         if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
@@ -1652,6 +1708,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         }
     }
     if (q->flags & QF_NB) q->flags &= ~QF_NB;
+    if (q->flags & QF_UNFIN) q->nrecv = 0;   /* it never completed: nothing came to wait for */
     if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);

@@ -1,7 +1,9 @@
 # report_critpath_badinput: the critical path of incomplete runs says what
 # it could not decide and invents no path.  A deadlocked run (tests/programs/
 # deadlock_recvrecv.c, stopped by `mpilens run`, exit 86): both ranks
-# unfinished, complete false, the path up to where the records stop.  A
+# unfinished, complete false, the path up to where the records stop; the
+# receives blocked until the run was stopped are late-sender waiting (each
+# rank for the other), not communication on the path.  A
 # pipeline (cp_analytic) whose rank 2 file is removed: the text names the
 # missing file, the calls that waited for rank 2 are undecided, no segment
 # of the path is on rank 2.  Bad options: a clear error, exit 2.  Both MPIs.
@@ -26,6 +28,18 @@ bad = []
 if c["complete"] is not False: bad.append("complete is %s" % c["complete"])
 if c["unfinished_ranks"] != 2: bad.append("unfinished_ranks %d" % c["unfinished_ranks"])
 if not c["segments"]: bad.append("no path at all")
+# each rank blocks in MPI_Recv from the other until the run is stopped: that
+# time is waiting (late sender, for the other rank), not communication on a path
+w = json.load(open(sys.argv[1]))["wait_states"]
+for rk in w["ranks"]:
+    if rk["useful_ns"] > rk["time_ns"] / 2: bad.append("rank %d: useful %d of %d ns" % (rk["rank"], rk["useful_ns"], rk["time_ns"]))
+ls = w["late_sender"]
+for k in (0, 1):
+    if ls["by_rank"][k] < w["ranks"][k]["time_ns"] / 2: bad.append("rank %d late sender %d ns" % (k, ls["by_rank"][k]))
+    if not any(s["rank"] == k and s["peer"] == 1 - k and s["routine"] == "MPI_Recv" for s in ls["by_site"]):
+        bad.append("rank %d not shown waiting in MPI_Recv for rank %d" % (k, 1 - k))
+rt = c["measures"]["runtime"]["path"]
+if rt > w["ranks"][0]["time_ns"] / 2: bad.append("runtime path %d ns runs through the blocked receives" % rt)
 print("; ".join(bad))' "$d/rep.json")
     [ -z "$r" ] || soft_fail "$impl deadlock: $r"
 
