@@ -70,10 +70,12 @@ struct node {                 /* a closed stretch of one rank, or the start of o
  * takes the edge or the path is read. */
 struct lent {
     int64_t q[4];             /* routine: useful time, bytes, bw, lat; region: q[0] its time */
+    uint64_t wseq;            /* the rank's write count when it was last written */
 };
 struct ledger {
     int ref;
     unsigned n, cap;          /* keys 0 .. n-1 (a later key: 0) */
+    uint64_t wseq;            /* the rank's write count when this version was last written */
     struct ledger *next_free;
     struct lent e[];
 };
@@ -347,6 +349,7 @@ struct qev {
 };
 
 #define RC_SIZE 64
+#define WLOG 256              /* a power of two */
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
@@ -355,6 +358,8 @@ struct cp_rank {
     int64_t sfrom[AN_CP_NM];  /* first stretch: when its first gain came (INT64_MIN: none yet) */
     unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
     struct ledger *led;       /* what it gained so far */
+    uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
+    uint32_t wlog[WLOG];      /* the key of write w at w % WLOG (stretch: the recent ones) */
     struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
     uint32_t *lkey;           /* per ledger key: routine name, or AN_CP_REGION | region id */
     unsigned nkey, capkey;
@@ -549,6 +554,7 @@ static struct ledger *led_new(struct an_cp *cp, unsigned cap)
     }
     l->ref = 1;
     l->n = 0;
+    l->wseq = 0;
     return l;
 }
 
@@ -583,6 +589,7 @@ static __attribute__((noinline)) struct ledger *led_own(struct an_cp *cp, struct
     } else {
         if (!(l = led_new(cp, cap))) return NULL;
         l->n = o->n;
+        l->wseq = o->wseq;
         memcpy(l->e, o->e, o->n * sizeof o->e[0]);
         o->ref--;
     }
@@ -607,7 +614,7 @@ static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_r
     struct ledger *l = led_own(cp, r, li + 1);
     if (!l) return r->nkey ? 0 : UINT32_MAX;
     r->lkey[r->nkey++] = key;
-    memset(&l->e[li], 0, sizeof l->e[li]);
+    memset(&l->e[li], 0, sizeof l->e[li]);   /* wseq 0: never written */
     l->n = li + 1;
     return li;
 }
@@ -626,6 +633,13 @@ static inline unsigned name_key(struct an_cp *cp, struct cp_rank *r, uint16_t na
 enum { G_REGION, G_USEFUL, G_SEND };
 
 static inline void cx_drop(struct an_cp *cp, struct cp_rank *r);
+
+static inline void led_wrote(struct cp_rank *r, struct ledger *l, unsigned li)
+{
+    uint64_t w = ++r->wseq;
+    l->e[li].wseq = l->wseq = w;
+    r->wlog[w & (WLOG - 1)] = li;
+}
 
 /* A first stretch starts at its first gain (sfrom). */
 static __attribute__((noinline)) void first_gain(struct an_cp *cp, struct cp_rank *r, unsigned ms, int64_t now)
@@ -650,6 +664,7 @@ static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li,
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     l->e[li].q[0] = an_sadd(l->e[li].q[0], v);
+    led_wrote(r, l, li);
     gain_m(cp, r, AN_CP_RUNTIME, v, now);
     gain_m(cp, r, AN_CP_COMP, v, now);
 }
@@ -661,6 +676,7 @@ static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li,
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     l->e[li].q[0] = an_sadd(l->e[li].q[0], v);
+    led_wrote(r, l, li);
     gain_m(cp, r, AN_CP_RUNTIME, v, now);
     gain_m(cp, r, AN_CP_COMM, v, now);
 }
@@ -672,6 +688,7 @@ static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, i
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
+    led_wrote(r, l, li);
     if (by > 0) l->e[li].q[1] = an_sadd(l->e[li].q[1], by), gain_m(cp, r, AN_CP_BYTES, by, now);
     if (bw > 0) l->e[li].q[2] = an_sadd(l->e[li].q[2], bw), gain_m(cp, r, AN_CP_BW, bw, now);
     if (lat > 0) l->e[li].q[3] = an_sadd(l->e[li].q[3], lat), gain_m(cp, r, AN_CP_LAT, lat, now);
@@ -698,7 +715,22 @@ static struct node *stretch(struct an_cp *cp, int ri, int m, const struct ledger
 {
     const struct cp_rank *r = &cp->r[ri];
     struct node *x = NULL;
-    for (unsigned i = 0; i < hi->n; i++) {
+    uint64_t w0 = lo ? lo->wseq : 0;  /* lo is an older version of hi: what changed was written since */
+    /* the keys written since: from the rank's log of recent writes while it
+     * still holds them (a key counts at its last write up to hi), else all */
+    int recent = r->wseq - w0 <= WLOG;
+    uint64_t w = w0;
+    for (unsigned k = 0;; k++) {
+        unsigned i;
+        if (recent) {
+            if (++w > hi->wseq) break;
+            i = r->wlog[w & (WLOG - 1)];
+            if (hi->e[i].wseq != w) continue;
+        } else {
+            if (k >= hi->n) break;
+            i = k;
+            if (hi->e[i].wseq <= w0) continue;
+        }
         int64_t v = lval(&hi->e[i], r->lkey[i], m);
         if (lo && i < lo->n) v -= lval(&lo->e[i], r->lkey[i], m);
         if (v <= 0) continue;
