@@ -59,17 +59,17 @@ struct node {                 /* a closed stretch of one rank, or the start of o
 };
 #define KV_SCAN 24
 
-/* A rank's ledger: what it gained since its window opened, per key of its
- * own (a routine or a region: cp_rank.lkey), one copy for all six
- * measures.  A routine's entry holds its useful time (run time and
- * communication), bytes, bandwidth and latency cost; a region's its
- * computation (run time and computation).  Edge values and the starts of
+/* A rank's ledger: what it gained since its window opened, one copy for
+ * all six measures, an entry per slot of the rank's own (cp_rank.lkey,
+ * lmask): a region's computation (run time and computation), a routine's
+ * useful time (run time and communication) and, for a routine that sends,
+ * three more: its bytes, bandwidth and latency cost.  Edge values and the starts of
  * the rank's stretches hold a version (reference counted, copied when the
  * rank writes to a version someone else holds): a stretch's breakdown is
  * the difference of two versions, computed only when another rank's path
  * takes the edge or the path is read. */
 struct lent {
-    int64_t q[4];             /* routine: useful time, bytes, bw, lat; region: q[0] its time */
+    int64_t v;
     uint64_t wseq;            /* the rank's write count when it was last written */
 };
 struct ledger {
@@ -361,9 +361,11 @@ struct cp_rank {
     uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
     uint32_t wlog[WLOG];      /* the key of write w at w % WLOG (stretch: the recent ones) */
     struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
-    uint32_t *lkey;           /* per ledger key: routine name, or AN_CP_REGION | region id */
+    uint32_t *lkey;           /* per ledger slot: routine name, or AN_CP_REGION | region id */
+    uint8_t *lmask;           /* and the measures it counts for (bit m) */
     unsigned nkey, capkey;
-    uint32_t *nkey_of;        /* per routine name: its ledger key + 1 (0: none yet) */
+    uint32_t *nkey_of;        /* per routine name: its useful time's slot + 1 (0: none yet) */
+    uint32_t *nsend_of;       /* ... the first of its bytes, bw, lat slots + 1 */
     int64_t open, close;      /* window of the rank */
     int64_t last;             /* aligned end of the last call replayed */
     uint32_t last_site;
@@ -598,35 +600,57 @@ static __attribute__((noinline)) struct ledger *led_own(struct an_cp *cp, struct
 }
 
 /* The ledger key of a routine or region on a rank (a new one: 0 so far). */
-static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_rank *r, uint32_t key)
+static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_rank *r, uint32_t key, unsigned mask)
 {
     if (r->nkey == r->capkey) {
         unsigned cap = r->capkey ? r->capkey * 2 : 16;
         uint32_t *t = realloc(r->lkey, cap * sizeof *t);
-        if (!t) {
+        if (t) r->lkey = t;
+        uint8_t *u = t ? realloc(r->lmask, cap) : NULL;
+        if (!u) {
             cp->failed = 1;
-            return r->nkey ? 0 : UINT32_MAX;
+            return UINT32_MAX;
         }
-        r->lkey = t;
+        r->lmask = u;
         r->capkey = cap;
     }
     unsigned li = r->nkey;
     struct ledger *l = led_own(cp, r, li + 1);
-    if (!l) return r->nkey ? 0 : UINT32_MAX;
-    r->lkey[r->nkey++] = key;
+    if (!l) return UINT32_MAX;
+    r->lkey[r->nkey] = key;
+    r->lmask[r->nkey++] = (uint8_t)mask;
     memset(&l->e[li], 0, sizeof l->e[li]);   /* wseq 0: never written */
     l->n = li + 1;
+    return li;
+}
+
+#define M_(m) (1u << (m))
+
+/* The slot of a routine's useful time (send 0), or the first of its
+ * bytes, bw and lat slots (send 1). */
+static unsigned name_slot_new(struct an_cp *cp, struct cp_rank *r, uint16_t name, int send)
+{
+    unsigned mask = send ? M_(AN_CP_BYTES) : M_(AN_CP_RUNTIME) | M_(AN_CP_COMM);
+    for (unsigned i = 0; i < r->nkey; i++)     /* a name beyond the run's table (damaged file) */
+        if (r->lkey[i] == name && r->lmask[i] == mask) return i;
+    unsigned li = lkey_new(cp, r, name, mask);
+    if (send && li != UINT32_MAX && (lkey_new(cp, r, name, M_(AN_CP_BW)) == UINT32_MAX ||
+                                     lkey_new(cp, r, name, M_(AN_CP_LAT)) == UINT32_MAX))
+        return UINT32_MAX;
+    if (li != UINT32_MAX && name < cp->run->nnames) (send ? r->nsend_of : r->nkey_of)[name] = li + 1;
     return li;
 }
 
 static inline unsigned name_key(struct an_cp *cp, struct cp_rank *r, uint16_t name)
 {
     if (name < cp->run->nnames && r->nkey_of[name]) return r->nkey_of[name] - 1;
-    for (unsigned i = 0; i < r->nkey; i++)     /* a name beyond the run's table (damaged file) */
-        if (r->lkey[i] == name) return i;
-    unsigned li = lkey_new(cp, r, name);
-    if (li != UINT32_MAX && name < cp->run->nnames) r->nkey_of[name] = li + 1;
-    return li;
+    return name_slot_new(cp, r, name, 0);
+}
+
+static inline unsigned name_send_key(struct an_cp *cp, struct cp_rank *r, uint16_t name)
+{
+    if (name < cp->run->nnames && r->nsend_of[name]) return r->nsend_of[name] - 1;
+    return name_slot_new(cp, r, name, 1);
 }
 
 /* The measures a ledger entry counts for (docs/CRITPATH.md). */
@@ -663,7 +687,7 @@ static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li,
     if (v <= 0 || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    l->e[li].q[0] = an_sadd(l->e[li].q[0], v);
+    l->e[li].v = an_sadd(l->e[li].v, v);
     led_wrote(r, l, li);
     gain_m(cp, r, AN_CP_RUNTIME, v, now);
     gain_m(cp, r, AN_CP_COMP, v, now);
@@ -675,7 +699,7 @@ static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li,
     if (v <= 0 || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    l->e[li].q[0] = an_sadd(l->e[li].q[0], v);
+    l->e[li].v = an_sadd(l->e[li].v, v);
     led_wrote(r, l, li);
     gain_m(cp, r, AN_CP_RUNTIME, v, now);
     gain_m(cp, r, AN_CP_COMM, v, now);
@@ -688,24 +712,10 @@ static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, i
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    led_wrote(r, l, li);
-    if (by > 0) l->e[li].q[1] = an_sadd(l->e[li].q[1], by), gain_m(cp, r, AN_CP_BYTES, by, now);
-    if (bw > 0) l->e[li].q[2] = an_sadd(l->e[li].q[2], bw), gain_m(cp, r, AN_CP_BW, bw, now);
-    if (lat > 0) l->e[li].q[3] = an_sadd(l->e[li].q[3], lat), gain_m(cp, r, AN_CP_LAT, lat, now);
-}
-
-/* A ledger entry's value for measure m. */
-static inline int64_t lval(const struct lent *e, uint32_t key, int m)
-{
-    int reg = (key & AN_CP_REGION) != 0;
-    switch (m) {
-    case AN_CP_RUNTIME: return e->q[0];
-    case AN_CP_COMP: return reg ? e->q[0] : 0;
-    case AN_CP_COMM: return reg ? 0 : e->q[0];
-    case AN_CP_BYTES: return e->q[1];
-    case AN_CP_BW: return e->q[2];
-    default: return e->q[3];
-    }
+    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(cp, r, AN_CP_BYTES, by, now);
+    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(cp, r, AN_CP_BW, bw, now);
+    if (lat > 0)
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(cp, r, AN_CP_LAT, lat, now);
 }
 
 /* A closed stretch of rank ri for measure m: what it gained between the
@@ -731,8 +741,9 @@ static struct node *stretch(struct an_cp *cp, int ri, int m, const struct ledger
             i = k;
             if (hi->e[i].wseq <= w0) continue;
         }
-        int64_t v = lval(&hi->e[i], r->lkey[i], m);
-        if (lo && i < lo->n) v -= lval(&lo->e[i], r->lkey[i], m);
+        if (!(r->lmask[i] & M_(m))) continue;
+        int64_t v = hi->e[i].v;
+        if (lo && i < lo->n) v -= lo->e[i].v;
         if (v <= 0) continue;
         if (!x && !(x = node_new(cp, ri, from))) return NULL;
         if (x->nkv == x->capkv) {
@@ -891,7 +902,7 @@ static __attribute__((noinline)) unsigned region_new(struct an_cp *cp, int ri, u
         cp->reg = t;
         cp->capreg = cap;
     }
-    unsigned li = lkey_new(cp, r, (uint32_t)cp->nreg | AN_CP_REGION);
+    unsigned li = lkey_new(cp, r, (uint32_t)cp->nreg | AN_CP_REGION, M_(AN_CP_RUNTIME) | M_(AN_CP_COMP));
     if (li == UINT32_MAX) return li;
     cp->reg[cp->nreg].rank = cp->run->ranks[ri].rank;
     cp->reg[cp->nreg].site_from = a;
@@ -1042,8 +1053,9 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         r->nosfrom = (1u << AN_CP_NM) - 1;
         r->ccount = calloc(run->ncomms ? run->ncomms : 1, sizeof *r->ccount);
         r->nkey_of = calloc(run->nnames + 1, sizeof *r->nkey_of);
+        r->nsend_of = calloc(run->nnames + 1, sizeof *r->nsend_of);
         r->led = led_new(cp, 16);
-        if (!r->ccount || !r->nkey_of || !r->led) {
+        if (!r->ccount || !r->nkey_of || !r->nsend_of || !r->led) {
             an_cp_free(cp);
             return NULL;
         }
@@ -1225,7 +1237,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     int inside = q->t0 >= r->open && q->t0 < r->close;
     if (inside && !(q->flags & QF_COLL)) {
         if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
-            gain_send(cp, r, name_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, q->t0);
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, q->t0);
     }
     int refs = q->nsend + ((q->flags & QF_BRECV) ? 1 : 0);
     if (refs) {
@@ -1491,7 +1503,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     }
     if (ci && q->t0 >= r->open && q->t0 < r->close) {
         if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
-            gain_send(cp, r, name_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, go);
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, go);
     }
     int64_t end = an_wadd(q->t1, q->comp_extra);
     if (end > r->last) r->last = end;
@@ -2093,7 +2105,9 @@ void an_cp_free(struct an_cp *cp)
         led_unref(cp, cp->r[i].led);
         cx_drop(cp, &cp->r[i]);
         free(cp->r[i].lkey);
+        free(cp->r[i].lmask);
         free(cp->r[i].nkey_of);
+        free(cp->r[i].nsend_of);
         free(cp->r[i].q);
         free(cp->r[i].ccount);
         free(cp->r[i].wl.r);
