@@ -70,7 +70,6 @@ struct node {                 /* a closed stretch of one rank, or the start of o
  * takes the edge or the path is read. */
 struct lent {
     int64_t v;
-    uint64_t wseq;            /* the rank's write count when it was last written */
 };
 struct ledger {
     int ref;
@@ -359,7 +358,9 @@ struct cp_rank {
     unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
     struct ledger *led;       /* what it gained so far */
     uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
-    uint32_t wlog[WLOG];      /* the key of write w at w % WLOG (stretch: the recent ones) */
+    uint32_t wlog[WLOG];      /* the slot of write w at w % WLOG (stretch: the recent ones) */
+    uint32_t *seen;           /* per slot: the stretch call that took it last (stretch) */
+    uint32_t nseen;           /* stretch calls so far */
     struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
     uint32_t *lkey;           /* per ledger slot: routine name, or AN_CP_REGION | region id */
     uint8_t *lmask;           /* and the measures it counts for (bit m) */
@@ -607,19 +608,22 @@ static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_r
         uint32_t *t = realloc(r->lkey, cap * sizeof *t);
         if (t) r->lkey = t;
         uint8_t *u = t ? realloc(r->lmask, cap) : NULL;
-        if (!u) {
+        if (u) r->lmask = u;
+        uint32_t *z = u ? realloc(r->seen, cap * sizeof *z) : NULL;
+        if (!z) {
             cp->failed = 1;
             return UINT32_MAX;
         }
-        r->lmask = u;
+        r->seen = z;
         r->capkey = cap;
     }
     unsigned li = r->nkey;
     struct ledger *l = led_own(cp, r, li + 1);
     if (!l) return UINT32_MAX;
     r->lkey[r->nkey] = key;
+    r->seen[r->nkey] = 0;
     r->lmask[r->nkey++] = (uint8_t)mask;
-    memset(&l->e[li], 0, sizeof l->e[li]);   /* wseq 0: never written */
+    memset(&l->e[li], 0, sizeof l->e[li]);
     l->n = li + 1;
     return li;
 }
@@ -661,7 +665,7 @@ static inline void cx_drop(struct an_cp *cp, struct cp_rank *r);
 static inline void led_wrote(struct cp_rank *r, struct ledger *l, unsigned li)
 {
     uint64_t w = ++r->wseq;
-    l->e[li].wseq = l->wseq = w;
+    l->wseq = w;
     r->wlog[w & (WLOG - 1)] = li;
 }
 
@@ -723,23 +727,28 @@ static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, i
 static struct node *stretch(struct an_cp *cp, int ri, int m, const struct ledger *lo, const struct ledger *hi,
                             int64_t from)
 {
-    const struct cp_rank *r = &cp->r[ri];
+    struct cp_rank *r = &cp->r[ri];
     struct node *x = NULL;
     uint64_t w0 = lo ? lo->wseq : 0;  /* lo is an older version of hi: what changed was written since */
-    /* the keys written since: from the rank's log of recent writes while it
-     * still holds them (a key counts at its last write up to hi), else all */
+    /* the slots written since: from the rank's log of recent writes while
+     * it still holds them (each slot once), else all */
     int recent = r->wseq - w0 <= WLOG;
+    uint32_t stamp = 0;
+    if (recent && !(stamp = ++r->nseen)) {   /* wrapped: the marks start again */
+        memset(r->seen, 0, r->nkey * sizeof *r->seen);
+        stamp = r->nseen = 1;
+    }
     uint64_t w = w0;
     for (unsigned k = 0;; k++) {
         unsigned i;
         if (recent) {
             if (++w > hi->wseq) break;
             i = r->wlog[w & (WLOG - 1)];
-            if (hi->e[i].wseq != w) continue;
+            if (r->seen[i] == stamp) continue;
+            r->seen[i] = stamp;
         } else {
             if (k >= hi->n) break;
             i = k;
-            if (hi->e[i].wseq <= w0) continue;
         }
         if (!(r->lmask[i] & M_(m))) continue;
         int64_t v = hi->e[i].v;
@@ -2106,6 +2115,7 @@ void an_cp_free(struct an_cp *cp)
         cx_drop(cp, &cp->r[i]);
         free(cp->r[i].lkey);
         free(cp->r[i].lmask);
+        free(cp->r[i].seen);
         free(cp->r[i].nkey_of);
         free(cp->r[i].nsend_of);
         free(cp->r[i].q);
