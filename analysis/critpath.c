@@ -18,15 +18,16 @@
  * Phase B waits for the edge values it needs (a receive whose send another
  * rank has not replayed yet); the rank's later events wait behind it.
  *
- * Path history: each rank points, per measure, at a node (a stretch of one
- * rank); a node taken from another rank's edge value becomes the parent of
- * the rank's new node (a hop).  Nodes are reference counted: an edge value
- * holds its node frozen (the owner forks before adding to it) until the
- * consumer drops it, and a fork nobody else holds merges back.  What a rank
- * gained since its node was last written rides in a buffer that edge values
- * copy, so most edge values never make the owner fork.  What stays
- * alive is the rank's current histories, which share their prefixes: the
- * path, not the trace.
+ * Path history: each rank points, per measure, at the node where its
+ * current stretch began (a hop: the node taken from another rank's edge
+ * value is its parent); what it gained since is the difference between
+ * its ledger now and the ledger then (one ledger per rank, by routine and
+ * region, shared by the six measures, copied only when written while an
+ * edge value holds it).  An edge value holds the rank's ledger and
+ * stretch starts as they were; the stretch is made a node (closed) only
+ * when another rank's path takes the edge, or at the end for the path's
+ * last rank.  What stays alive is the ranks' current histories, which
+ * share their prefixes: the path, not the trace.
  */
 #include "critpath.h"
 
@@ -39,17 +40,13 @@
 
 /* ---- path history nodes ------------------------------------------------------- */
 
-#define PEND_MAX 32            /* keys a rank's pending buffer holds */
-#define PEND_IX 64             /* slots of its index (a power of two, > PEND_MAX) */
-
-struct node {
+struct node {                 /* a closed stretch of one rank, or the start of one (a hop) */
     int ref;
     int rank;                 /* index in an_run.ranks */
     uint8_t hop;              /* 1: parent is the edge value of another rank (or a collective) */
     int64_t from;             /* aligned ns where this stretch starts */
     int64_t parent_t;         /* hop: time of the edge value on the parent's rank */
     struct node *parent;
-    struct node *fork_child;  /* fork: the node that continued this one on its rank */
     uint16_t in_name;         /* hop: the routine that took the edge (local) */
     uint32_t in_site;
     uint16_t out_name;        /* hop: the routine of the edge on the parent's rank */
@@ -57,32 +54,46 @@ struct node {
     int64_t sum;              /* value gained in this stretch */
     struct an_cp_kv *kv;
     unsigned nkv, capkv, hint;
-    uint32_t *ix;             /* beyond KV_SCAN entries: open-addressed slot+1 per key hash */
+    uint32_t *ix;             /* (the path's sum only) beyond KV_SCAN entries: slot+1 per key hash */
     unsigned capix;           /* power of two; 0: not indexed */
 };
 #define KV_SCAN 24
 
-struct pend {                 /* additions not yet in the rank's node (see add) */
-    int64_t sum;
-    int64_t from;             /* when the first of them came */
-    unsigned n;
-    struct an_cp_kv kv[PEND_MAX];
-    uint8_t ix[PEND_IX];      /* slot of a key's hash: its index in kv + 1, 0: free */
+/* A rank's ledger: what it gained since its window opened, one copy for
+ * all six measures, an entry per slot of the rank's own (cp_rank.lkey,
+ * lmask): a region's computation (run time and computation), a routine's
+ * useful time (run time and communication) and, for a routine that sends,
+ * three more: its bytes, bandwidth and latency cost.  Edge values and the starts of
+ * the rank's stretches hold a version (reference counted, copied when the
+ * rank writes to a version someone else holds): a stretch's breakdown is
+ * the difference of two versions, computed only when another rank's path
+ * takes the edge or the path is read. */
+struct lent {
+    int64_t v;
+};
+struct ledger {
+    int ref;
+    unsigned n, cap;          /* keys 0 .. n-1 (a later key: 0) */
+    uint64_t wseq;            /* the rank's write count when this version was last written */
+    struct ledger *next_free;
+    struct lent e[];
 };
 
-struct dpend {                /* an edge value's copy of a pending buffer */
-    int64_t sum;
-    int64_t from;
-    unsigned n, off;          /* its keys: snap.dkv[off .. off + n) */
+struct sctx {                 /* where a rank's current stretches began, per measure */
+    int ref;
+    struct node *n[AN_CP_NM]; /* the start (a hop), NULL: the rank's first stretch */
+    struct ledger *base[AN_CP_NM]; /* the ledger then (NULL: empty) */
+    int64_t sfrom[AN_CP_NM];  /* a first stretch: when its first gain came */
+    struct sctx *next_free;
 };
 
 struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
-    struct node *n[AN_CP_NM];
-    struct dpend d[AN_CP_NM]; /* and what the rank had gained beyond n[m] (snap_node) */
-    struct an_cp_kv *dkv;     /* (kept when the edge value is reused) */
-    unsigned dcap;
+    struct sctx *cx;          /* the rank's stretches */
+    struct ledger *led;       /* its ledger at this point */
+    unsigned closed;          /* bit m: x[m] is the history up to here (snap_node) */
+    struct node *x[AN_CP_NM];
     int rank;
     uint16_t name;
     uint32_t site;
@@ -339,11 +350,25 @@ struct qev {
 };
 
 #define RC_SIZE 64
+#define WLOG 256              /* a power of two */
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
-    struct node *cur[AN_CP_NM];
-    struct pend pend[AN_CP_NM];
+    struct node *cur[AN_CP_NM];   /* where the current stretch began (NULL: the rank's first) */
+    struct ledger *base[AN_CP_NM]; /* the ledger then (NULL: empty) */
+    int64_t sfrom[AN_CP_NM];  /* first stretch: when its first gain came (INT64_MIN: none yet) */
+    unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
+    struct ledger *led;       /* what it gained so far */
+    uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
+    uint32_t wlog[WLOG];      /* the slot of write w at w % WLOG (stretch: the recent ones) */
+    uint32_t *seen;           /* per slot: the stretch call that took it last (stretch) */
+    uint32_t nseen;           /* stretch calls so far */
+    struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
+    uint32_t *lkey;           /* per ledger slot: routine name, or AN_CP_REGION | region id */
+    uint8_t *lmask;           /* and the measures it counts for (bit m) */
+    unsigned nkey, capkey;
+    uint32_t *nkey_of;        /* per routine name: its useful time's slot + 1 (0: none yet) */
+    uint32_t *nsend_of;       /* ... the first of its bytes, bw, lat slots + 1 */
     int64_t open, close;      /* window of the rank */
     int64_t last;             /* aligned end of the last call replayed */
     uint32_t last_site;
@@ -354,6 +379,7 @@ struct cp_rank {
     uint32_t in_ver;          /* counts messages put in this rank's inbox (from 1) */
     struct {                  /* regions seen last (region_of), direct-mapped */
         uint32_t a, b, id1;   /* id1: region id + 1, 0: empty */
+        uint32_t li;          /* its ledger key */
     } rc[RC_SIZE];
     struct qev *q;            /* ring */
     unsigned qh, qn, qcap;
@@ -393,6 +419,8 @@ struct an_cp {
     int any_pcontrol;
     int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
     struct node *free_nodes;  /* free lists (through parent, next_free, next) */
+    struct ledger *free_led;
+    struct sctx *free_cx;
     struct snap *free_snaps;
     struct cmsg *free_msgs;
     int *blocked;             /* ranks with events waiting */
@@ -414,14 +442,10 @@ static struct node *node_new(struct an_cp *cp, int rank, int64_t from)
     if (n) {                  /* reused: its breakdown buffer stays */
         struct an_cp_kv *kv = n->kv;
         unsigned cap = n->capkv;
-        uint32_t *ix = n->ix;
-        unsigned capix = n->capix;
         cp->free_nodes = n->parent;
         memset(n, 0, sizeof *n);
         n->kv = kv;
         n->capkv = cap;
-        n->ix = ix;           /* kept, rebuilt once the node has more than KV_SCAN keys */
-        n->capix = capix;
     } else if (!(n = calloc(1, sizeof *n))) {
         cp->failed = 1;
         return NULL;
@@ -443,7 +467,6 @@ static void node_unref(struct an_cp *cp, struct node *n)
 {
     while (n && --n->ref == 0) {
         struct node *p = n->parent;
-        if (p && p->fork_child == n) p->fork_child = NULL;
         node_put(cp, n);
         cp->nodes--;
         n = p;
@@ -478,6 +501,7 @@ static int kv_index(struct an_cp *cp, struct node *n)
     return 0;
 }
 
+/* Adds v under key (the sum of a path's nodes: path_breakdown). */
 static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
 {
     if (n->hint < n->nkv && n->kv[n->hint].key == key) {
@@ -518,174 +542,320 @@ static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
     else if (n->nkv > KV_SCAN) n->ix[k] = n->nkv;
 }
 
-/* Two nodes trade their breakdowns (a merge adds the smaller into the larger). */
-static void kv_swap(struct node *a, struct node *b)
-{
-    struct an_cp_kv *kv = a->kv;
-    unsigned nkv = a->nkv, capkv = a->capkv, capix = a->capix;
-    uint32_t *ix = a->ix;
-    a->kv = b->kv, a->nkv = b->nkv, a->capkv = b->capkv, a->ix = b->ix, a->capix = b->capix;
-    b->kv = kv, b->nkv = nkv, b->capkv = capkv, b->ix = ix, b->capix = capix;
-    a->hint = b->hint = 0;
-}
+/* ---- ledgers ------------------------------------------------------------------- */
 
-/* A rank's node continues where it is (nobody else holds it), or forks. */
-static struct node *writable(struct an_cp *cp, struct cp_rank *r, int ri, int m, int64_t now)
+static struct ledger *led_new(struct an_cp *cp, unsigned cap)
 {
-    struct node *c = r->cur[m];
-    if (c && c->ref == 1) return c;
-    struct node *n = node_new(cp, ri, now);
-    if (!n) return NULL;
-    n->parent = c;            /* the rank's reference moves to the child */
-    if (c) c->fork_child = n;
-    r->cur[m] = n;
-    return n;
-}
-
-/* A fork nobody else holds any more goes back into its parent. */
-static void try_merge(struct an_cp *cp, struct cp_rank *r, int m)
-{
-    for (;;) {
-        struct node *c = r->cur[m], *p = c ? c->parent : NULL;
-        if (!p || c->hop || p->fork_child != c || p->ref != 1 || c->ref != 1) return;
-        if (c->nkv > p->nkv) kv_swap(p, c);
-        for (unsigned i = 0; i < c->nkv; i++) kv_add(cp, p, c->kv[i].key, c->kv[i].val);
-        p->sum = an_sadd(p->sum, c->sum);
-        p->fork_child = NULL;
-        r->cur[m] = p;        /* c's reference to p becomes the rank's */
-        node_put(cp, c);
-        cp->nodes--;
+    struct ledger *l = cp->free_led;
+    if (l && l->cap >= cap) {
+        cp->free_led = l->next_free;
+    } else {
+        if (cap < 16) cap = 16;
+        if (!(l = malloc(sizeof *l + cap * sizeof l->e[0]))) {
+            cp->failed = 1;
+            return NULL;
+        }
+        l->cap = cap;
     }
+    l->ref = 1;
+    l->n = 0;
+    l->wseq = 0;
+    return l;
 }
 
-/* What a rank gains waits in a small buffer per measure (PEND_MAX keys)
- * and goes into its node only when the buffer is full or the path is read:
- * the node may be held by an edge value another rank has not used yet, and
- * writing would fork it.  Edge values copy the buffer (pend_copy).  A hop
- * drops it: the rank's own history starts again. */
-static void flush(struct an_cp *cp, int ri, int m)
+static void led_unref(struct an_cp *cp, struct ledger *l)
+{
+    if (!l || --l->ref > 0) return;
+    l->next_free = cp->free_led;
+    cp->free_led = l;
+}
+
+static inline struct ledger *led_ref(struct ledger *l)
+{
+    if (l) l->ref++;
+    return l;
+}
+
+/* The rank's ledger, its own to write (a copy when another holds it) with
+ * room for `need` keys; NULL: no memory. */
+static __attribute__((noinline)) struct ledger *led_own(struct an_cp *cp, struct cp_rank *r, unsigned need)
+{
+    struct ledger *o = r->led;
+    if (o->ref == 1 && o->cap >= need) return o;
+    unsigned cap = o->cap;
+    while (cap < need) cap *= 2;
+    struct ledger *l;
+    if (o->ref == 1) {        /* only more room */
+        if (!(l = realloc(o, sizeof *l + cap * sizeof l->e[0]))) {
+            cp->failed = 1;
+            return NULL;
+        }
+        l->cap = cap;
+    } else {
+        if (!(l = led_new(cp, cap))) return NULL;
+        l->n = o->n;
+        l->wseq = o->wseq;
+        memcpy(l->e, o->e, o->n * sizeof o->e[0]);
+        o->ref--;
+    }
+    r->led = l;
+    return l;
+}
+
+/* The ledger key of a routine or region on a rank (a new one: 0 so far). */
+static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_rank *r, uint32_t key, unsigned mask)
+{
+    if (r->nkey == r->capkey) {
+        unsigned cap = r->capkey ? r->capkey * 2 : 16;
+        uint32_t *t = realloc(r->lkey, cap * sizeof *t);
+        if (t) r->lkey = t;
+        uint8_t *u = t ? realloc(r->lmask, cap) : NULL;
+        if (u) r->lmask = u;
+        uint32_t *z = u ? realloc(r->seen, cap * sizeof *z) : NULL;
+        if (!z) {
+            cp->failed = 1;
+            return UINT32_MAX;
+        }
+        r->seen = z;
+        r->capkey = cap;
+    }
+    unsigned li = r->nkey;
+    struct ledger *l = led_own(cp, r, li + 1);
+    if (!l) return UINT32_MAX;
+    r->lkey[r->nkey] = key;
+    r->seen[r->nkey] = 0;
+    r->lmask[r->nkey++] = (uint8_t)mask;
+    memset(&l->e[li], 0, sizeof l->e[li]);
+    l->n = li + 1;
+    return li;
+}
+
+#define M_(m) (1u << (m))
+
+/* The slot of a routine's useful time (send 0), or the first of its
+ * bytes, bw and lat slots (send 1). */
+static unsigned name_slot_new(struct an_cp *cp, struct cp_rank *r, uint16_t name, int send)
+{
+    unsigned mask = send ? M_(AN_CP_BYTES) : M_(AN_CP_RUNTIME) | M_(AN_CP_COMM);
+    for (unsigned i = 0; i < r->nkey; i++)     /* a name beyond the run's table (damaged file) */
+        if (r->lkey[i] == name && r->lmask[i] == mask) return i;
+    unsigned li = lkey_new(cp, r, name, mask);
+    if (send && li != UINT32_MAX && (lkey_new(cp, r, name, M_(AN_CP_BW)) == UINT32_MAX ||
+                                     lkey_new(cp, r, name, M_(AN_CP_LAT)) == UINT32_MAX))
+        return UINT32_MAX;
+    if (li != UINT32_MAX && name < cp->run->nnames) (send ? r->nsend_of : r->nkey_of)[name] = li + 1;
+    return li;
+}
+
+static inline unsigned name_key(struct an_cp *cp, struct cp_rank *r, uint16_t name)
+{
+    if (name < cp->run->nnames && r->nkey_of[name]) return r->nkey_of[name] - 1;
+    return name_slot_new(cp, r, name, 0);
+}
+
+static inline unsigned name_send_key(struct an_cp *cp, struct cp_rank *r, uint16_t name)
+{
+    if (name < cp->run->nnames && r->nsend_of[name]) return r->nsend_of[name] - 1;
+    return name_slot_new(cp, r, name, 1);
+}
+
+/* The measures a ledger entry counts for (docs/CRITPATH.md). */
+enum { G_REGION, G_USEFUL, G_SEND };
+
+static inline void cx_drop(struct an_cp *cp, struct cp_rank *r);
+
+static inline void led_wrote(struct cp_rank *r, struct ledger *l, unsigned li)
+{
+    uint64_t w = ++r->wseq;
+    l->wseq = w;
+    r->wlog[w & (WLOG - 1)] = li;
+}
+
+/* A first stretch starts at its first gain (sfrom). */
+static __attribute__((noinline)) void first_gain(struct an_cp *cp, struct cp_rank *r, unsigned ms, int64_t now)
+{
+    for (int m = 0; m < AN_CP_NM; m++)
+        if (r->nosfrom & ms & 1u << m) r->sfrom[m] = now;
+    r->nosfrom &= ~ms;
+    cx_drop(cp, r);
+}
+
+static inline void gain_m(struct an_cp *cp, struct cp_rank *r, int m, int64_t v, int64_t now)
+{
+    r->v[m] = an_sadd(r->v[m], v);
+    r->total[m] = an_sadd(r->total[m], v);
+    if (r->nosfrom & 1u << m) first_gain(cp, r, 1u << m, now);
+}
+
+/* Rank ri gains v of computation in region key li (run time, computation). */
+static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now)
+{
+    if (v <= 0 || li == UINT32_MAX) return;
+    struct ledger *l = r->led;
+    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
+    l->e[li].v = an_sadd(l->e[li].v, v);
+    led_wrote(r, l, li);
+    gain_m(cp, r, AN_CP_RUNTIME, v, now);
+    gain_m(cp, r, AN_CP_COMP, v, now);
+}
+
+/* ... useful time v in a routine (run time, communication). */
+static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now)
+{
+    if (v <= 0 || li == UINT32_MAX) return;
+    struct ledger *l = r->led;
+    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
+    l->e[li].v = an_sadd(l->e[li].v, v);
+    led_wrote(r, l, li);
+    gain_m(cp, r, AN_CP_RUNTIME, v, now);
+    gain_m(cp, r, AN_CP_COMM, v, now);
+}
+
+/* ... the bytes and modelled costs of the sends of a routine. */
+static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t by, int64_t bw, int64_t lat,
+                             int64_t now)
+{
+    if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
+    struct ledger *l = r->led;
+    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
+    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(cp, r, AN_CP_BYTES, by, now);
+    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(cp, r, AN_CP_BW, bw, now);
+    if (lat > 0)
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(cp, r, AN_CP_LAT, lat, now);
+}
+
+/* A closed stretch of rank ri for measure m: what it gained between the
+ * ledgers lo (NULL: nothing) and hi; NULL when it gained nothing. */
+static struct node *stretch(struct an_cp *cp, int ri, int m, const struct ledger *lo, const struct ledger *hi,
+                            int64_t from)
 {
     struct cp_rank *r = &cp->r[ri];
-    struct pend *pd = &r->pend[m];
-    if (!pd->n) return;
-    struct node *n = writable(cp, r, ri, m, pd->from);
-    if (n) {
-        n->sum = an_sadd(n->sum, pd->sum);
-        for (unsigned i = 0; i < pd->n; i++) kv_add(cp, n, pd->kv[i].key, pd->kv[i].val);
+    struct node *x = NULL;
+    uint64_t w0 = lo ? lo->wseq : 0;  /* lo is an older version of hi: what changed was written since */
+    /* the slots written since: from the rank's log of recent writes while
+     * it still holds them (each slot once), else all */
+    int recent = r->wseq - w0 <= WLOG;
+    uint32_t stamp = 0;
+    if (recent && !(stamp = ++r->nseen)) {   /* wrapped: the marks start again */
+        memset(r->seen, 0, r->nkey * sizeof *r->seen);
+        stamp = r->nseen = 1;
     }
-    pd->n = 0;
-    pd->sum = 0;
-    memset(pd->ix, 0, sizeof pd->ix);
-}
-
-static void flush_all(struct an_cp *cp, int ri)
-{
-    for (int m = 0; m < AN_CP_NM; m++) flush(cp, ri, m);
-}
-
-static void pend_drop(struct cp_rank *r, int m)
-{
-    if (!r->pend[m].n) return;
-    r->pend[m].n = 0;
-    r->pend[m].sum = 0;
-    memset(r->pend[m].ix, 0, sizeof r->pend[m].ix);
-}
-
-/* An edge value keeps the rank's node as it is plus a copy of what is
- * pending: the rank goes on adding without forking its node; a node for
- * the copy is made only if another rank's path runs through the edge. */
-static void pend_copy(struct an_cp *cp, const struct cp_rank *r, struct snap *s)
-{
-    unsigned need = 0;
-    for (int m = 0; m < AN_CP_NM; m++) need += r->pend[m].n;
-    if (need > s->dcap) {
-        unsigned cap = s->dcap ? s->dcap : 16;
-        while (cap < need) cap *= 2;
-        struct an_cp_kv *t = realloc(s->dkv, cap * sizeof *t);
-        if (!t) {
-            cp->failed = 1;
-            for (int m = 0; m < AN_CP_NM; m++) s->d[m].n = 0;
-            return;
+    uint64_t w = w0;
+    for (unsigned k = 0;; k++) {
+        unsigned i;
+        if (recent) {
+            if (++w > hi->wseq) break;
+            i = r->wlog[w & (WLOG - 1)];
+            if (r->seen[i] == stamp) continue;
+            r->seen[i] = stamp;
+        } else {
+            if (k >= hi->n) break;
+            i = k;
         }
-        s->dkv = t;
-        s->dcap = cap;
+        if (!(r->lmask[i] & M_(m))) continue;
+        int64_t v = hi->e[i].v;
+        if (lo && i < lo->n) v -= lo->e[i].v;
+        if (v <= 0) continue;
+        if (!x && !(x = node_new(cp, ri, from))) return NULL;
+        if (x->nkv == x->capkv) {
+            unsigned cap = x->capkv ? x->capkv * 2 : 8;
+            struct an_cp_kv *kv = realloc(x->kv, cap * sizeof *kv);
+            if (!kv) {
+                cp->failed = 1;
+                return x;
+            }
+            x->kv = kv;
+            x->capkv = cap;
+        }
+        x->kv[x->nkv].key = r->lkey[i];
+        x->kv[x->nkv++].val = v;
+        x->sum = an_sadd(x->sum, v);
     }
-    unsigned off = 0;
-    for (int m = 0; m < AN_CP_NM; m++) {
-        const struct pend *pd = &r->pend[m];
-        struct dpend *d = &s->d[m];
-        d->n = pd->n;
-        if (!pd->n) continue;
-        d->sum = pd->sum;
-        d->from = pd->from;
-        d->off = off;
-        memcpy(s->dkv + off, pd->kv, pd->n * sizeof *s->dkv);
-        off += pd->n;
-    }
-}
-
-static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
-{
-    struct dpend *d = &s->d[m];
-    if (!d->n) return s->n[m];
-    const struct an_cp_kv *dkv = s->dkv + d->off;
-    struct node *x = node_new(cp, s->rank, d->from);
-    if (!x) return s->n[m];
-    x->parent = s->n[m];      /* the edge value's reference moves to x */
-    x->sum = d->sum;
-    for (unsigned i = 0; i < d->n; i++) kv_add(cp, x, dkv[i].key, dkv[i].val);
-    s->n[m] = x;
-    d->n = 0;
     return x;
 }
 
-static void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now, unsigned h);
+/* ---- edge values ----------------------------------------------------------------- */
 
-/* A rank gains v of measure m under key (a routine name or a region). */
-static inline void add(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v, int64_t now)
+/* The history an edge value carries for measure m, as a node: the rank's
+ * stretch up to the edge is closed (made a node) the first time. */
+static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
 {
-    if (v <= 0) return;
-    struct cp_rank *r = &cp->r[ri];
-    r->v[m] = an_sadd(r->v[m], v);
-    r->total[m] = an_sadd(r->total[m], v);
-    struct pend *pd = &r->pend[m];
-    unsigned h = (key * 0x9E3779B1u) >> 26;   /* PEND_IX slots */
-    for (unsigned e; (e = pd->ix[h]); h = (h + 1) & (PEND_IX - 1))
-        if (pd->kv[e - 1].key == key) {
-            pd->kv[e - 1].val = an_sadd(pd->kv[e - 1].val, v);
-            pd->sum = an_sadd(pd->sum, v);
-            return;
-        }
-    add_key(cp, ri, m, key, v, now, h);
+    if (s->closed & 1u << m) return s->x[m];
+    s->closed |= 1u << m;
+    struct sctx *c = s->cx;
+    struct node *x = stretch(cp, s->rank, m, c->base[m], s->led, c->sfrom[m]);
+    if (x) {                  /* x is the edge value's */
+        x->parent = c->n[m];
+        if (c->n[m]) c->n[m]->ref++;
+    } else if ((x = c->n[m])) {
+        x->ref++;
+    }
+    s->x[m] = x;
+    return x;
 }
 
-/* add: a key not in the pending buffer yet (h: its free slot). */
-static __attribute__((noinline)) void add_key(struct an_cp *cp, int ri, int m, uint32_t key, int64_t v,
-                                              int64_t now, unsigned h)
+static void cx_unref(struct an_cp *cp, struct sctx *c)
 {
-    struct cp_rank *r = &cp->r[ri];
-    struct pend *pd = &r->pend[m];
-    if (pd->n == PEND_MAX) {
-        flush(cp, ri, m);
-        h = (key * 0x9E3779B1u) >> 26;
+    if (!c || --c->ref > 0) return;
+    for (int m = 0; m < AN_CP_NM; m++) {
+        node_unref(cp, c->n[m]);
+        led_unref(cp, c->base[m]);
     }
-    if (!pd->n) pd->from = now;
-    pd->sum = an_sadd(pd->sum, v);
-    pd->kv[pd->n].key = key;
-    pd->kv[pd->n].val = v;
-    pd->ix[h] = (uint8_t)++pd->n;
+    c->next_free = cp->free_cx;
+    cp->free_cx = c;
+}
+
+/* The rank's stretches changed (a hop, MPI_Pcontrol, a first gain). */
+static inline void cx_drop(struct an_cp *cp, struct cp_rank *r)
+{
+    if (r->cx) {
+        cx_unref(cp, r->cx);
+        r->cx = NULL;
+    }
+}
+
+static __attribute__((noinline)) struct sctx *cx_make(struct an_cp *cp, struct cp_rank *r)
+{
+    struct sctx *c = cp->free_cx;
+    if (c) cp->free_cx = c->next_free;
+    else if (!(c = malloc(sizeof *c))) {
+        cp->failed = 1;
+        return NULL;
+    }
+    c->ref = 1;
+    for (int m = 0; m < AN_CP_NM; m++) {
+        c->n[m] = r->cur[m];
+        if (c->n[m]) c->n[m]->ref++;
+        c->base[m] = led_ref(r->base[m]);
+        c->sfrom[m] = r->sfrom[m];
+    }
+    r->cx = c;
+    return c;
+}
+
+/* An edge value holds the rank's values, stretch starts and ledger. */
+static void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
+{
+    struct sctx *c = r->cx ? r->cx : cx_make(cp, r);
+    if (c) c->ref++;
+    s->cx = c;
+    s->led = led_ref(r->led);
+    s->closed = 0;
+    memcpy(s->v, r->v, sizeof s->v);
+}
+
+static void snap_drop(struct an_cp *cp, struct snap *s)
+{
+    for (int m = 0; s->closed && m < AN_CP_NM; m++)
+        if (s->closed & 1u << m) node_unref(cp, s->x[m]);
+    cx_unref(cp, s->cx);
+    led_unref(cp, s->led);
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
 {
     if (!s || --s->refs > 0) return;
-    for (int m = 0; m < AN_CP_NM; m++) {
-        struct node *n = s->n[m];
-        if (!n) continue;
-        int owner = n->rank;
-        node_unref(cp, n);
-        try_merge(cp, &cp->r[owner], m);
-    }
+    snap_drop(cp, s);
     s->next_free = cp->free_snaps;
     cp->free_snaps = s;
 }
@@ -705,53 +875,52 @@ static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name
     s->site = site;
     s->refs = refs;
     s->epoch = r->pcontrol;
-    pend_copy(cp, r, s);
-    for (int m = 0; m < AN_CP_NM; m++) {
-        s->v[m] = r->v[m];
-        s->n[m] = r->cur[m];
-        if (s->n[m]) s->n[m]->ref++;
-    }
+    snap_fill(cp, r, s);
     return s;
 }
 
 /* ---- regions and wait sites ------------------------------------------------------- */
 
-static uint32_t region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c);
+static unsigned region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c);
 
-/* The region id of the computation between call sites a and b of rank ri
- * (with AN_CP_REGION set): the rank's cache, else the run's map. */
-static inline uint32_t region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
+/* The ledger key of the computation between call sites a and b of rank ri:
+ * the rank's cache, else the run's map. */
+static inline unsigned region_of(struct an_cp *cp, int ri, uint32_t a, uint32_t b)
 {
     struct cp_rank *r = &cp->r[ri];
     unsigned c = (a * 0x9E3779B1u ^ b * 0x85EBCA77u) >> 26 & (RC_SIZE - 1);
-    if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return (r->rc[c].id1 - 1) | AN_CP_REGION;
+    if (r->rc[c].id1 && r->rc[c].a == a && r->rc[c].b == b) return r->rc[c].li;
     return region_new(cp, ri, a, b, c);
 }
 
-static __attribute__((noinline)) uint32_t region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c)
+/* The map holds region id + 1 and the ledger key (a region is one rank's). */
+static __attribute__((noinline)) unsigned region_new(struct an_cp *cp, int ri, uint32_t a, uint32_t b, unsigned c)
 {
     struct cp_rank *r = &cp->r[ri];
     uint64_t k1 = (uint64_t)(uint32_t)ri << 32 | a;
-    void *p = map_get(&cp->regions, k1, b);
+    uintptr_t p = (uintptr_t)map_get(&cp->regions, k1, b);
     if (p) {
-        r->rc[c].a = a, r->rc[c].b = b, r->rc[c].id1 = (uint32_t)(uintptr_t)p;
-        return (uint32_t)((uintptr_t)p - 1) | AN_CP_REGION;
+        r->rc[c].a = a, r->rc[c].b = b, r->rc[c].id1 = (uint32_t)p, r->rc[c].li = (uint32_t)((uint64_t)p >> 32);
+        return r->rc[c].li;
     }
     if (cp->nreg == cp->capreg) {
         unsigned cap = cp->capreg ? cp->capreg * 2 : 64;
         struct an_cp_region *t = realloc(cp->reg, cap * sizeof *t);
         if (!t) {
             cp->failed = 1;
-            return AN_CP_REGION;
+            return UINT32_MAX;
         }
         cp->reg = t;
         cp->capreg = cap;
     }
+    unsigned li = lkey_new(cp, r, (uint32_t)cp->nreg | AN_CP_REGION, M_(AN_CP_RUNTIME) | M_(AN_CP_COMP));
+    if (li == UINT32_MAX) return li;
     cp->reg[cp->nreg].rank = cp->run->ranks[ri].rank;
     cp->reg[cp->nreg].site_from = a;
     cp->reg[cp->nreg].site_to = b;
-    if (map_put(&cp->regions, k1, b, (void *)(uintptr_t)(cp->nreg + 1))) cp->failed = 1;
-    return (uint32_t)cp->nreg++ | AN_CP_REGION;
+    cp->nreg++;
+    if (map_put(&cp->regions, k1, b, (void *)(uintptr_t)((uint64_t)li << 32 | cp->nreg))) cp->failed = 1;
+    return li;
 }
 
 static void wait_note(struct an_cp *cp, int ri, int kind, uint32_t site, uint16_t name, int peer_idx, int64_t w)
@@ -891,8 +1060,13 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         r->close = o->to_ns;
         r->last = INT64_MIN;
         r->bpos = -1;
+        for (int m = 0; m < AN_CP_NM; m++) r->sfrom[m] = INT64_MIN;
+        r->nosfrom = (1u << AN_CP_NM) - 1;
         r->ccount = calloc(run->ncomms ? run->ncomms : 1, sizeof *r->ccount);
-        if (!r->ccount) {
+        r->nkey_of = calloc(run->nnames + 1, sizeof *r->nkey_of);
+        r->nsend_of = calloc(run->nnames + 1, sizeof *r->nsend_of);
+        r->led = led_new(cp, 16);
+        if (!r->ccount || !r->nkey_of || !r->nsend_of || !r->led) {
             an_cp_free(cp);
             return NULL;
         }
@@ -1026,9 +1200,13 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     if (r->pcontrol == 1) {
         for (int m = 0; m < AN_CP_NM; m++) {
             r->v[m] = r->total[m] = 0;
-            pend_drop(r, m);
             node_unref(cp, r->cur[m]);
             r->cur[m] = NULL;
+            led_unref(cp, r->base[m]);
+            r->base[m] = led_ref(r->led);
+            r->sfrom[m] = INT64_MIN;
+            r->nosfrom |= 1u << m;
+            cx_drop(cp, r);
         }
         r->useful_comp = r->useful_comm = 0;
         memset(r->wait, 0, sizeof r->wait);
@@ -1060,19 +1238,17 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
     /* computation since the previous call */
     int64_t gap = clip(r, r->last, q->t0);
     if (gap > 0) {
-        uint32_t reg = region_of(cp, ri, r->last_site, q->site);
+        unsigned reg = region_of(cp, ri, r->last_site, q->site);
         int64_t g0 = r->last > r->open ? r->last : r->open;
-        add(cp, ri, AN_CP_RUNTIME, reg, gap, g0);
-        add(cp, ri, AN_CP_COMP, reg, gap, g0);
+        gain_region(cp, r, reg, gap, g0);
         r->useful_comp = an_sadd(r->useful_comp, gap);
     }
     if (q->t0 > r->last) r->last = q->t0;
     /* bytes and modelled cost of the sends it starts */
     int inside = q->t0 >= r->open && q->t0 < r->close;
     if (inside && !(q->flags & QF_COLL)) {
-        add(cp, ri, AN_CP_BYTES, q->name, (int64_t)q->sbytes, q->t0);
-        add(cp, ri, AN_CP_BW, q->name, q->bw, q->t0);
-        add(cp, ri, AN_CP_LAT, q->name, q->lat, q->t0);
+        if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, q->t0);
     }
     int refs = q->nsend + ((q->flags & QF_BRECV) ? 1 : 0);
     if (refs) {
@@ -1105,12 +1281,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->name = q->name;
         s->site = q->site;
         s->epoch = r->pcontrol;
-        pend_copy(cp, r, s);
-        for (int m = 0; m < AN_CP_NM; m++) {
-            s->v[m] = r->v[m];
-            s->n[m] = r->cur[m];
-            if (s->n[m]) s->n[m]->ref++;
-        }
+        snap_fill(cp, r, s);
         wl_wake(cp, &ci->wl);
         if (++ci->arrived == ci->size) {
             ci->last = 0;
@@ -1146,26 +1317,22 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     n->in_name = q->name;
     n->in_site = q->site;
     struct node *old = r->cur[m];
-    pend_drop(r, m);
     r->cur[m] = n;
     r->v[m] = s->v[m];
     node_unref(cp, old);
+    led_unref(cp, r->base[m]);     /* the stretch starts here */
+    r->base[m] = led_ref(r->led);
+    r->nosfrom &= ~(1u << m);
+    cx_drop(cp, r);
 }
 
 static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
 {
     if (--ci->left) return;
     for (uint32_t k = 0; k < ci->size; k++)
-        for (int m = 0; m < AN_CP_NM; m++) {
-            struct node *n = ci->entry[k].n[m];
-            if (!n) continue;
-            int owner = n->rank;
-            node_unref(cp, n);
-            try_merge(cp, &cp->r[owner], m);
-        }
+        if (ci->entry[k].t != INT64_MIN) snap_drop(cp, &ci->entry[k]);
     map_del(&cp->colls, q->comm, (int64_t)q->cidx);
     free(ci->wl.r);
-    for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
     free(ci->entry);
     free(ci);
 }
@@ -1337,21 +1504,17 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (best) hop(cp, ri, m, best, go, q);
     }
     if (u > 0) {
-        add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
-        add(cp, ri, AN_CP_COMM, q->name, u, go);
+        gain_useful(cp, r, name_key(cp, r, q->name), u, go);
         r->useful_comm = an_sadd(r->useful_comm, u);
     }
     if (q->comp_extra > 0) {
         int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
-        uint32_t reg = region_of(cp, ri, q->site, q->site);
-        add(cp, ri, AN_CP_RUNTIME, reg, ce, q->t1);
-        add(cp, ri, AN_CP_COMP, reg, ce, q->t1);
+        gain_region(cp, r, region_of(cp, ri, q->site, q->site), ce, q->t1);
         r->useful_comp = an_sadd(r->useful_comp, ce);
     }
     if (ci && q->t0 >= r->open && q->t0 < r->close) {
-        add(cp, ri, AN_CP_BYTES, q->name, (int64_t)q->sbytes, go);
-        add(cp, ri, AN_CP_BW, q->name, q->bw, go);
-        add(cp, ri, AN_CP_LAT, q->name, q->lat, go);
+        if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, go);
     }
     int64_t end = an_wadd(q->t1, q->comp_extra);
     if (end > r->last) r->last = end;
@@ -1411,15 +1574,12 @@ static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
         u = 0;
     }
     if (u > 0) {
-        add(cp, ri, AN_CP_RUNTIME, q->name, u, go);
-        add(cp, ri, AN_CP_COMM, q->name, u, go);
+        gain_useful(cp, r, name_key(cp, r, q->name), u, go);
         r->useful_comm = an_sadd(r->useful_comm, u);
     }
     if (q->comp_extra > 0) {
         int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
-        uint32_t reg = region_of(cp, ri, q->site, q->site);
-        add(cp, ri, AN_CP_RUNTIME, reg, ce, q->t1);
-        add(cp, ri, AN_CP_COMP, reg, ce, q->t1);
+        gain_region(cp, r, region_of(cp, ri, q->site, q->site), ce, q->t1);
         r->useful_comp = an_sadd(r->useful_comp, ce);
     }
     int64_t end = an_wadd(q->t1, q->comp_extra);
@@ -1764,7 +1924,8 @@ static void on_message(void *ctx, const struct an_msg *msg)
     /* the receiver can use the message once the sender's edge value is
      * published: until then it waits for that, not for this (or for its time
      * to be up) */
-    if (map_get(&cp->snaps, ckey(si, m->send_th), m->send_lt0) || timed_out(cp, &cp->r[di])) set_ready(cp, di);
+    m->snap = map_get(&cp->snaps, ckey(si, m->send_th), m->send_lt0);
+    if (m->snap || timed_out(cp, &cp->r[di])) set_ready(cp, di);
     else wl_add(cp, &cp->r[si].wl, di, m->send_th, m->send_lt0);
     if (m->sync) set_ready(cp, si);
     if (cp->r[di].ready) drain(cp, di, 0);
@@ -1816,7 +1977,6 @@ int an_cp_finish(struct an_cp *cp)
     for (unsigned i = 0; i < run->n; i++) drain(cp, (int)i, 1);
     for (unsigned i = 0; i < run->n; i++)
         if (cp->r[i].qn) drain(cp, (int)i, 1);
-    for (unsigned i = 0; i < run->n; i++) flush_all(cp, (int)i);
     res->nranks = run->n;
     res->ranks = calloc(run->n ? run->n : 1, sizeof *res->ranks);
     if (!res->ranks) return -1;
@@ -1882,6 +2042,14 @@ int an_cp_finish(struct an_cp *cp)
         }
         p->volumetric = nin ? sum / nin : 0;
         if (best < 0) continue;
+        {                     /* the stretch the path ends with */
+            struct cp_rank *rb = &cp->r[best];
+            struct node *x = stretch(cp, best, m, rb->base[m], rb->led, rb->sfrom[m]);
+            if (x) {
+                x->parent = rb->cur[m];
+                rb->cur[m] = x;
+            }
+        }
         p->path = cp->r[best].v[m];
         p->end_rank = run->ranks[best].rank;
         if (path_breakdown(cp, cp->r[best].cur[m], p)) return -1;
@@ -1977,8 +2145,7 @@ void an_cp_free(struct an_cp *cp)
     for (size_t i = 0; i < cp->snaps.cap; i++) {
         struct snap *s = cp->snaps.t[i].p;
         if (!s || (void *)s == TOMB) continue;
-        for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, s->n[m]);
-        free(s->dkv);
+        snap_drop(cp, s);
         free(s);
     }
     free(cp->snaps.t);
@@ -1986,10 +2153,8 @@ void an_cp_free(struct an_cp *cp)
         struct cinst *ci = cp->colls.t[i].p;
         if (!ci || (void *)ci == TOMB) continue;
         for (uint32_t k = 0; k < ci->size; k++)
-            for (int m = 0; m < AN_CP_NM; m++)
-                if (ci->entry[k].t != INT64_MIN) node_unref(cp, ci->entry[k].n[m]);
+            if (ci->entry[k].t != INT64_MIN) snap_drop(cp, &ci->entry[k]);
         free(ci->wl.r);
-        for (uint32_t k = 0; k < ci->size; k++) free(ci->entry[k].dkv);
         free(ci->entry);
         free(ci);
     }
@@ -1999,7 +2164,17 @@ void an_cp_free(struct an_cp *cp)
     map_free_all(&cp->wmap, 3);
     map_free_all(&cp->regions, 0);
     for (unsigned i = 0; cp->r && i < cp->run->n; i++) {
-        for (int m = 0; m < AN_CP_NM; m++) node_unref(cp, cp->r[i].cur[m]);
+        for (int m = 0; m < AN_CP_NM; m++) {
+            node_unref(cp, cp->r[i].cur[m]);
+            led_unref(cp, cp->r[i].base[m]);
+        }
+        led_unref(cp, cp->r[i].led);
+        cx_drop(cp, &cp->r[i]);
+        free(cp->r[i].lkey);
+        free(cp->r[i].lmask);
+        free(cp->r[i].seen);
+        free(cp->r[i].nkey_of);
+        free(cp->r[i].nsend_of);
         free(cp->r[i].q);
         free(cp->r[i].ccount);
         free(cp->r[i].wl.r);
@@ -2016,10 +2191,19 @@ void an_cp_free(struct an_cp *cp)
         free(n->ix);
         free(n);
     }
+    while (cp->free_cx) {
+        struct sctx *c = cp->free_cx;
+        cp->free_cx = c->next_free;
+        free(c);
+    }
+    while (cp->free_led) {
+        struct ledger *l = cp->free_led;
+        cp->free_led = l->next_free;
+        free(l);
+    }
     while (cp->free_snaps) {
         struct snap *x = cp->free_snaps;
         cp->free_snaps = x->next_free;
-        free(x->dkv);
         free(x);
     }
     while (cp->free_msgs) {

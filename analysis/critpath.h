@@ -126,7 +126,9 @@ struct an_cp_result {
  * processes that each own a slice of the ranks:
  *
  *   per-rank state   struct cp_rank: the six path values at the rank's
- *                    current point, its path history (a reference), its
+ *                    current point, its path history (a reference per
+ *                    measure, to where its current stretch began), its
+ *                    ledger (what it gained, by routine and region), its
  *                    window, wait and useful totals; and a FIFO of the
  *                    rank's events not yet replayed.
  *   replay step      an event runs in two phases.  A: computation since the
@@ -148,10 +150,12 @@ struct an_cp_result {
  *                    plus a path token) of its ranks' sends and collective
  *                    entries to the owner of the partner; nothing else crosses.
  *
- * Memory: per rank its state and queue (bounded by what the stream's slack
- * lets a rank run ahead), the edges in flight, and the path history nodes
- * still reachable from a rank's current point (reference counted; a stretch
- * of one rank is one node, so the history that survives is the path).
+ * Memory: per rank its state, ledger (one entry per routine and region it
+ * used) and queue (bounded by what the stream's slack lets a rank run
+ * ahead), the edges in flight with the ledger versions they hold, and the
+ * path history nodes still reachable from a rank's current point
+ * (reference counted; a stretch of one rank is one node, made when another
+ * rank's path takes it, so the history that survives is the path).
  */
 struct an_cp;
 struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o);
