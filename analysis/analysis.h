@@ -413,10 +413,10 @@ void an_coll_mismatch(const struct an_coll_first *x, uint32_t comm, uint64_t ind
 /* A sliced run: a communicator with members in other slices is never
  * completed by one matcher; each instance it reached holds this slice's
  * arrivals, to be combined with the other slices' (an_slice_report). */
-struct an_coll_part {
+struct an_coll_part {         /* 88 bytes */
     uint32_t comm;
-    struct an_coll_first fa;  /* routine and mismatch, over these arrivals */
     uint32_t arrived;         /* members of this slice that called it */
+    struct an_coll_first fa;  /* routine and mismatch, over these arrivals */
     uint64_t index;
     int64_t first, last, end; /* as an_coll, over these arrivals */
     uint64_t bytes;
