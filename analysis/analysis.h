@@ -393,14 +393,30 @@ void an_match_set_outbox(struct an_match *m, void (*out)(void *ctx, const struct
  * site, instance, other routine), whose counts add up. */
 int an_finding_cmp(const void *a, const void *b);
 int an_finding_same(const struct an_finding *a, const struct an_finding *b);
+/* Who a collective instance is named after, whatever order its arrivals
+ * come in: the earliest member (aligned start, then world rank) and the
+ * earliest of those that called another routine than it (rankb -1: none,
+ * the instance is not mismatched).  The instance bears the first one's
+ * routine; a mismatch is reported on the second (rank, routine, site),
+ * "where another rank called" the first one's routine.  an_coll_arrive
+ * adds a member (first: the instance's first arrival); adding another
+ * set's first and then its second member merges the two sets. */
+struct an_coll_first {
+    int64_t t0, t0b;
+    int32_t rank, rankb;
+    uint32_t site, siteb;
+    uint16_t name, nameb;
+};
+void an_coll_arrive(struct an_coll_first *x, int first, int64_t t0, int32_t rank, uint16_t name, uint32_t site);
+/* The finding of a mismatched instance (x->rankb >= 0). */
+void an_coll_mismatch(const struct an_coll_first *x, uint32_t comm, uint64_t index, struct an_finding *f);
 /* A sliced run: a communicator with members in other slices is never
  * completed by one matcher; each instance it reached holds this slice's
  * arrivals, to be combined with the other slices' (an_slice_report). */
-struct an_coll_part {
+struct an_coll_part {         /* 88 bytes */
     uint32_t comm;
-    uint16_t name;            /* routine of the first arrival */
-    uint8_t mismatch;         /* arrivals here named different routines */
     uint32_t arrived;         /* members of this slice that called it */
+    struct an_coll_first fa;  /* routine and mismatch, over these arrivals */
     uint64_t index;
     int64_t first, last, end; /* as an_coll, over these arrivals */
     uint64_t bytes;

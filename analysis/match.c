@@ -134,8 +134,7 @@ struct checked {
 };
 
 struct cinst {
-    uint16_t name;
-    uint8_t mismatch;
+    struct an_coll_first fa;     /* its routine; mismatched when fa.rankb >= 0 */
     uint32_t arrived;
     int64_t first, last, end;
     uint64_t bytes;
@@ -1259,6 +1258,53 @@ static void do_complete(struct an_match *m, const struct an_event *e, int is_fre
     }
 }
 
+void an_coll_arrive(struct an_coll_first *x, int first, int64_t t0, int32_t rank, uint16_t name, uint32_t site)
+{
+    if (first) {
+        *x = (struct an_coll_first){t0, 0, rank, -1, site, 0, name, 0};
+        return;
+    }
+    if (t0 < x->t0 || (t0 == x->t0 && rank < x->rank)) {
+        /* the new first; the old one is the earliest of another routine */
+        if (name != x->name) {
+            x->t0b = x->t0;
+            x->rankb = x->rank;
+            x->siteb = x->site;
+            x->nameb = x->name;
+        }
+        x->t0 = t0;
+        x->rank = rank;
+        x->site = site;
+        x->name = name;
+    } else if (name != x->name && (x->rankb < 0 || t0 < x->t0b || (t0 == x->t0b && rank < x->rankb))) {
+        x->t0b = t0;
+        x->rankb = rank;
+        x->siteb = site;
+        x->nameb = name;
+    }
+}
+
+void an_coll_mismatch(const struct an_coll_first *x, uint32_t comm, uint64_t index, struct an_finding *f)
+{
+    memset(f, 0, sizeof *f);
+    f->kind = AN_F_COLL_MISMATCH;
+    f->comm = comm;
+    f->rank = x->rankb;
+    f->name = x->nameb;
+    f->name2 = x->name;
+    f->site = x->siteb;
+    f->index = index;
+    f->count = 1;
+}
+
+static void coll_mismatch(struct an_match *m, uint32_t comm, uint64_t index, const struct an_coll_first *x)
+{
+    struct an_finding f;
+    an_coll_mismatch(x, comm, index, &f);
+    m->st.coll_mismatch++;
+    finding(m, &f);
+}
+
 static void do_coll(struct an_match *m, const struct an_event *e, const struct an_end *end)
 {
     const struct an_rank *r = e->r;
@@ -1313,14 +1359,13 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
         }
         if (k >= cs->npart) cs->npart = k + 1;
         struct an_coll_part *q = &cs->part[k];
+        an_coll_arrive(&q->fa, q->arrived == 0, e->t0, r->rank, end->name, end->site);
         if (q->arrived == 0) {
             q->comm = comm;
             q->index = k;
-            q->name = end->name;
             q->first = q->last = e->t0;
             q->end = e->t1;
         } else {
-            if (q->name != end->name) q->mismatch = 1;
             if (e->t0 < q->first) q->first = e->t0;
             if (e->t0 > q->last) q->last = e->t0;
             if (e->t1 > q->end) q->end = e->t1;
@@ -1349,27 +1394,14 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
         cs->len++;
     }
     struct cinst *in = &cs->win[(cs->head + (k - cs->base)) % cs->cap];
+    /* the routine it bears and a mismatch: by start time and rank, not by
+     * the order the stream gives the arrivals (a sliced run's is another) */
+    an_coll_arrive(&in->fa, in->arrived == 0, e->t0, r->rank, end->name, end->site);
     if (in->arrived == 0) {
-        in->name = end->name;
         in->first = e->t0;
         in->last = e->t0;
         in->end = e->t1;
     } else {
-        if (in->name != end->name && !in->mismatch) {
-            in->mismatch = 1;
-            m->st.coll_mismatch++;
-            struct an_finding f;
-            memset(&f, 0, sizeof f);
-            f.kind = AN_F_COLL_MISMATCH;
-            f.comm = comm;
-            f.rank = r->rank;
-            f.name = end->name;
-            f.name2 = in->name;
-            f.site = end->site;
-            f.index = k;
-            f.count = 1;
-            finding(m, &f);
-        }
         if (e->t0 < in->first) in->first = e->t0;
         if (e->t0 > in->last) in->last = e->t0;
         if (e->t1 > in->end) in->end = e->t1;
@@ -1379,8 +1411,9 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     while (cs->len && cs->win[cs->head].arrived >= cm->size) {
         struct cinst *d = &cs->win[cs->head];
         m->st.coll_instances++;
+        if (d->fa.rankb >= 0) coll_mismatch(m, comm, cs->base, &d->fa);
         if (m->sink.coll) {
-            struct an_coll ac = {comm, cs->base, d->name, cm->size, d->first, d->last, d->end, d->bytes};
+            struct an_coll ac = {comm, cs->base, d->fa.name, cm->size, d->first, d->last, d->end, d->bytes};
             m->sink.coll(m->sink.ctx, &ac);
         }
         cs->head = (cs->head + 1) % cs->cap;
@@ -1871,7 +1904,9 @@ void an_match_finish(struct an_match *m)
         if (cs->remote) continue;   /* completed where the slices' arrivals meet */
         uint64_t incomplete = 0, first = 0;
         for (unsigned j = 0; j < cs->len; j++) {
-            if (cs->win[(cs->head + j) % cs->cap].arrived >= cm->size) {
+            const struct cinst *w = &cs->win[(cs->head + j) % cs->cap];
+            if (w->arrived && w->fa.rankb >= 0) coll_mismatch(m, i, cs->base + j, &w->fa);
+            if (w->arrived >= cm->size) {
                 m->st.coll_instances++;
             } else if (incomplete++ == 0) {
                 first = cs->base + j;
@@ -1891,7 +1926,7 @@ void an_match_finish(struct an_match *m)
         f.comm = i;
         f.rank = missing;
         f.peer = (int32_t)in->arrived;
-        f.name = in->name;
+        f.name = in->fa.name;
         f.index = first;
         f.count = incomplete;
         finding(m, &f);

@@ -10,9 +10,8 @@
  * Where the sliced result could differ from the serial one, it says why
  * (an_slice_report.why) and gives nothing: the caller then analyses the run
  * serially.  Those cases: clocks that need repair, a successful cancel of a
- * send shipped to another slice, members of a collective instance that
- * called different routines, an instance window the serial matcher would
- * overflow, findings beyond the matcher's cap.
+ * send shipped to another slice, an instance window the serial matcher
+ * would overflow, findings beyond the matcher's cap.
  */
 #include "analysis.h"
 #include "exchange.h"
@@ -24,13 +23,12 @@
 #define FINDINGS_MAX 4096            /* match.c's cap */
 #define COLL_WINDOW_MAX (1u << 20)   /* match.c's window */
 
-enum { WHY_REPAIR = 1, WHY_CANCEL = 2, WHY_COLL_MISMATCH = 4, WHY_WINDOW = 8, WHY_FINDINGS = 16 };
+enum { WHY_REPAIR = 1, WHY_CANCEL = 2, WHY_WINDOW = 8, WHY_FINDINGS = 16 };
 
 static const char *why_text(int64_t w)
 {
     if (w & WHY_REPAIR) return "some messages end before their send began and repairing clocks across slices is not yet written";
     if (w & WHY_CANCEL) return "a send to another slice was cancelled, and whether its receive took it first depends on the serial order";
-    if (w & WHY_COLL_MISMATCH) return "members of a collective instance called different routines (which one is named depends on the serial order)";
     if (w & WHY_WINDOW) return "a collective instance stayed incomplete while more than 2^20 later ones were called";
     return "the findings exceed the matcher's cap, which keeps the first ones in the serial order";
 }
@@ -101,20 +99,30 @@ static int64_t colls_complete(const struct an_run *run, struct an_coll_part *pt,
             struct an_coll_part in = pt[i++];
             while (i < np && pt[i].comm == comm && pt[i].index == in.index) {
                 const struct an_coll_part *q = &pt[i++];
-                if (q->name != in.name || q->mismatch) in.mismatch = 1;
+                /* the other slice's first arrival, then its first of another routine */
+                an_coll_arrive(&in.fa, 0, q->fa.t0, q->fa.rank, q->fa.name, q->fa.site);
+                if (q->fa.rankb >= 0) an_coll_arrive(&in.fa, 0, q->fa.t0b, q->fa.rankb, q->fa.nameb, q->fa.siteb);
                 if (q->first < in.first) in.first = q->first;
                 if (q->last > in.last) in.last = q->last;
                 if (q->end > in.end) in.end = q->end;
                 in.arrived += q->arrived;
                 in.bytes += q->bytes;
             }
-            if (in.mismatch) why |= WHY_COLL_MISMATCH;
+            if (in.fa.rankb >= 0) {   /* as the serial matcher finds it (match.c coll_mismatch) */
+                struct an_finding f;
+                an_coll_mismatch(&in.fa, comm, in.index, &f);
+                st->coll_mismatch++;
+                if (found_add(fd, &f)) {
+                    free(count);
+                    return -1;
+                }
+            }
             if (blocked && in.index - first >= COLL_WINDOW_MAX) why |= WHY_WINDOW;
             if (in.arrived >= cm->size) {
                 st->coll_instances++;
                 /* the serial matcher completes an instance only once all earlier ones are */
                 if (!blocked && sink->coll) {
-                    struct an_coll ac = {comm, in.index, in.name, cm->size, in.first, in.last, in.end, in.bytes};
+                    struct an_coll ac = {comm, in.index, in.fa.name, cm->size, in.first, in.last, in.end, in.bytes};
                     sink->coll(sink->ctx, &ac);
                 }
             } else {
@@ -137,7 +145,7 @@ static int64_t colls_complete(const struct an_run *run, struct an_coll_part *pt,
         f.comm = comm;
         f.rank = missing;
         f.peer = (int32_t)inc.arrived;
-        f.name = inc.name;
+        f.name = inc.fa.name;
         f.index = first;
         f.count = incomplete;
         if (found_add(fd, &f)) {
@@ -196,7 +204,6 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     if (nf0 >= FINDINGS_MAX) why |= WHY_FINDINGS;
     for (unsigned i = 0; i < nf0; i++)
         if (found_add(&fd, &f0[i])) x->fail(x, "mpilens report: out of memory");
-    if (st.coll_mismatch) why |= WHY_COLL_MISMATCH;
     if (cancels) why |= WHY_CANCEL;
 
     /* collectives spanning slices: each slice's arrivals to the communicator's owner */

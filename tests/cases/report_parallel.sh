@@ -17,8 +17,10 @@
 # The sliced report (--no-critical-path: each process reads its block of
 # rank files, process 0 merges) gives the serial text byte for byte on
 # those directories, rep_comms on 6 ranks (communicators spanning slices
-# or inside one) and rep_probe on 4 (wildcard probes and receives), P = 2,
-# 3, 4, both engines; the critical path and clocks that need repair fall
+# or inside one), rep_probe on 4 (wildcard probes and receives) and
+# deadlock_coll_mismatch on 4 (a collective instance whose members called
+# different routines: its finding made in slices), P = 2, 3, 4, both
+# engines; the critical path and clocks that need repair fall
 # back to process 0 with a note, the output still the serial one.
 # The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
@@ -70,6 +72,12 @@ for impl in openmpi mpich; do
     p=$(prog $impl rep_probe) || continue
     recorded $impl 120 "$d/probe-run" 4 "$p" >"$d/probe.out" 2>&1 || { soft_fail "$impl: rep_probe failed"; continue; }
     sdirs="$sdirs $d/probe-run"
+    # a collective mismatch (rank 0 in MPI_Barrier, ranks 1-3 in MPI_Bcast):
+    # its finding is made where the instance's arrivals meet, not by process 0
+    p=$(prog $impl deadlock_coll_mismatch) || continue
+    recorded $impl 20 "$d/collmis-run" 4 "$p" >"$d/collmis.out" 2>&1
+    check_rank_files "$d/collmis-run" 4 "$impl deadlock_coll_mismatch" || continue
+    sdirs="$sdirs $d/collmis-run"
 done
 # bad input: a rank file missing, one cut
 d=$TEST_TMP/bad
@@ -108,6 +116,10 @@ for dir in $dirs $sdirs; do
     name=${dir#$TEST_TMP/}
     "$MPILENS" report -q --no-critical-path "$dir" >"$dir.sserial.txt" 2>/dev/null ||
         { soft_fail "$name: serial --no-critical-path failed"; continue; }
+    case $name in
+    */collmis-run) grep -q "^  - collective #2 on MPI_COMM_WORLD: rank [0-3] called MPI_[BcastBarier]* at deadlock_coll_mismatch.c" \
+        "$dir.sserial.txt" || soft_fail "$name: no collective mismatch found: $(grep -c collective "$dir.sserial.txt")" ;;
+    esac
     for e in $engines; do
         for n in 2 3 4; do
             out=$dir.sl.$e.$n
