@@ -205,6 +205,10 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
  *       number of this collective on its communicator in this process
  *       (1, 2, ...; the same instance has the same number on every member;
  *       0 from Open MPI's Fortran bindings, which call PMPI_ directly);
+ *       MPI_Intercomm_create: that number in the low 32 bits, and at the
+ *       local leader the world rank of the remote leader + 1 in the high
+ *       32 (0 elsewhere or unknown); its peer is the local leader (a rank
+ *       of comm, the local communicator) and its tag the tag;
  *   MPI_Wait, MPI_Test, MPI_Request_get_status: the request handle;
  *   MPI_Waitall/any/some, MPI_Testall/any/some: the number of requests;
  *   MPI_Sendrecv(_replace): source (low 32 bits) and receive tag (high 32);

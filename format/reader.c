@@ -179,7 +179,9 @@ static void add_type(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
 static int load(struct mlr_file *f)
 {
     if (f->len < sizeof(struct ml_header)) {
-        if (f->len >= 8 && memcmp(f->base, ML_MAGIC, 8) != 0) return MLR_EMAGIC;
+        /* what there is must begin the magic: a 1-7 byte file that does
+         * not is no rank file, not a cut one */
+        if (f->len && memcmp(f->base, ML_MAGIC, f->len < 8 ? f->len : 8) != 0) return MLR_EMAGIC;
         return MLR_ETRUNC;
     }
     memcpy(&f->h, f->base, sizeof f->h);

@@ -16,6 +16,11 @@
  *                                   not arrived at the same instance (also the
  *                                   collectives on a window or file: the
  *                                   runtime publishes their communicator)
+ *   MPI_Intercomm_create            as a collective on the local communicator;
+ *                                   once all arrived, a member waits for the
+ *                                   local leader, the leader for the remote
+ *                                   leader it names unless that one names it
+ *                                   back with the same tag (icc_clauses)
  *   MPI_Finalize                    the ranks that are neither in it nor past it
  *
  * A pending operation whose counterpart is pending too (a send to us that
@@ -63,6 +68,10 @@ struct node {
     /* collectives */
     uint64_t gid, seq;
     int rgid, root;
+    int icc;                 /* MPI_Intercomm_create: its tag, and at the local leader the
+                              * world rank of the remote leader (-1 unknown) */
+    int icc_tag, icc_remote;
+    char icc_note[200];      /* why the leaders' exchange cannot match */
     const int *members;      /* world ranks (shared per communicator: G->cm); NULL: the
                               * world, member i is rank i */
     unsigned nmembers;
@@ -604,6 +613,18 @@ static void build_node(struct g *G, struct node *n, const struct ent *e)
         n->seq = e->l.aux;
         n->rgid = e->rgid;
         n->root = rclass_rooted(lf_routine(f, e->l.routine)) ? world_of(f, e->l.comm, e->l.peer) : -1;
+        if (!strcmp(lf_routine(f, e->l.routine), "MPI_Intercomm_create")) {
+            /* the runtime publishes the local leader as the peer, the tag,
+             * and the collective number | (world rank of the remote leader
+             * + 1) << 32, the latter at the local leader only (0: unknown;
+             * files of older runtimes: peer and tag none, aux the number) */
+            n->icc = 1;
+            n->seq = e->l.aux & 0xffffffffu;
+            n->root = e->l.peer != ML_PEER_NONE ? world_of(f, e->l.comm, e->l.peer) : -1;
+            n->icc_tag = e->l.tag;
+            n->icc_remote = (int)(e->l.aux >> 32) - 1;
+            if (n->root < 0) n->icc = 0;
+        }
         if (c->flags & 2) {
             n->members = NULL;
             n->nmembers = (unsigned)G->nranks;
@@ -847,6 +868,46 @@ static void node_inst(struct g *G, struct node *n, struct inst *x)
     n->ci[n->nci++] = x;
 }
 
+/* MPI_Intercomm_create whose local group has all arrived: a member other
+ * than the local leader waits for the leader; the leader for the remote
+ * leader it named, unless that rank is in an MPI_Intercomm_create as the
+ * leader of its side, naming this one, with the same tag (then the
+ * exchange matches).  A rank elsewhere may still call it: only its state
+ * decides (a clause on it), so a late but right leader is no deadlock. */
+static void icc_clauses(struct g *G, struct node *n)
+{
+    if (n->root != n->rank) {
+        if (n->root >= 0 && n->root < G->nranks) clause_add(n, &n->root, 1, 0);
+        return;
+    }
+    int R = n->icc_remote;
+    if (R < 0 || R >= G->nranks || R == n->rank) return;   /* unknown: assumed to match */
+    const struct node *why = NULL;
+    for (int k = G->rank_node[R]; k >= 0; k = G->node_next[k]) {
+        const struct node *m = &G->nodes[k];
+        if (m->kind != K_COLL || !m->icc) continue;
+        if (m->root != R) {
+            why = m;
+            continue;
+        }
+        if (m->icc_remote < 0 || (m->icc_remote == n->rank && m->icc_tag == n->icc_tag)) return;
+        why = m;
+    }
+    clause_add(n, &R, 1, 0);
+    if (!why) return;
+    if (why->root != R)
+        snprintf(n->icc_note, sizeof n->icc_note,
+                 "the remote leader it names, rank %d, is no leader: its side's local leader is rank %d", R,
+                 why->root);
+    else if (why->icc_remote != n->rank)
+        snprintf(n->icc_note, sizeof n->icc_note,
+                 "the remote leader it names, rank %d, names rank %d as its remote leader, not rank %d", R,
+                 why->icc_remote, n->rank);
+    else
+        snprintf(n->icc_note, sizeof n->icc_note, "tag %d here, tag %d at the remote leader rank %d", n->icc_tag,
+                 why->icc_tag, R);
+}
+
 static void make_clauses(struct g *G, struct node *n)
 {
     int *tmp = malloc((size_t)(G->nranks + 1) * sizeof *tmp);
@@ -905,7 +966,8 @@ static void make_clauses(struct g *G, struct node *n)
     case K_COLL: {
         struct inst *x = inst_get(G, n, NULL);
         if (x && x->nmissing) node_inst(G, n, x);
-        if (!n->nci) n->matched_all = 1;
+        if (!n->nci && n->icc) icc_clauses(G, n);
+        if (!n->nci && !n->ncl) n->matched_all = 1;
         break;
     }
     case K_JOIN: {
@@ -1071,6 +1133,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             sput(b, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
             continue;
         }
+        if (n->icc_note[0]) sput(b, "      MPI_Intercomm_create cannot match: %s\n", n->icc_note);
         unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
         if (!k2) continue;
         int anyc = 0;

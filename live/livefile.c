@@ -246,10 +246,16 @@ int lf_open(const char *path, struct lf **out)
     if (fd < 0) return -1;
     struct stat st;
     struct ml_header h;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof h ||
-        pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
         return -4;
+    }
+    if ((size_t)st.st_size < sizeof h || pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+        /* short: cut, unless what there is does not begin the magic */
+        char b[8];
+        ssize_t k = pread(fd, b, sizeof b, 0);
+        close(fd);
+        return k > 0 && memcmp(b, ML_MAGIC, (size_t)k) != 0 ? -2 : -4;
     }
     if (memcmp(h.magic, ML_MAGIC, 8) != 0) {
         close(fd);

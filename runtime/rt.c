@@ -1528,6 +1528,25 @@ uint64_t ml_str_hash(const char *s)
     return h;
 }
 
+/* MPI_Intercomm_create at its local leader: the world rank of the remote
+ * leader (rank remote of peer) plus 1, for the live slot (the deadlock
+ * verdict checks that the two leaders name each other); 0 on the other
+ * members (the argument means nothing there) or when it is not a valid
+ * rank of an intra-communicator peer (MPI reports that error itself). */
+uint32_t ml_icc_remote(MPI_Comm local, int leader, MPI_Comm peer, int remote)
+{
+    int me = -1, inter = 1, size = 0, out = MPI_UNDEFINED;
+    if (local == MPI_COMM_NULL || peer == MPI_COMM_NULL || world_group == MPI_GROUP_NULL) return 0;
+    if (PMPI_Comm_rank(local, &me) != MPI_SUCCESS || me != leader) return 0;
+    if (PMPI_Comm_test_inter(peer, &inter) != MPI_SUCCESS || inter) return 0;
+    if (PMPI_Comm_size(peer, &size) != MPI_SUCCESS || remote < 0 || remote >= size) return 0;
+    MPI_Group g;
+    if (PMPI_Comm_group(peer, &g) != MPI_SUCCESS) return 0;
+    if (PMPI_Group_translate_ranks(g, 1, &remote, world_group, &out) != MPI_SUCCESS) out = MPI_UNDEFINED;
+    PMPI_Group_free(&g);
+    return out >= 0 && out != MPI_UNDEFINED ? (uint32_t)out + 1 : 0;
+}
+
 /* MPI_Comm_create_group (collective over the group only, not the parent)
  * and MPI_Comm_create_from_group (no parent): the id comes from the
  * parent's id, the tag and the group's members, plus how many communicators

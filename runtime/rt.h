@@ -119,6 +119,7 @@ void ml_result_record(struct ml_call *c, int err);
 uint16_t ml_comm_lookup(MPI_Comm comm);
 uint16_t ml_type_index(MPI_Datatype type, int *size);
 void ml_comm_created(MPI_Comm comm, uint16_t parent);
+uint32_t ml_icc_remote(MPI_Comm local, int leader, MPI_Comm peer, int remote);
 void ml_comm_forget(uint64_t handle);
 void ml_type_forget(uint64_t handle);
 void ml_after_init(int provided);

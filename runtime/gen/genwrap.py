@@ -432,8 +432,14 @@ def emit_c(w, name, rid, proto):
         w('    ml_live_wait(&c, a%d, %s, %s);' % (peer, 'a%d' % tag if tag is not None else 'ML_PEER_NONE', live_comm))
     elif (kind == 'coll' or ccoll or ocoll) and not re.search(r'_init(_c)?$', name):
         w('    uint64_t cs_ = ml_coll_next(%s);' % live_comm)
-        w('    ml_live_wait_aux(&c, %s, ML_PEER_NONE, %s, cs_);'
-          % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm))
+        if name == 'MPI_Intercomm_create' and isint:
+            # the local leader, the tag, and the remote leader's world rank
+            # + 1 at the local leader above the number (live/deadlock.c)
+            w('    ml_live_wait_aux(&c, a1, a4, %s, (cs_ & 0xffffffffu) | (uint64_t)ml_icc_remote(a0, a1, a2, a3) << 32);'
+              % live_comm)
+        else:
+            w('    ml_live_wait_aux(&c, %s, ML_PEER_NONE, %s, cs_);'
+              % ('a%d' % root if root is not None else 'ML_PEER_NONE', live_comm))
     elif kind in ('wait', 'test'):
         w('    ml_live_wait_aux(&c, ML_PEER_NONE, ML_PEER_NONE, ML_COMM_NONE, a0 ? ML_HANDLE(*a0) : 0);')
     elif kind in ('waitall', 'testall', 'waitany', 'testany', 'waitsome', 'testsome'):

@@ -18,6 +18,14 @@ mkdir "$t/empty"
 expect empty-dir "holds no rank files" "$M" dump "$t/empty"
 mkdir "$t/magic"; head -c 20000 /dev/urandom > "$t/magic/rank-00000.mlt"
 expect wrong-magic "wrong magic" "$M" dump "$t/magic/rank-00000.mlt"
+# 1-7 bytes: no rank file unless they begin the magic (then a cut one)
+printf 'hello' > "$t/short5.mlt"
+expect short-not-rank "is not an mpilens rank file" "$M" dump "$t/short5.mlt"
+printf 'MPIL' > "$t/short4.mlt"
+expect short-cut "cut before the end of its header" "$M" dump "$t/short4.mlt"
+mkdir "$t/short"; printf 'abc' > "$t/short/rank-00000.mlt"
+"$M" report "$t/short" >/dev/null 2>"$t/err"
+grep -q "rank-00000.mlt: is not an mpilens rank file" "$t/err" || { echo "FAIL short-report: $(cat "$t/err")"; fail=1; }
 expect no-args "give one run directory" "$M" dump
 expect bad-rank "rank number" "$M" dump "$t/empty" --rank x
 # a real file with its version field changed

@@ -182,8 +182,16 @@ for impl in openmpi mpich; do
         "mismatched collectives: rank [01] waits \(MPI_Test at dl_nbc_test.c:$(L dl_nbc_test L_TEST)\) in MPI_I(bcast|allreduce) started at dl_nbc_test.c:[0-9]+, rank [01] in MPI_I(bcast|allreduce) started at" \
         "$CYCLE2"
 
-    # ---- correct programs ----
+    # ---- correct programs ----    # MPI_Intercomm_create with every rank inside: wrong remote leader, tags that differ
+    dl $impl dl_icc_leader 4 "^  rank 1: MPI_Intercomm_create on comm #[0-9]+ \(2 ranks\) at dl_icc_leader.c:$(L dl_icc_leader L_ICC)" \
+        "MPI_Intercomm_create cannot match: the remote leader it names, rank 2, is no leader: its side's local leader is rank 0" \
+        "cycle: rank [0-3] -> rank [0-3] -> rank [0-3]" "4 ranks are blocked forever \(ranks 0-3\)"
+    dl $impl dl_icc_tag 4 "^  rank [01]: MPI_Intercomm_create on comm #[0-9]+ \(2 ranks\) at dl_icc_tag.c:$(L dl_icc_tag L_ICC)" \
+        "MPI_Intercomm_create cannot match: tag (8 here, tag 7 at the remote leader rank 0|7 here, tag 8 at the remote leader rank 1)" \
+        "$CYCLE2"
+
     ok $impl ok_waitany 3
+    ok $impl ok_icc_slow 4
     ok $impl ok_ibarrier 2
     ok $impl ok_subbarrier 3
     ok $impl ok_probe 2
