@@ -535,6 +535,19 @@ static void add_comm(struct lf *f, const uint8_t *p, uint32_t len)
     c->remote_size = d.remote_size;
     c->flags = d.flags;
     c->gid = d.global_id;
+    /* The runtime names an intra-communicator by its parent and how many the
+     * parent made (ml_comm_created): every group of one MPI_Comm_split gets
+     * the same id.  Its members tell the groups apart (as the analysis's key
+     * does), so the deadlock graph never mixes their members or instances. */
+    if (!(d.flags & 3) && c->members) {
+        uint64_t h = d.global_id ^ 0x6d656d62657273ull;
+        for (uint64_t i = 0; i < nm; i++) {
+            h ^= (uint32_t)c->members[i];
+            h *= 0x100000001b3ull;
+            h ^= h >> 29;
+        }
+        c->gid = h ? h : 1;
+    }
     c->valid = 1;
 }
 
