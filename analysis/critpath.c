@@ -325,6 +325,21 @@ struct cinst {                /* a collective instance */
 enum qflag {
     QF_INIT = 1, QF_FIN = 2, QF_COLL = 4, QF_BRECV = 8, QF_COMPLETE = 16, QF_SYNC = 32, QF_SNAP = 64,
     QF_NB = 128, QF_UNFIN = 256,
+    QF_NBC = 512,             /* a nonblocking collective: publishes its entry, local otherwise */
+    QF_NBW = 1024,            /* completes nonblocking collectives (qev.nbw) */
+};
+
+/* A nonblocking collective's member, from its call until the call that
+ * completes its request: (rank, request handle) -> this (an_cp.nbreq). */
+struct nbreq {
+    uint32_t comm;
+    int32_t pos;
+    uint64_t cidx;
+};
+
+struct nbw {                  /* the nonblocking collectives one call completes */
+    unsigned n;
+    struct nbreq d[];
 };
 
 struct qev {
@@ -347,6 +362,7 @@ struct qev {
     struct snap *own;         /* the edge value it published */
     int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
     int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
+    struct nbw *nbw;          /* QF_NBW only (not set otherwise) */
 };
 
 #define RC_SIZE 64
@@ -408,12 +424,14 @@ struct an_cp {
     struct map inbox;         /* (rank, recv lt0) -> struct cmsg list */
     struct map outbox;        /* (rank, send lt0) -> struct cmsg (synchronous sends) */
     struct map colls;         /* (comm, instance) -> struct cinst */
+    struct map nbreq;         /* (rank, request handle) -> struct nbreq: started, not completed */
     struct map regions;       /* (rank<<32|site_from, site_to) -> id+1 */
     struct map wmap;          /* (kind,rank,peer packed, site|name) -> wsent */
     struct an_cp_region *reg;
     unsigned nreg, capreg;
     uint8_t *ckind;           /* per name: enum ckind */
     uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send */
+    uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
@@ -1009,8 +1027,12 @@ static void coll_cost(const struct an_cp *cp, const char *nm, uint32_t p, int is
 
 static int coll_kind(const char *nm)
 {
-    if (has(nm, "MPI_Bcast") || has(nm, "MPI_Scatter") || has(nm, "MPI_Scatterv")) return CK_ROOT_OUT;
-    if (has(nm, "MPI_Reduce") || has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv")) return CK_ROOT_IN;
+    if (has(nm, "MPI_Bcast") || has(nm, "MPI_Scatter") || has(nm, "MPI_Scatterv") || has(nm, "MPI_Ibcast") ||
+        has(nm, "MPI_Iscatter") || has(nm, "MPI_Iscatterv"))
+        return CK_ROOT_OUT;
+    if (has(nm, "MPI_Reduce") || has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv") || has(nm, "MPI_Ireduce") ||
+        has(nm, "MPI_Igather") || has(nm, "MPI_Igatherv"))
+        return CK_ROOT_IN;
     return CK_NXN;
 }
 
@@ -1037,10 +1059,11 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     cp->r = calloc(run->n ? run->n : 1, sizeof *cp->r);
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
+    cp->done_name = calloc(run->nnames + 1, 1);
     cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
     cp->rq = calloc(run->n ? run->n : 1, sizeof *cp->rq);
     cp->deadline = INT64_MAX;
-    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->blocked || !cp->rq) {
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->done_name || !cp->blocked || !cp->rq) {
         an_cp_free(cp);
         return NULL;
     }
@@ -1053,6 +1076,7 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
+        if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
     }
     for (unsigned i = 0; i < run->n; i++) {
         struct cp_rank *r = &cp->r[i];
@@ -1256,7 +1280,9 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         if (q->own && map_add(&cp->snaps, ckey(ri, q->thread), q->lt0, q->own) < 0) cp->failed = 1;
         wl_wake_pub(cp, &r->wl, q->thread, q->lt0);
     }
-    if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
+    if (q->flags & (QF_COLL | QF_NBC)) {
+        /* a collective's entry: its values at the call's start (a
+         * nonblocking one's, for the call that completes it) */
         struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
         const struct an_comm *cm = &cp->run->comms[q->comm];
         if (!ci) {
@@ -1266,7 +1292,7 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
                 if (ci) free(ci->entry);
                 free(ci);
                 cp->failed = 1;
-                q->flags &= ~QF_COLL;
+                q->flags &= ~(QF_COLL | QF_NBC);
                 goto out;
             }
             ci->size = cm->size;
@@ -1298,11 +1324,6 @@ out:
     q->phase = 1;
 }
 
-struct dep {
-    const struct snap *s;
-    int64_t t;                /* when it let the call go on */
-};
-
 static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t at, const struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
@@ -1326,12 +1347,12 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     cx_drop(cp, r);
 }
 
-static void coll_leave(struct an_cp *cp, struct qev *q, struct cinst *ci)
+static void coll_leave(struct an_cp *cp, uint32_t comm, uint64_t cidx, struct cinst *ci)
 {
     if (--ci->left) return;
     for (uint32_t k = 0; k < ci->size; k++)
         if (ci->entry[k].t != INT64_MIN) snap_drop(cp, &ci->entry[k]);
-    map_del(&cp->colls, q->comm, (int64_t)q->cidx);
+    map_del(&cp->colls, comm, (int64_t)cidx);
     free(ci->wl.r);
     free(ci->entry);
     free(ci);
@@ -1343,6 +1364,70 @@ static void msg_done(struct an_cp *cp, struct cmsg *m)
         m->next = cp->free_msgs;
         cp->free_msgs = m;
     }
+}
+
+/* Does the member at pos still wait for members that have not entered:
+ * the root (rooted out), everyone (NxN, and the root of rooted in)? */
+static int coll_need(const struct cinst *ci, int32_t pos)
+{
+    if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size)
+        return pos != ci->root && ci->entry[ci->root].t == INT64_MIN;
+    if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size)
+        return pos == ci->root && ci->arrived < ci->size;
+    return ci->arrived < ci->size;
+}
+
+struct dep {
+    const struct snap *s;
+    int64_t t;                /* when it let the call go on */
+};
+
+/* The entries the member at pos depends on, appended to deps (64 at most);
+ * *tdep and *peer: the last of them to arrive, if later than *tdep. */
+static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, unsigned *ndp, int64_t *tdep, int *peer)
+{
+    unsigned nd = *ndp, nd0 = nd;
+    uint32_t lo = 0, hi = 0;
+    if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
+        if (pos != ci->root) lo = (uint32_t)ci->root, hi = lo + 1;
+    } else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
+        if (pos == ci->root) hi = ci->size;
+    } else {
+        hi = ci->size;
+    }
+    for (uint32_t k = lo; k < hi; k++) {
+        const struct snap *s = &ci->entry[k];
+        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (s->t > *tdep) {
+            *tdep = s->t;
+            *peer = s->rank;
+        }
+    }
+    /* the values: every needed member's entry; NxN uses the precomputed best */
+    for (uint32_t k = lo; k < hi && nd < 64; k++) {
+        const struct snap *s = &ci->entry[k];
+        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) break;
+        deps[nd].s = s;
+        deps[nd].t = s->t;
+        nd++;
+    }
+    if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) {
+        nd = nd0;
+        for (int m = 0; m < AN_CP_NM && nd < 64; m++) {
+            const struct snap *s = &ci->entry[ci->best[m]];
+            if (ci->best[m] == pos) continue;
+            unsigned j;
+            for (j = nd0; j < nd; j++)
+                if (deps[j].s == s) break;
+            if (j == nd) {
+                deps[nd].s = s;
+                deps[nd].t = s->t;
+                nd++;
+            }
+        }
+    }
+    *ndp = nd;
 }
 
 /* Does a call that would wait go on without what it waits for: the pass
@@ -1400,21 +1485,24 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
         ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
-        int need = 0;
-        if (ci) {
-            if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size)
-                need = q->pos != ci->root && ci->entry[ci->root].t == INT64_MIN;
-            else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size)
-                need = q->pos == ci->root && ci->arrived < ci->size;
-            else
-                need = ci->arrived < ci->size;
-        }
+        int need = ci && coll_need(ci, q->pos);
         if (need && !forced(cp, q, force)) {
             wl_add(cp, &ci->wl, ri, 0, INT64_MIN);
             return 0;
         }
         if (need) undecided = 1;
         kind = AN_CP_W_COLLECTIVE;
+    }
+    /* completing nonblocking collectives: as their blocking kind would wait */
+    struct nbw *nw = (q->flags & QF_NBW) ? q->nbw : NULL;
+    for (unsigned i = 0; nw && i < nw->n; i++) {
+        struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
+        if (!c || !coll_need(c, nw->d[i].pos)) continue;
+        if (!forced(cp, q, force)) {
+            wl_add(cp, &c->wl, ri, 0, INT64_MIN);
+            return 0;
+        }
+        undecided = 1;
     }
     /* the dependencies and when each let the call go on */
     int peer = -1;
@@ -1443,47 +1531,14 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
-    if (ci) {
-        uint32_t lo = 0, hi = 0;
-        if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
-            if (q->pos != ci->root) lo = (uint32_t)ci->root, hi = lo + 1;
-        } else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
-            if (q->pos == ci->root) hi = ci->size;
-        } else {
-            hi = ci->size;
+    if (ci) coll_deps(ci, q->pos, deps, &nd, &tdep, &peer);
+    if (nw) {
+        int64_t tmsg = tdep;
+        for (unsigned i = 0; i < nw->n; i++) {
+            const struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
+            if (c) coll_deps(c, nw->d[i].pos, deps, &nd, &tdep, &peer);
         }
-        for (uint32_t k = lo; k < hi; k++) {
-            const struct snap *s = &ci->entry[k];
-            if (s->t == INT64_MIN || (int32_t)k == q->pos) continue;
-            if (s->t > tdep) {
-                tdep = s->t;
-                peer = s->rank;
-            }
-        }
-        /* the values: every needed member's entry; NxN uses the precomputed best */
-        for (uint32_t k = lo; k < hi && nd < 64; k++) {
-            const struct snap *s = &ci->entry[k];
-            if (s->t == INT64_MIN || (int32_t)k == q->pos) continue;
-            if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) break;
-            deps[nd].s = s;
-            deps[nd].t = s->t;
-            nd++;
-        }
-        if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) {
-            nd = 0;
-            for (int m = 0; m < AN_CP_NM && nd < 64; m++) {
-                const struct snap *s = &ci->entry[ci->best[m]];
-                if (ci->best[m] == q->pos) continue;
-                unsigned j;
-                for (j = 0; j < nd; j++)
-                    if (deps[j].s == s) break;
-                if (j == nd) {
-                    deps[nd].s = s;
-                    deps[nd].t = s->t;
-                    nd++;
-                }
-            }
-        }
+        if (kind < 0 || tdep > tmsg) kind = AN_CP_W_COLLECTIVE;   /* a member came last */
     }
     /* the call: waiting until the last dependency, then useful */
     int64_t t0 = q->t0 > r->last ? q->t0 : r->last;
@@ -1556,7 +1611,15 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
     }
-    if (ci) coll_leave(cp, q, ci);
+    if (ci) coll_leave(cp, q->comm, q->cidx, ci);
+    for (unsigned i = 0; nw && i < nw->n; i++) {
+        struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
+        if (c) coll_leave(cp, nw->d[i].comm, nw->d[i].cidx, c);
+    }
+    if (nw) {
+        free(nw);
+        q->nbw = NULL;
+    }
     return 1;
 }
 
@@ -1594,7 +1657,7 @@ static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
 
 static inline int is_local(const struct qev *q)
 {
-    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV));
+    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV | QF_NBW));
 }
 
 /* Replay what rank ri can; other ranks waiting for it are tried after. */
@@ -1786,6 +1849,54 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct 
     q->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
 }
 
+/* A nonblocking collective started: its member is remembered under its
+ * request handle (a handle is reused once completed: forgotten then). */
+static void nb_start(struct an_cp *cp, int ri, uint64_t handle, struct qev *q)
+{
+    struct nbreq *b = malloc(sizeof *b);
+    if (!b) {
+        cp->failed = 1;
+        return;
+    }
+    b->comm = q->comm;
+    b->pos = q->pos;
+    b->cidx = q->cidx;
+    int err = 0;
+    free(map_swap(&cp->nbreq, (uint64_t)(uint32_t)ri, (int64_t)handle, b, &err));   /* one never completed */
+    if (err) {
+        free(b);
+        cp->failed = 1;
+        return;
+    }
+    q->flags |= QF_NBC;
+}
+
+/* A Wait/Test call completed requests: those of nonblocking collectives
+ * make it depend on the instances' members (phase_b). */
+static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, struct qev *q)
+{
+    struct nbw *w = NULL;
+    for (uint32_t i = 0; i < ev->ndone; i++) {
+        int64_t h = (int64_t)ev->done[i].request;
+        struct nbreq *b = map_get(&cp->nbreq, (uint64_t)(uint32_t)ri, h);
+        if (!b) continue;
+        if (!w) {
+            w = malloc(sizeof *w + (ev->ndone - i) * sizeof w->d[0]);
+            if (!w) {
+                cp->failed = 1;
+                return;
+            }
+            w->n = 0;
+        }
+        w->d[w->n++] = *b;
+        map_del(&cp->nbreq, (uint64_t)(uint32_t)ri, h);
+        free(b);
+    }
+    if (!w) return;
+    q->nbw = w;
+    q->flags |= QF_NBW;
+}
+
 static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
@@ -1855,7 +1966,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
             const struct an_comm *cm = &cp->run->comms[comm];
             q->flags |= QF_COLL;
-            if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at completion (not modelled) */
+            if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at its completion */
             q->comm = comm;
             q->pos = member_pos(cp->run, cm, rk->rank);
             if (q->pos < 0) q->flags &= ~QF_COLL;
@@ -1864,12 +1975,20 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
             q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
             coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
-            if (q->flags & QF_NB) q->flags &= ~QF_COLL, q->sbytes = c->bytes;
+            if (q->flags & QF_NB) {
+                /* its bytes and cost count at the call (phase A), its entry
+                 * is published there, the call completing it waits */
+                if (q->flags & QF_COLL) nb_start(cp, ri, ev->request, q);
+                q->flags &= ~QF_COLL;
+                q->sbytes = c->bytes;
+            }
         }
     }
     if (q->flags & QF_NB) q->flags &= ~QF_NB;
+    if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
+        nb_complete(cp, ri, ev, q);
     if (q->flags & QF_UNFIN) q->nrecv = 0;   /* it never completed: nothing came to wait for */
-    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV))) {
+    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV | QF_NBW))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);
         phase_b_local(cp, ri, q);
@@ -2159,6 +2278,7 @@ void an_cp_free(struct an_cp *cp)
         free(ci);
     }
     free(cp->colls.t);
+    map_free_all(&cp->nbreq, 3);
     map_free_all(&cp->inbox, 1);
     map_free_all(&cp->outbox, 2);
     map_free_all(&cp->wmap, 3);
@@ -2175,6 +2295,10 @@ void an_cp_free(struct an_cp *cp)
         free(cp->r[i].seen);
         free(cp->r[i].nkey_of);
         free(cp->r[i].nsend_of);
+        for (unsigned k = 0; k < cp->r[i].qn; k++) {   /* never replayed (a failed pass) */
+            struct qev *q = &cp->r[i].q[(cp->r[i].qh + k) & (cp->r[i].qcap - 1)];
+            if (q->flags & QF_NBW) free(q->nbw);
+        }
         free(cp->r[i].q);
         free(cp->r[i].ccount);
         free(cp->r[i].wl.r);
@@ -2182,6 +2306,7 @@ void an_cp_free(struct an_cp *cp)
     free(cp->r);
     free(cp->ckind);
     free(cp->sync_name);
+    free(cp->done_name);
     free(cp->blocked);
     free(cp->rq);
     while (cp->free_nodes) {

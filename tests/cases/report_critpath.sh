@@ -2,8 +2,9 @@
 # is known (tests/programs/cp_analytic.c derives each expected value): a
 # pipeline hopping ranks at every message, a path switching ranks at a
 # collective, an imbalanced Allreduce loop, nonblocking overlap, a
-# synchronous send waiting for a late receiver, wildcard receives and
-# MPI_PROC_NULL halos; on both MPIs through `mpilens run`.  Times within 1%
+# synchronous send waiting for a late receiver, wildcard receives,
+# MPI_PROC_NULL halos and a nonblocking collective whose MPI_Wait waits for
+# a late member; on both MPIs through `mpilens run`.  Times within 1%
 # or 50 us of what the ranks measured (their spins), bytes and modelled
 # costs exact (alpha 1000 ns, beta 1 ns/B), waiting + useful = each rank's
 # time, run time on the path = communication + computation on it.  The
@@ -15,7 +16,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl cp_analytic) || continue
-    for spec in pipeline:4 switch:4 allreduce:4 overlap:2 ssend:2 wildcard:3 procnull:4; do
+    for spec in pipeline:4 switch:4 allreduce:4 overlap:2 ssend:2 wildcard:3 procnull:4 iallreduce:3; do
         mode=${spec%:*} n=${spec#*:}
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
@@ -34,6 +35,7 @@ for m in re.finditer(r'CP rank=(\d+) spin_ns=(\d+) mpi_ns=(\d+) other_ns=(-?\d+)
     r = int(m.group(1))
     spin[r], mpi[r], other[r] = int(m.group(2)), int(m.group(3)), max(0, int(m.group(4)))
     iters[r] = [int(x) for x in m.group(5).split(',')]
+nb = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r'CP rank=(\d+) [^\n]*? nb=(\d+),(\d+)', open(sys.argv[2]).read())}
 bad = []
 if sorted(spin) != list(range(n)):
     print('CP lines for ranks %s' % sorted(spin)); sys.exit()
@@ -136,6 +138,25 @@ elif mode == 'procnull':
     exact('bytes on the path', M['bytes']['path'], 1024)
     exact('bytes per process', M['bytes']['per_process'], 1024)
     exact('bytes volumetric', M['bytes']['volumetric'], 768)
+elif mode == 'iallreduce':
+    near_comp('computation on the path', comp, spin[2])
+    exact('bytes on the path', M['bytes']['path'], 8)
+    exact('latency cost on the path', M['latency_cost']['path'], 4000)
+    if 2 not in segs: bad.append('path %s does not go through rank 2' % segs)
+    for a in cp['segments']:   # the path leaves rank 2 by its Iallreduce, taken by an MPI_Wait
+        if a['rank'] == 2 and a['what'] != 'end' and not re.match(r'MPI_Iallreduce -> rank [01] MPI_Wait$', a['what']):
+            bad.append('path leaves rank 2 by %s' % a['what'])
+    # waiting at MPI_Wait: from the rank's own mark to rank 2's, give or take what the ranks spent
+    # inside their MPI brackets but outside the recorded calls (where a recorded start may lie later)
+    slack = sum(max(0, mpi[r] - trace_mpi.get(r, mpi[r])) for r in mpi)
+    waits = {(x['rank'], x['peer']): x['time_ns'] for x in ws['collective']['by_site'] if x['routine'] == 'MPI_Wait'}
+    for r in (0, 1):
+        want = nb[2][0] - nb[r][1]
+        got = waits.get((r, 2), 0)
+        if abs(got - want) > tol(want) + slack:
+            bad.append('rank %d: collective wait at MPI_Wait for rank 2 %d ns, want %d ns (+- %d)' % (r, got, want, slack))
+    exact('MPI_Wait waits only for rank 2', sorted(k for k in waits if k[0] != 2 or waits[k] > 50000), [(0, 2), (1, 2)])
+    exact('completion wait', ws['completion']['total_ns'], 0)
 print('; '.join(bad))
 PY
 )

@@ -49,6 +49,16 @@
  *   512 bytes each.  Bytes on the path 2N = 1024, per process 2N (ranks 1
  *   and 2), volumetric 2N·3/4 = 768; the path: rank 3's spin (4·D) then the
  *   exchanges: computation on it 4·D.
+ * iallreduce (3 ranks): Barrier; rank 2 spins 10·D, then every rank calls
+ *   MPI_Iallreduce (8 bytes); ranks 0 and 1 spin 2·D and MPI_Wait, rank 2
+ *   waits at once.  The Wait of ranks 0 and 1 completes an Allreduce that
+ *   needs rank 2: it waits from its start until rank 2's MPI_Iallreduce
+ *   began, a collective wait at the MPI_Wait site, peer 2, of
+ *   nb_ia(2) - nb_wait(r) (the times each rank took just before those calls,
+ *   CLOCK_MONOTONIC, printed as nb=IA,WAIT; one host); rank 2 does not wait
+ *   in its MPI_Wait.  The run-time path goes through rank 2's spin:
+ *   computation on it 10·D; bytes on it 8 (one Iallreduce on every chain),
+ *   latency cost Barrier ⌈log₂3⌉·α + Iallreduce ⌈log₂3⌉·α = 4α.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -61,6 +71,7 @@
 
 static int64_t spin_total, mpi_total, mark;
 static int64_t iter_spin[8];   /* allreduce: the spin of each iteration */
+static int64_t nb_ia, nb_wait; /* iallreduce: just before MPI_Iallreduce and MPI_Wait */
 
 static int64_t now(void)
 {
@@ -149,6 +160,16 @@ int main(int argc, char **argv)
                        MPI_STATUS_IGNORE));
         M(MPI_Sendrecv(buf, 512, MPI_BYTE, left, 6, buf2, 512, MPI_BYTE, right, 6, MPI_COMM_WORLD,
                        MPI_STATUS_IGNORE));
+    } else if (strcmp(mode, "iallreduce") == 0) {
+        double x = rank, y;
+        MPI_Request rq;
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 2) spin(10 * D_NS);
+        nb_ia = now();
+        M(MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &rq));
+        if (rank != 2) spin(2 * D_NS);
+        nb_wait = now();
+        M(MPI_Wait(&rq, MPI_STATUS_IGNORE));
     } else {
         if (rank == 0) fprintf(stderr, "cp_analytic: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -159,6 +180,7 @@ int main(int argc, char **argv)
     int o = snprintf(line, sizeof line, "CP rank=%d spin_ns=%lld mpi_ns=%lld other_ns=%lld iters=", rank,
                      (long long)spin_total, (long long)mpi_total, (long long)other);
     for (int k = 0; k < 8; k++) o += snprintf(line + o, sizeof line - o, "%s%lld", k ? "," : "", (long long)iter_spin[k]);
+    o += snprintf(line + o, sizeof line - o, " nb=%lld,%lld", (long long)nb_ia, (long long)nb_wait);
     printf("%s\n", line);
     fflush(stdout);
     MPI_Finalize();
