@@ -1804,7 +1804,7 @@ static int32_t member_pos(const struct an_run *run, const struct an_comm *cm, in
  * kill): it never completed, so none of its time is useful.  What it waited
  * for, by routine: a message (receive, probe), its receiver (a blocking
  * send), the members of a collective, a request (Wait family).  Its time is
- * then that wait state and lies on no path (phase_b_unfinished); other
+ * then that wait state and lies on no path (phase_b_local); other
  * routines (MPI_Init, I/O, ...) keep their time as useful. */
 static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct mlr_event *ev, int role,
                        struct qev *q)
