@@ -705,8 +705,9 @@ static inline void gain_m(struct an_cp *cp, struct cp_rank *r, int m, int64_t v,
     if (r->nosfrom & 1u << m) first_gain(cp, r, 1u << m, now);
 }
 
-/* Rank ri gains v of computation in region key li (run time, computation). */
-static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now)
+/* Rank ri gains v in ledger key li: run time and measure m (computation for
+ * a region, communication for a routine's useful time). */
+static inline void gain_time(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now, int m)
 {
     if (v <= 0 || li == UINT32_MAX) return;
     struct ledger *l = r->led;
@@ -714,19 +715,19 @@ static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li,
     l->e[li].v = an_sadd(l->e[li].v, v);
     led_wrote(r, l, li);
     gain_m(cp, r, AN_CP_RUNTIME, v, now);
-    gain_m(cp, r, AN_CP_COMP, v, now);
+    gain_m(cp, r, m, v, now);
 }
 
-/* ... useful time v in a routine (run time, communication). */
+/* ... computation in region key li. */
+static inline void gain_region(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now)
+{
+    gain_time(cp, r, li, v, now, AN_CP_COMP);
+}
+
+/* ... useful time in a routine. */
 static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now)
 {
-    if (v <= 0 || li == UINT32_MAX) return;
-    struct ledger *l = r->led;
-    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    l->e[li].v = an_sadd(l->e[li].v, v);
-    led_wrote(r, l, li);
-    gain_m(cp, r, AN_CP_RUNTIME, v, now);
-    gain_m(cp, r, AN_CP_COMM, v, now);
+    gain_time(cp, r, li, v, now, AN_CP_COMM);
 }
 
 /* ... the bytes and modelled costs of the sends of a routine. */
