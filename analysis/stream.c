@@ -541,6 +541,37 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
 
 static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
 
+/* Every process sends what its outbox holds to the receivers' owners (one
+ * all-to-all, each sender's records in its order) and frees the outbox;
+ * returns what came (*nin records) and adds the records sent to other
+ * processes to *sent.  bad: this process failed reading; any failure, here or
+ * elsewhere, ends the job. */
+static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64_t bad, size_t *nin,
+                                       uint64_t *sent)
+{
+    int P = x->size;
+    size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen);
+    bad |= o->oom || !outlen || !inlen;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    for (int p = 0; p < P; p++) outlen[p] = o->n[p] * sizeof(struct an_send_rec);
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)o->rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) {
+        total += inlen[p];
+        free(o->rec[p]);
+        *sent += o->n[p] * (p != x->rank);
+    }
+    free(o->rec);
+    free(o->n);
+    free(o->cap);
+    free(outlen);
+    free(inlen);
+    *nin = total / sizeof(struct an_send_rec);
+    return in;
+}
+
 /* One pass over this slice's ranks: remote sends posted first, sends to
  * other slices to out (or dropped). */
 static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
@@ -599,30 +630,20 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     int P = x->size;
     struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
                        calloc((size_t)P, sizeof *o.cap), 0, 0};
-    size_t *outlen = calloc((size_t)P, sizeof *outlen), inlen_total = 0, *inlen = calloc((size_t)P, sizeof *inlen);
-    if (!o.rec || !o.n || !o.cap || !outlen || !inlen) x->fail(x, "mpilens: out of memory");
+    if (!o.rec || !o.n || !o.cap) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
     int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last, NULL);
-    int64_t bad = rc != 0 || o.oom;
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    for (int p = 0; p < P; p++) outlen[p] = o.n[p] * sizeof(struct an_send_rec);
-    void *in = NULL;
-    if (x->alltoall(x, (void *const *)o.rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
-    for (int p = 0; p < P; p++) {
-        inlen_total += inlen[p];
-        free(o.rec[p]);
-        out->sends_out += o.n[p] * (p != x->rank);
-    }
+    size_t nin;
+    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out);
     /* the records of each sender come in its order: every channel's sends in posting order */
     int64_t first1 = first, last1 = last;
-    rc = slice_pass(run, NULL, in, inlen_total / sizeof(struct an_send_rec), NULL, progress, "checking clocks", &st,
+    rc = slice_pass(run, NULL, in, nin, NULL, progress, "checking clocks", &st,
                     &first, &last, NULL);
     first = first1;
     last = last1;
     free(in);
-    bad = rc != 0;
+    int64_t bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
     int64_t v[4] = {(int64_t)st.repairable, -first, last, (int64_t)out->sends_out};
@@ -633,11 +654,6 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     out->first = -v[1];
     out->last = v[2];
     out->sends_out = (uint64_t)v[3];
-    free(o.rec);
-    free(o.n);
-    free(o.cap);
-    free(outlen);
-    free(inlen);
     return 0;
 }
 
@@ -649,10 +665,9 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     int P = x->size;
     struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
                        calloc((size_t)P, sizeof *o.cap), 0, 0};
-    size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen), total = 0;
     struct an_match *m = an_match_new(run, sink);
     struct an_stream *s = an_stream_new(run);
-    int64_t bad = !o.rec || !o.n || !o.cap || !outlen || !inlen || !m || !s;
+    int64_t bad = !o.rec || !o.n || !o.cap || !m || !s;
     if (!bad) {
         /* one read: the sends to other slices kept, the receives whose
          * sends are there wait in their channels */
@@ -670,31 +685,18 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
         an_progress_done(&pr);
     }
     an_stream_free(s);
-    bad |= o.oom;
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    for (int p = 0; p < P; p++) outlen[p] = o.n[p] * sizeof(struct an_send_rec);
-    void *in = NULL;
-    if (x->alltoall(x, (void *const *)o.rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
-    for (int p = 0; p < P; p++) {
-        total += inlen[p];
-        free(o.rec[p]);
-    }
+    size_t nin;
+    uint64_t sent = 0;
+    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent);
     /* The sends of other slices, each sender's in its order: a channel's
      * sends all come from one rank, so its receives are all still waiting
      * in it, in the order they were released, and the k-th send takes the
      * k-th receive as when it is posted first (a receive cancelled meanwhile
      * left the channel either way; a send cancelled was taken back). */
-    const struct an_send_rec *rec = in;
-    *remote = total / sizeof *rec;
+    *remote = nin;
     *cancels = o.cancels;
-    for (uint64_t i = 0; i < *remote; i++) an_match_remote_send(m, &rec[i]);
+    for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
     free(in);
     an_match_finish(m);
-    free(o.rec);
-    free(o.n);
-    free(o.cap);
-    free(outlen);
-    free(inlen);
     return m;
 }
