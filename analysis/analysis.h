@@ -341,7 +341,9 @@ struct an_match_stats {
     uint64_t cancelled_sends;         /* sends completed as cancelled (no message) */
     uint64_t unfinished;              /* calls in progress when their rank stopped or died */
     uint64_t held_max;                /* most receives held behind wildcards at once */
-    uint64_t inflight_max;            /* most messages in flight at once */
+    uint64_t inflight_max;            /* most matcher records (waiting sends, unpaired receives) held at
+                                       * once: the serial matcher's own memory, which follows the merged
+                                       * stream's order; not reported (docs/PARALLEL.md) */
     uint64_t repaired;                /* messages whose receive had to move later */
     int64_t repair_max;               /* largest single repair (ns) */
     uint64_t repair_late;             /* repairs that moved a send already checked: another pass needed */

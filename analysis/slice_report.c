@@ -181,7 +181,7 @@ static int fkey_cmp(const void *a, const void *b)
     X(pending_recvs) X(unresolved_recvs) X(proc_null) X(probes) X(coll_calls) X(coll_instances) X(coll_incomplete) \
     X(coll_mismatch) X(untracked_done) X(cancels) X(cancelled_recvs) X(cancelled_sends) X(unfinished) X(repaired)  \
     X(repair_late) X(repair_skipped) X(repairable)
-#define MAXES(X) X(held_max) X(inflight_max) X(repair_max)
+#define MAXES(X) X(held_max) X(repair_max)
 
 int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
                     struct an_slice_report *out)
@@ -278,7 +278,6 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     x->reduce_i64(x, v, (unsigned)k, AN_XCH_MAX);
     k = 0;
     st.held_max = (uint64_t)v[k++];
-    st.inflight_max = (uint64_t)v[k++];   /* not the serial one: defined by the merged stream's order */
     st.repair_max = v[k++];
     why = v[k++];
     if (st.repairable) why |= WHY_REPAIR;

@@ -822,11 +822,10 @@ static void report_json(FILE *o, const struct report *rp)
                ",\n               \"unmatched_receives\": %" PRIu64 ", \"pending_receives\": %" PRIu64
                ", \"unresolved_receives\": %" PRIu64 ", \"proc_null\": %" PRIu64 ", \"probes\": %" PRIu64
                ", \"cancels\": %" PRIu64 ", \"cancelled_receives\": %" PRIu64 ", \"cancelled_sends\": %" PRIu64
-               ",\n               \"in_flight_max\": %" PRIu64
-               ", \"held_behind_wildcards_max\": %" PRIu64 ", \"untracked_completions\": %" PRIu64 "},\n",
+               ",\n               \"held_behind_wildcards_max\": %" PRIu64 ", \"untracked_completions\": %" PRIu64 "},\n",
             st->messages, st->bytes, st->sends, st->recvs, st->unmatched_sends, st->unmatched_send_bytes,
             st->unmatched_recvs, st->pending_recvs, st->unresolved_recvs, st->proc_null, st->probes, st->cancels,
-            st->cancelled_recvs, st->cancelled_sends, st->inflight_max, st->held_max, st->untracked_done);
+            st->cancelled_recvs, st->cancelled_sends, st->held_max, st->untracked_done);
     unsigned n;
     const struct an_coll_prof *c = an_profile_colls(rp->prof, &n);
     fprintf(o, "  \"collectives\": {\"calls\": %" PRIu64 ", \"instances\": %" PRIu64 ", \"incomplete\": %" PRIu64

@@ -229,8 +229,6 @@ int cmd_report(int argc, char **argv)
         const char *why = failures_only ? NULL
                           : ro.critpath ? "the critical path across slices is not yet written (--no-critical-path "
                                           "leaves it out)"
-                          : ro.json     ? "--json's in_flight_max follows the serial order of all ranks' events, "
-                                          "not yet computed in slices"
                                         : NULL;
         if (!failures_only && !why) return report_job(argv[optind], outpath, &ro);
         if (tool_xch->rank != 0) return 0;

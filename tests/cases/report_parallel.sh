@@ -20,7 +20,8 @@
 # or inside one), rep_probe on 4 (wildcard probes and receives) and
 # deadlock_coll_mismatch on 4 (a collective instance whose members called
 # different routines: its finding made in slices), P = 2, 3, 4, both
-# engines; the critical path and clocks that need repair fall
+# engines, and its --json the serial one's (P = 3, no fallback: failed
+# while in_flight_max, an order-defined count, was in it); the critical path and clocks that need repair fall
 # back to process 0 with a note, the output still the serial one.
 # The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
@@ -116,6 +117,8 @@ for dir in $dirs $sdirs; do
     name=${dir#$TEST_TMP/}
     "$MPILENS" report -q --no-critical-path "$dir" >"$dir.sserial.txt" 2>/dev/null ||
         { soft_fail "$name: serial --no-critical-path failed"; continue; }
+    "$MPILENS" report -q --json --no-critical-path "$dir" >"$dir.sserial.json" 2>/dev/null ||
+        { soft_fail "$name: serial --json --no-critical-path failed"; continue; }
     case $name in
     */collmis-run) grep -q "^  - collective #2 on MPI_COMM_WORLD: rank [0-3] called MPI_[BcastBarier]* at deadlock_coll_mismatch.c" \
         "$dir.sserial.txt" || soft_fail "$name: no collective mismatch found: $(grep -c collective "$dir.sserial.txt")" ;;
@@ -135,6 +138,19 @@ for dir in $dirs $sdirs; do
             */cancel-run|bad/cut) ;;
             *) ! grep -q "process 0 analyses every rank" "$out.err" ||
                 soft_fail "$name: $e -n $n: not sliced: $(grep note "$out.err")" ;;
+            esac
+            # --json in slices: the same object as the serial one, byte for byte, and no fallback
+            [ $n = 3 ] || continue
+            MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" report -q --json --no-critical-path "$dir" \
+                >"$out.json" 2>"$out.json.err" ||
+                { soft_fail "$name: mpirun ($e) -n $n mpilens report --json --no-critical-path: exit $?: $(head -3 "$out.json.err")"; continue; }
+            cmp -s "$dir.sserial.json" "$out.json" ||
+                soft_fail "$name: $e -n $n --json: the sliced report differs from the serial one: $(diff "$dir.sserial.json" "$out.json" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+            case $name in
+            */cancel-run|bad/cut) ;;
+            *) [ "$(grep -c "^mpilens report: process [0-9] of $n read" "$out.json.err")" = $n ] &&
+                ! grep -q "process 0 analyses every rank" "$out.json.err" ||
+                soft_fail "$name: $e -n $n --json: not sliced: $(grep -e note -e error "$out.json.err" | head -2)" ;;
             esac
         done
     done
