@@ -79,7 +79,7 @@ void tool_strip_preload(void)
 /* The verbs that split their work over the processes of an MPI job. */
 static int parallel_verb(const char *v)
 {
-    return !strcmp(v, "report") || !strcmp(v, "export");
+    return !strcmp(v, "report") || !strcmp(v, "export") || !strcmp(v, "view");
 }
 
 /* An MPI launcher sets these in every process it starts: Open MPI its own,

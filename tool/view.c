@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "analysis.h"
+#include "exchange.h"
 #include "json_out.h"
 #include "symbols.h"
 #include "tool.h"
@@ -517,6 +518,15 @@ int cmd_view(int argc, char **argv)
     if (serve && outpath) {
         fprintf(stderr, "mpilens view: --serve writes no file; leave out -o\n");
         return 2;
+    }
+    if (tool_xch->size > 1) {
+        /* an MPI job of several processes (docs/PARALLEL.md): the page is
+         * not split yet; process 0 writes (or serves) it, the others wait
+         * for the job's end, so one page is made, not P racing for a file */
+        if (tool_xch->rank != 0) return 0;
+        if (progress)
+            fprintf(stderr, "mpilens view: note: %d processes, but the view is not split: process 0 reads every "
+                            "rank (docs/PARALLEL.md)\n", tool_xch->size);
     }
     const char *dir = argv[optind];
     char def[4096];

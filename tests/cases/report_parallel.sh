@@ -23,7 +23,8 @@
 # engines, and its --json the serial one's (P = 3, no fallback: failed
 # while in_flight_max, an order-defined count, was in it); the critical path and clocks that need repair fall
 # back to process 0 with a note, the output still the serial one.
-# The analysis is not recorded when its mpirun preloads the runtime; a
+# `view` under mpirun writes one page, the serial one (process 0; not yet
+# split).  The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
 # mpilens-mpi-<impl> next to mpilens, a one-line error.
 # timeout: 700
@@ -173,6 +174,17 @@ for e in $engines; do
     timeout 60 $(launcher $e 3) "$MPILENS" export -q -o "$d/par-$e.json" "$first" >"$d/exp-$e.out" 2>&1 ||
         soft_fail "$e: mpirun -n 3 mpilens export failed: $(head -3 "$d/exp-$e.out")"
     cmp -s "$d/serial.json" "$d/par-$e.json" || soft_fail "$e: the export under mpirun -n 3 differs from the serial one"
+done
+# view under mpirun: one page, the serial one's (not yet split: process 0
+# writes it); before, every process wrote the page and all but one failed
+# on the existing file, so the job failed
+"$MPILENS" view -q -o "$d/serial.html" "$first" || soft_fail "serial view failed"
+for e in $engines; do
+    (cd "$d" && timeout 60 $(launcher $e 3) "$MPILENS" view "$first") >"$d/view-$e.out" 2>&1 ||
+        soft_fail "$e: mpirun -n 3 mpilens view failed: $(grep -m2 mpilens "$d/view-$e.out")"
+    cmp -s "$d/serial.html" "$d/$(basename "$first").html" || soft_fail "$e: the view under mpirun -n 3 differs from the serial one"
+    assert_eq 1 "$(grep -c '^mpilens view: wrote' "$d/view-$e.out")" "$e: pages written by mpirun -n 3 mpilens view"
+    rm -f "$d/$(basename "$first").html"
 done
 
 # OTF2 under mpirun is written in slices: each process opens only its own
