@@ -1428,10 +1428,14 @@ function smDraw() {
 
 function smInit() {
   const m = D.meta;
-  const totalMpi = m.prof_routines.reduce((a, r) => a + r.total, 0) || 1;
-  $('sm-routines').innerHTML = '<tr><th>routine</th><th>calls</th><th>time</th><th>%</th><th>bytes</th></tr>' +
+  // time%: a share of the MPI time of every routine but MPI_Init and
+  // MPI_Finalize (outside the application time), as report's time%
+  const totalMpi = m.prof_routines.reduce((a, r) => a + (r.outside ? 0 : r.total), 0);
+  const share = r => r.outside || !totalMpi ? '-' : (100 * r.total / totalMpi).toFixed(1);
+  $('sm-routines').innerHTML = '<tr><th>routine</th><th>calls</th><th>time</th>' +
+    '<th title="share of the MPI time of all routines but MPI_Init and MPI_Finalize, as in mpilens report">time%</th><th>bytes</th></tr>' +
     m.prof_routines.slice(0, 15).map(r => '<tr><td>' + esc(routineName(r.name)) + '</td><td>' + fmtCount(r.calls) +
-      '</td><td>' + fmtTime(r.total) + '</td><td>' + (100 * r.total / totalMpi).toFixed(1) + '</td><td>' + fmtBytes(r.bytes) +
+      '</td><td>' + fmtTime(r.total) + '</td><td>' + share(r) + '</td><td>' + fmtBytes(r.bytes) +
       '</td></tr>').join('');
   $('sm-sites').innerHTML = '<tr><th>call site</th><th>routine</th><th>calls</th><th>time</th></tr>' +
     m.prof_sites.slice(0, 15).map(r => '<tr><td>' + esc(r.where) + '</td><td>' + esc(routineName(r.name)) + '</td><td>' +
