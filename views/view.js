@@ -1499,7 +1499,8 @@ function notes() {
   for (const p of m.problems) out.push('Problem: ' + p);
   if (!m.calls) out.push('Missing: no MPI call was recorded; there is nothing to draw.');
   else if (!m.messages) out.push('No point-to-point message was matched in this run: the timeline has calls only, the network load and the matrix are empty.');
-  if (m.ranks === 1) out.push('One rank only: there is no traffic between ranks.');
+  if (m.ranks === 1) out.push(m.messages ? 'One rank only: its ' + fmtCount(m.messages) + ' matched message' +
+    (m.messages === 1 ? '' : 's') + ' went to itself.' : 'One rank only: there is no traffic between ranks.');
   const mt = m.match;
   if (mt.unmatched_sends || mt.unmatched_receives || mt.pending_receives || mt.coll_incomplete)
     out.push('Not drawn: ' + mt.unmatched_sends + ' unmatched sends, ' + mt.unmatched_receives + ' unmatched and ' +

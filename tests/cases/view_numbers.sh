@@ -7,7 +7,9 @@
 #   MPI time without MPI_Init and MPI_Finalize ("-" for those two, which lie
 #   outside the application time); before, the page divided by the MPI time
 #   with them (MPI_Allreduce 7% on the page, 37% in the report);
-# - 1 rank (the ring goes to itself: 10 messages): the same.
+# - 1 rank (the ring goes to itself: 10 messages): the same, and the page's
+#   note does not say "there is no traffic between ranks" but that its 10
+#   messages went to itself.
 # Open MPI and MPICH.
 # timeout: 240
 source "$ROOT/tests/browser/lib.sh"
@@ -62,6 +64,11 @@ page, rep = load("run4")
 if rep["messages"]["matched"] != 55 or rep["messages"]["proc_null"] != 40:
     bad.append("run4: report matched %d messages (%d on MPI_PROC_NULL); the program sends 55 (and 40 on MPI_PROC_NULL)" %
                (rep["messages"]["matched"], rep["messages"]["proc_null"]))
+# one rank: its messages went to itself
+page, rep = load("run1")
+if rep["messages"]["matched"] != 10: bad.append("run1: report matched %d messages, want 10" % rep["messages"]["matched"])
+if "no traffic between ranks" in page.get("notes", "") or "10 matched messages went to itself" not in page.get("notes", ""):
+    bad.append("run1: the note says %r" % page.get("notes"))
 print("; ".join(bad) if bad else "ok")
 PY
 )
