@@ -1443,7 +1443,9 @@ function smInit() {
   const dg = m.diagnosis, box = $('sm-diag');
   const fails = dg && dg.failures ? dg.failures : [];
   if (!fails.length) {
-    box.innerHTML = '<div class="ok">' + esc(dg && dg.failure_summary && dg.failure_summary.text ? dg.failure_summary.text :
+    // no failure recorded, but a rank without a readable file may have failed
+    const fs = dg && dg.failure_summary, unsure = fs && ((fs.ranks_without_file || []).length || (fs.unreadable_files || []).length);
+    box.innerHTML = '<div class="' + (unsure ? 'warn' : 'ok') + '">' + esc(dg && dg.failure_summary && dg.failure_summary.text ? dg.failure_summary.text :
       'No rank failed.') + '</div>';
   } else {
     box.innerHTML = '';

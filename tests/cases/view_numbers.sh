@@ -7,9 +7,12 @@
 #   MPI time without MPI_Init and MPI_Finalize ("-" for those two, which lie
 #   outside the application time); before, the page divided by the MPI time
 #   with them (MPI_Allreduce 7% on the page, 37% in the report);
-# - 1 rank (the ring goes to itself: 10 messages): the same, and the page's
-#   note does not say "there is no traffic between ranks" but that its 10
-#   messages went to itself.
+# - the same run without rank 2's file: report, report --json and the page
+#   do not say "every rank called MPI_Finalize" (nothing says rank 2 did)
+#   but that a rank had no file, and the page's box is not the green "ok";
+# - 1 rank (the ring goes to itself: 10 messages): the page's note does not
+#   say "there is no traffic between ranks" but that its 10 messages went to
+#   itself.
 # Open MPI and MPICH.
 # timeout: 240
 source "$ROOT/tests/browser/lib.sh"
@@ -25,7 +28,10 @@ for impl in openmpi mpich; do
         (cd "$d" && mpilens_run "$impl" "$d/run$n" $n "$p") >"$d/out$n" 2>"$d/err$n" ||
             { soft_fail "$impl: view_odd on $n ranks failed: $(head -c 300 "$d/err$n")"; continue 2; }
     done
-    for r in run4 run1; do
+    # the run of 4 without rank 2's file
+    mkdir -p "$d/lost"
+    cp "$d/run4"/rank-0000[013].mlt "$d/lost/"
+    for r in run4 run1 lost; do
         "$MPILENS" report --json -q --no-critical-path "$d/$r" >"$d/$r.json" 2>"$d/$r.json.err" ||
             { soft_fail "$impl $r: report --json failed: $(head -c 300 "$d/$r.json.err")"; continue 2; }
         "$MPILENS" report -q --no-critical-path "$d/$r" >"$d/$r.txt" 2>&1
@@ -39,7 +45,7 @@ import json, sys
 d = sys.argv[1]
 bad = []
 def load(r): return json.load(open("%s/%s.check.json" % (d, r))), json.load(open("%s/%s.json" % (d, r)))
-for r in ("run4", "run1"):
+for r in ("run4", "run1", "lost"):
     page, rep = load(r)
     if page.get("errors"): bad.append("%s: console errors %s" % (r, page["errors"][:3]))
     want = {"ranks": rep["run"]["ranks"], "messages": rep["messages"]["matched"], "bytes": rep["messages"]["bytes"]}
@@ -69,6 +75,16 @@ page, rep = load("run1")
 if rep["messages"]["matched"] != 10: bad.append("run1: report matched %d messages, want 10" % rep["messages"]["matched"])
 if "no traffic between ranks" in page.get("notes", "") or "10 matched messages went to itself" not in page.get("notes", ""):
     bad.append("run1: the note says %r" % page.get("notes"))
+# a rank without a file: nobody says every rank finalized
+page, rep = load("lost")
+text = open("%s/lost.txt" % d).read()
+fs = rep["failure_summary"]["text"]
+for what, t in (("report", text), ("report --json", fs), ("the page", page.get("summary", ""))):
+    if "every rank called MPI_Finalize" in t: bad.append("lost: %s says every rank called MPI_Finalize" % what)
+if "1 rank had no rank file" not in fs: bad.append("lost: report --json's summary: %r" % fs)
+boxes = page.get("diag_boxes") or []
+if not boxes or boxes[0][0] == "ok" or "1 rank had no rank file" not in boxes[0][1]:
+    bad.append("lost: the page's diagnosis box %s" % boxes[:1])
 print("; ".join(bad) if bad else "ok")
 PY
 )
