@@ -1330,7 +1330,7 @@ function mxDraw() {
   $('mx-canvas').onmousemove = e => {
     const r = $('mx-canvas').getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
     const i = Math.floor((y - Y) / cell), j = Math.floor((x - X) / cell);
-    const rn = k => group > 1 ? 'ranks ' + k * group + '-' + Math.min(n, (k + 1) * group) - 1 : 'rank ' + k;
+    const rn = k => group > 1 ? 'ranks ' + k * group + '-' + (Math.min(n, (k + 1) * group) - 1) : 'rank ' + k;
     if (i >= 0 && i < cells && j >= 0 && j < cells)
       $('mx-hover').textContent = rn(i) + ' → ' + rn(j) + ': ' + show(val(i * cells + j)) + '; row total ' +
         show(tv(rowT, rowC, i)) + ', column total ' + show(tv(colT, colC, j));
