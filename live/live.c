@@ -379,6 +379,7 @@ struct watch {
     struct ent *ents;
     unsigned nents, capents;
     int64_t now, start_ns, last_prog_ns, last_check_ns, last_newfile_ns;
+    int64_t read_ns;         /* when the last snapshot had read the files: the ages' "now" */
     uint64_t total_sig, check_sig;
     int refreshed;
     char *note;              /* result of the last negative deadlock check */
@@ -671,7 +672,7 @@ static void take_remote(struct watch *w)
 static void snapshot(struct watch *w)
 {
     w->nents = 0;
-    w->now = mono_ns();
+    w->now = w->read_ns = mono_ns();
     if (w->o.remote) take_remote(w);
     else if (!w->complete) scan_dir(w);
     int maxrank = -1;
@@ -870,6 +871,9 @@ static void snapshot(struct watch *w)
     }
     w->total_sig = total;
     w->refreshed = 1;
+    /* a call that began while the files were read (after w->now) is at
+     * most this old; reading many files on a busy host takes long */
+    w->read_ns = mono_ns();
 }
 
 /* ---- groups and the table ----------------------------------------------- */
@@ -1093,7 +1097,9 @@ static struct grp *make_groups(struct watch *w, unsigned *ngrp, unsigned **order
             const struct ent *e = &w->ents[order[k]];
             if (x->nranks == 0 || x->ranks[x->nranks - 1] != e->rank) ranks[rp + x->nranks++] = e->rank;
             if (e->since_ns) {
-                double a = (double)(w->now - e->since_ns) / 1e9;
+                /* since the files were read; never negative (a start after
+                 * that is a rank clock's conversion error) */
+                double a = e->since_ns < w->read_ns ? (double)(w->read_ns - e->since_ns) / 1e9 : 0;
                 if (a < x->amin) x->amin = a;
                 if (a > x->amax) x->amax = a;
             }
