@@ -1031,10 +1031,11 @@ static void when_text(const struct ent *e, const struct grp *g, char *buf, size_
 }
 
 #define WHO_MAX 32           /* WHO column width at most */
+#define WHO_MIN 20           /* ... and at least, when the table is too wide */
 
 /* "0-4094", "3,7 thread 1"; a rank list too long for WHO_MAX columns is cut
  * and ends with the number of ranks: "0,4,12-14... (8704 ranks)". */
-static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
+static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n, int max)
 {
     char r[256], suffix[48] = "";
     fmt_ranks(r, sizeof r, g->ranks, g->nranks);
@@ -1051,10 +1052,10 @@ static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
         if (one) snprintf(suffix, sizeof suffix, " thread %u", t);
         else snprintf(suffix, sizeof suffix, " (%u threads)", g->n);
     }
-    if (strlen(r) + strlen(suffix) > WHO_MAX) {
+    if (strlen(r) + strlen(suffix) > (size_t)max) {
         char cnt[32];
         snprintf(cnt, sizeof cnt, " (%u ranks)", g->nranks);
-        size_t room = WHO_MAX - strlen(cnt) - strlen(suffix);
+        size_t room = (size_t)max > strlen(cnt) + strlen(suffix) + 8 ? max - strlen(cnt) - strlen(suffix) : 8;
         if (room < 8) room = 8;
         if (room + 1 < sizeof r) fmt_ranks(r, room + 1, g->ranks, g->nranks);
         snprintf(buf, n, "%s%s%s", r, cnt, suffix);
@@ -1278,7 +1279,7 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         const struct ent *e = &w->ents[gi->idx[0]];
         struct peer_sum ps;
         peer_summary(w, gi, &ps);
-        who_text(w, gi, cell[i][0], sizeof cell[i][0]);
+        who_text(w, gi, cell[i][0], sizeof cell[i][0], WHO_MAX);
         what_text(e, &ps, cell[i][1], sizeof cell[i][1]);
         where_text(e, cell[i][2], sizeof cell[i][2]);
         when_text(e, gi, cell[i][3], sizeof cell[i][3]);
@@ -1343,6 +1344,18 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     for (unsigned i = 0; cell && i < show; i++)
         if ((int)strlen(cell[i][2]) > w2) w2 = (int)strlen(cell[i][2]);
     if (w2 < wd[2]) wd[2] = w2;
+    /* still wider than the terminal (WHAT keeps its routine names, WHERE
+     * its file:line): WHO's rank lists give way, down to a short list and
+     * the count ("0,2,4... (32 ranks)") */
+    int over = wd[0] + 2 + wd[1] + 2 + wd[2] + 2 + wd[3] - (cols - 1);
+    if (over > 0 && wd[0] > WHO_MIN && cell && sel) {
+        int max = wd[0] - over > WHO_MIN ? wd[0] - over : WHO_MIN;
+        wd[0] = 3;
+        for (unsigned i = 0; i < show; i++) {
+            who_text(w, &g[sel[i]], cell[i][0], sizeof cell[i][0], max);
+            if ((int)strlen(cell[i][0]) > wd[0]) wd[0] = (int)strlen(cell[i][0]);
+        }
+    }
     static const char *head[4] = {"WHO", "WHAT", "WHERE", "WHEN"};
     for (int c = 0; c < 4; c++) put_cell(b, head[c], wd[c], c == 3);
     sb_put(b, "\n", 1);

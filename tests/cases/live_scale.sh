@@ -58,6 +58,7 @@ rm -rf "$t/odd"
 "$t/gen_ranks" --live "$t/late" 64 late $pid >/dev/null || bad "gen late"
 for wd in 80 200; do
     "$M" top "$t/late" --once --width $wd --rows 30 >"$t/late$wd.out" 2>&1 || bad "top late: exit $?"
+    fits "$t/late$wd.out" 30 $wd "late, width $wd"
     grep -Eq -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out" && bad "late, width $wd: a negative age: $(grep -E -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out")"
     n=$(sed -n '3,$p' "$t/late$wd.out" | grep -Ec ' started [0-9.]+(-[0-9.]+)?s ago$')
     [ "$n" = 2 ] || bad "late, width $wd: $n of 2 groups say when they started: $(tr '\n' '|' <"$t/late$wd.out")"
