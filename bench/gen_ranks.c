@@ -41,6 +41,10 @@
  *                died (no process), died (signal 11), not started, no call
  *                yet, 3 threads (2 in MPI), on another host (MPI_Recv: stale
  *                after a while), in MPI_Allreduce
+ *   late         even ranks in MPI_Barrier, odd ones in MPI_Recv from 0; the
+ *                even ranks and rank 1 began their call 30 s from now (as a
+ *                call that began while a reader read the files, after it
+ *                looked at its clock)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -328,6 +332,7 @@ struct lrank {
     int state;                  /* ML_STATE_* */
     int dead;                   /* the process is gone (pid beyond pid_max) */
     int remote;                 /* on another host */
+    int late;                   /* its times are 30 s later: its calls began after the reader looked */
     uint32_t fail_kind;
     int32_t fail_signo, fail_code;
     unsigned nthreads;
@@ -367,6 +372,19 @@ static void scenario(const char *sc, int r, int n, struct lrank *k)
     if (!strcmp(sc, "chain")) {
         if (r < n - 1) in_call(t, L_RECV, S_RECV, r + 1, 7, 0, 5.0, 0);
         else computing(t, L_BCAST, S_BCAST, 5.0);
+        return;
+    }
+    if (!strcmp(sc, "late")) {
+        /* calls that began while the reader read the files, after its
+         * clock reading: even ranks all in MPI_Barrier, odd ones in
+         * MPI_Recv from 0, rank 1 of them late too */
+        if (r % 2 == 0) {
+            in_call(t, L_BARRIER, S_BARRIER, ML_PEER_NONE, 0, 0, 0.5, 3);
+            k->late = 1;
+        } else {
+            in_call(t, L_RECV, S_RECV, 0, 7, 0, 2.0 + spread, 0);
+            k->late = r == 1;
+        }
         return;
     }
     if (!strcmp(sc, "states")) {
@@ -612,13 +630,13 @@ static void gen_live_rank(const char *dir, int rank, int size, const struct lran
 static int gen_live(int argc, char **argv)
 {
     if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|half-recv|chain|mixed|states [PID]\n");
+        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|half-recv|chain|mixed|states|late [PID]\n");
         return 2;
     }
     const char *dir = argv[2], *sc = argv[4];
     int size = atoi(argv[3]);
     if (strcmp(sc, "odd-recv") && strcmp(sc, "odd-compute") && strcmp(sc, "half-recv") && strcmp(sc, "chain") &&
-        strcmp(sc, "mixed") &&
+        strcmp(sc, "mixed") && strcmp(sc, "late") &&
         strcmp(sc, "states")) {
         fprintf(stderr, "gen_ranks: unknown scenario '%s'\n", sc);
         return 2;
@@ -645,7 +663,9 @@ static int gen_live(int argc, char **argv)
         struct lrank k;
         scenario(sc, r, size, &k);
         if (!k.present) continue;
-        gen_live_rank(dir, r, size, &k, &v);
+        struct lenv lv = v;
+        if (k.late) lv.now += 30000000000ll;
+        gen_live_rank(dir, r, size, &k, &lv);
         files++;
     }
     printf("%d\n", files);

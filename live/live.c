@@ -379,6 +379,7 @@ struct watch {
     struct ent *ents;
     unsigned nents, capents;
     int64_t now, start_ns, last_prog_ns, last_check_ns, last_newfile_ns;
+    int64_t read_ns;         /* when the last snapshot had read the files: the ages' "now" */
     uint64_t total_sig, check_sig;
     int refreshed;
     char *note;              /* result of the last negative deadlock check */
@@ -671,7 +672,7 @@ static void take_remote(struct watch *w)
 static void snapshot(struct watch *w)
 {
     w->nents = 0;
-    w->now = mono_ns();
+    w->now = w->read_ns = mono_ns();
     if (w->o.remote) take_remote(w);
     else if (!w->complete) scan_dir(w);
     int maxrank = -1;
@@ -870,6 +871,9 @@ static void snapshot(struct watch *w)
     }
     w->total_sig = total;
     w->refreshed = 1;
+    /* a call that began while the files were read (after w->now) is at
+     * most this old; reading many files on a busy host takes long */
+    w->read_ns = mono_ns();
 }
 
 /* ---- groups and the table ----------------------------------------------- */
@@ -1027,10 +1031,11 @@ static void when_text(const struct ent *e, const struct grp *g, char *buf, size_
 }
 
 #define WHO_MAX 32           /* WHO column width at most */
+#define WHO_MIN 20           /* ... and at least, when the table is too wide */
 
 /* "0-4094", "3,7 thread 1"; a rank list too long for WHO_MAX columns is cut
  * and ends with the number of ranks: "0,4,12-14... (8704 ranks)". */
-static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
+static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n, int max)
 {
     char r[256], suffix[48] = "";
     fmt_ranks(r, sizeof r, g->ranks, g->nranks);
@@ -1047,10 +1052,10 @@ static void who_text(struct watch *w, const struct grp *g, char *buf, size_t n)
         if (one) snprintf(suffix, sizeof suffix, " thread %u", t);
         else snprintf(suffix, sizeof suffix, " (%u threads)", g->n);
     }
-    if (strlen(r) + strlen(suffix) > WHO_MAX) {
+    if (strlen(r) + strlen(suffix) > (size_t)max) {
         char cnt[32];
         snprintf(cnt, sizeof cnt, " (%u ranks)", g->nranks);
-        size_t room = WHO_MAX - strlen(cnt) - strlen(suffix);
+        size_t room = (size_t)max > strlen(cnt) + strlen(suffix) + 8 ? max - strlen(cnt) - strlen(suffix) : 8;
         if (room < 8) room = 8;
         if (room + 1 < sizeof r) fmt_ranks(r, room + 1, g->ranks, g->nranks);
         snprintf(buf, n, "%s%s%s", r, cnt, suffix);
@@ -1093,7 +1098,9 @@ static struct grp *make_groups(struct watch *w, unsigned *ngrp, unsigned **order
             const struct ent *e = &w->ents[order[k]];
             if (x->nranks == 0 || x->ranks[x->nranks - 1] != e->rank) ranks[rp + x->nranks++] = e->rank;
             if (e->since_ns) {
-                double a = (double)(w->now - e->since_ns) / 1e9;
+                /* since the files were read; never negative (a start after
+                 * that is a rank clock's conversion error) */
+                double a = e->since_ns < w->read_ns ? (double)(w->read_ns - e->since_ns) / 1e9 : 0;
                 if (a < x->amin) x->amin = a;
                 if (a > x->amax) x->amax = a;
             }
@@ -1272,7 +1279,7 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         const struct ent *e = &w->ents[gi->idx[0]];
         struct peer_sum ps;
         peer_summary(w, gi, &ps);
-        who_text(w, gi, cell[i][0], sizeof cell[i][0]);
+        who_text(w, gi, cell[i][0], sizeof cell[i][0], WHO_MAX);
         what_text(e, &ps, cell[i][1], sizeof cell[i][1]);
         where_text(e, cell[i][2], sizeof cell[i][2]);
         when_text(e, gi, cell[i][3], sizeof cell[i][3]);
@@ -1337,6 +1344,18 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
     for (unsigned i = 0; cell && i < show; i++)
         if ((int)strlen(cell[i][2]) > w2) w2 = (int)strlen(cell[i][2]);
     if (w2 < wd[2]) wd[2] = w2;
+    /* still wider than the terminal (WHAT keeps its routine names, WHERE
+     * its file:line): WHO's rank lists give way, down to a short list and
+     * the count ("0,2,4... (32 ranks)") */
+    int over = wd[0] + 2 + wd[1] + 2 + wd[2] + 2 + wd[3] - (cols - 1);
+    if (over > 0 && wd[0] > WHO_MIN && cell && sel) {
+        int max = wd[0] - over > WHO_MIN ? wd[0] - over : WHO_MIN;
+        wd[0] = 3;
+        for (unsigned i = 0; i < show; i++) {
+            who_text(w, &g[sel[i]], cell[i][0], sizeof cell[i][0], max);
+            if ((int)strlen(cell[i][0]) > wd[0]) wd[0] = (int)strlen(cell[i][0]);
+        }
+    }
     static const char *head[4] = {"WHO", "WHAT", "WHERE", "WHEN"};
     for (int c = 0; c < 4; c++) put_cell(b, head[c], wd[c], c == 3);
     sb_put(b, "\n", 1);

@@ -177,6 +177,19 @@ static int int_cmp(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
+/* Ranks of the job without a rank file (not counting unreadable ones). */
+static unsigned nofile_count(const struct an_diag *g)
+{
+    unsigned n = 0;
+    for (unsigned m = 0; m < g->nnofile; m++)
+        for (int k = g->nofile[m].first; k <= g->nofile[m].last; k++) {
+            unsigned j = 0;
+            while (j < g->nskipped && g->skipped_rank[j] != k) j++;
+            if (j == g->nskipped) n++;
+        }
+    return n;
+}
+
 /* The summary line, without its newline. */
 static void print_summary(FILE *out, const struct an_diag *g)
 {
@@ -192,6 +205,10 @@ static void print_summary(FILE *out, const struct an_diag *g)
                          "what %s did is unknown",
                     g->n, g->n == 1 ? "" : "s", g->nskipped, g->nskipped == 1 ? " is" : "s are",
                     g->nskipped == 1 ? "its rank" : "their ranks");
+        else if (nofile_count(g))   /* ranks without a file: nothing says they finalized */
+            fprintf(out, "no failure recorded in the %u rank file%s, but %u rank%s had no rank file: what %s did is unknown",
+                    g->n, g->n == 1 ? "" : "s", nofile_count(g), nofile_count(g) == 1 ? "" : "s",
+                    nofile_count(g) == 1 ? "it" : "they");
         else if (g->nfinalized == g->n) fprintf(out, "no failure: every rank called MPI_Finalize");
         else fprintf(out, "no failure recorded; %u rank%s still running", g->nrunning, g->nrunning == 1 ? "" : "s");
         return;

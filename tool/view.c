@@ -324,8 +324,11 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     const struct an_routine_prof *ro = an_profile_routines(prof, &n);
     fputs("],\"prof_routines\":[", o);
     for (unsigned i = 0; i < n; i++)
-        fprintf(o, "%s{\"name\":%u,\"calls\":%" PRIu64 ",\"total\":%" PRId64 ",\"max\":%" PRId64 ",\"bytes\":%" PRIu64 "}",
-                i ? "," : "", ro[i].name, ro[i].all.calls, ro[i].all.total, ro[i].all.max, ro[i].all.bytes);
+        fprintf(o, "%s{\"name\":%u,\"calls\":%" PRIu64 ",\"total\":%" PRId64 ",\"max\":%" PRId64 ",\"bytes\":%" PRIu64
+                   ",\"outside\":%d}",
+                i ? "," : "", ro[i].name, ro[i].all.calls, ro[i].all.total, ro[i].all.max, ro[i].all.bytes,
+                ro[i].name < run->nnames &&
+                    (run->name_role[ro[i].name] == AN_INIT || run->name_role[ro[i].name] == AN_FINALIZE));
     const struct an_site_prof *sp = an_profile_sites(prof, &n);
     fputs("],\"prof_sites\":[", o);
     for (unsigned i = 0; i < n && i < 50; i++) {

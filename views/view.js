@@ -1330,7 +1330,7 @@ function mxDraw() {
   $('mx-canvas').onmousemove = e => {
     const r = $('mx-canvas').getBoundingClientRect(), x = e.clientX - r.left, y = e.clientY - r.top;
     const i = Math.floor((y - Y) / cell), j = Math.floor((x - X) / cell);
-    const rn = k => group > 1 ? 'ranks ' + k * group + '-' + Math.min(n, (k + 1) * group) - 1 : 'rank ' + k;
+    const rn = k => group > 1 ? 'ranks ' + k * group + '-' + (Math.min(n, (k + 1) * group) - 1) : 'rank ' + k;
     if (i >= 0 && i < cells && j >= 0 && j < cells)
       $('mx-hover').textContent = rn(i) + ' → ' + rn(j) + ': ' + show(val(i * cells + j)) + '; row total ' +
         show(tv(rowT, rowC, i)) + ', column total ' + show(tv(colT, colC, j));
@@ -1428,10 +1428,14 @@ function smDraw() {
 
 function smInit() {
   const m = D.meta;
-  const totalMpi = m.prof_routines.reduce((a, r) => a + r.total, 0) || 1;
-  $('sm-routines').innerHTML = '<tr><th>routine</th><th>calls</th><th>time</th><th>%</th><th>bytes</th></tr>' +
+  // time%: a share of the MPI time of every routine but MPI_Init and
+  // MPI_Finalize (outside the application time), as report's time%
+  const totalMpi = m.prof_routines.reduce((a, r) => a + (r.outside ? 0 : r.total), 0);
+  const share = r => r.outside || !totalMpi ? '-' : (100 * r.total / totalMpi).toFixed(1);
+  $('sm-routines').innerHTML = '<tr><th>routine</th><th>calls</th><th>time</th>' +
+    '<th title="share of the MPI time of all routines but MPI_Init and MPI_Finalize, as in mpilens report">time%</th><th>bytes</th></tr>' +
     m.prof_routines.slice(0, 15).map(r => '<tr><td>' + esc(routineName(r.name)) + '</td><td>' + fmtCount(r.calls) +
-      '</td><td>' + fmtTime(r.total) + '</td><td>' + (100 * r.total / totalMpi).toFixed(1) + '</td><td>' + fmtBytes(r.bytes) +
+      '</td><td>' + fmtTime(r.total) + '</td><td>' + share(r) + '</td><td>' + fmtBytes(r.bytes) +
       '</td></tr>').join('');
   $('sm-sites').innerHTML = '<tr><th>call site</th><th>routine</th><th>calls</th><th>time</th></tr>' +
     m.prof_sites.slice(0, 15).map(r => '<tr><td>' + esc(r.where) + '</td><td>' + esc(routineName(r.name)) + '</td><td>' +
@@ -1439,7 +1443,9 @@ function smInit() {
   const dg = m.diagnosis, box = $('sm-diag');
   const fails = dg && dg.failures ? dg.failures : [];
   if (!fails.length) {
-    box.innerHTML = '<div class="ok">' + esc(dg && dg.failure_summary && dg.failure_summary.text ? dg.failure_summary.text :
+    // no failure recorded, but a rank without a readable file may have failed
+    const fs = dg && dg.failure_summary, unsure = fs && ((fs.ranks_without_file || []).length || (fs.unreadable_files || []).length);
+    box.innerHTML = '<div class="' + (unsure ? 'warn' : 'ok') + '">' + esc(dg && dg.failure_summary && dg.failure_summary.text ? dg.failure_summary.text :
       'No rank failed.') + '</div>';
   } else {
     box.innerHTML = '';
@@ -1495,7 +1501,8 @@ function notes() {
   for (const p of m.problems) out.push('Problem: ' + p);
   if (!m.calls) out.push('Missing: no MPI call was recorded; there is nothing to draw.');
   else if (!m.messages) out.push('No point-to-point message was matched in this run: the timeline has calls only, the network load and the matrix are empty.');
-  if (m.ranks === 1) out.push('One rank only: there is no traffic between ranks.');
+  if (m.ranks === 1) out.push(m.messages ? 'One rank only: its ' + fmtCount(m.messages) + ' matched message' +
+    (m.messages === 1 ? '' : 's') + ' went to itself.' : 'One rank only: there is no traffic between ranks.');
   const mt = m.match;
   if (mt.unmatched_sends || mt.unmatched_receives || mt.pending_receives || mt.coll_incomplete)
     out.push('Not drawn: ' + mt.unmatched_sends + ' unmatched sends, ' + mt.unmatched_receives + ' unmatched and ' +

@@ -10,7 +10,10 @@
 // drawn (message lines at "fit all"), scale_before / scale_after (time
 // scale before and after zooming in), loads (interval and line widths at
 // two slider positions), clicked (the message clicked and the details
-// shown).  Screenshots of the four views go to SHOTS_DIR.
+// shown), matrix_hover (the matrix's text with the cursor on it), summary
+// (its text), routines (the rows of its routine table), diag_boxes (class
+// and text of each diagnosis box).  Screenshots of the four views go to
+// SHOTS_DIR.
 'use strict';
 const { chromium } = require('playwright-core');
 const path = require('path');
@@ -130,6 +133,9 @@ async function main() {
     await page.click('#tabs button[data-view=summary]');
     await page.waitForTimeout(50);
     out.summary = await page.textContent('#view-summary');
+    // the routine table (routine, calls, time, time%, bytes) and the diagnosis boxes' kinds
+    out.routines = await page.$$eval('#sm-routines tr', trs => trs.slice(1).map(tr => Array.from(tr.cells).map(c => c.textContent)));
+    out.diag_boxes = await page.$$eval('#sm-diag > div', ds => ds.map(d => [d.className, d.textContent]));
     await page.screenshot({ path: shots + '/summary.png', fullPage: true });
   } finally {
     await browser.close();

@@ -4,7 +4,9 @@
 # rank has its own row whichever the sort, the table fits --rows and
 # --width; a cut table keeps died ranks and the oldest group on screen; every
 # state is shown as it is, never invented (not started, no call yet,
-# polling, finalized, exited, died, died by signal, threads, stale).
+# polling, finalized, exited, died, died by signal, threads, stale); a call
+# that began after top looked at its clock is 0 s old, not negative, at 80
+# and 200 columns.
 # timeout: 150
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,6 +51,19 @@ has "$t/tiny.out" '^4095 +MPI_Recv' "odd, --rows 4"
 fits "$t/tiny.out" 4 120 "odd, --rows 4"
 
 rm -rf "$t/odd"
+
+# ---- calls that began after top looked at its clock (while it read the
+# files): their age is 0, never negative, and a group of such calls still
+# says when (before: "started -30.0-2.6s ago", and an empty WHEN)
+"$t/gen_ranks" --live "$t/late" 64 late $pid >/dev/null || bad "gen late"
+for wd in 80 200; do
+    "$M" top "$t/late" --once --width $wd --rows 30 >"$t/late$wd.out" 2>&1 || bad "top late: exit $?"
+    fits "$t/late$wd.out" 30 $wd "late, width $wd"
+    grep -Eq -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out" && bad "late, width $wd: a negative age: $(grep -E -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out")"
+    n=$(sed -n '3,$p' "$t/late$wd.out" | grep -Ec ' started [0-9.]+(-[0-9.]+)?s ago$')
+    [ "$n" = 2 ] || bad "late, width $wd: $n of 2 groups say when they started: $(tr '\n' '|' <"$t/late$wd.out")"
+done
+rm -rf "$t/late"
 "$t/gen_ranks" --live "$t/oddc" 4096 odd-compute $pid >/dev/null || bad "gen odd-compute"
 "$M" top "$t/oddc" --once --width 120 >"$t/comp.out" 2>&1
 has "$t/comp.out" '^0-4094 +MPI_Allreduce' "odd-compute"

@@ -9,7 +9,9 @@
 # all, window.mpilens.rowSummary(0) covers ranks 0..N-1 and their time in MPI
 # calls equals report --json's mpi_ns + init_ns + finalize_ns of those ranks;
 # hovering on the row names its ranks and shares; the messages between
-# summarised rows are counted as drawn aggregated.
+# summarised rows are counted as drawn aggregated.  The matrix, a cell per
+# group of ranks: hovering on a cell names its ranks (it said "NaN") and its
+# bytes, report's for those rank pairs.
 # timeout: 300
 source "$ROOT/tests/browser/lib.sh"
 need_mpilens
@@ -44,6 +46,16 @@ else:
     if not hv.startswith("ranks %d-%d (%d ranks summarised)" % (a, b, b - a + 1)) or "%" not in hv: bad.append("hover on row 0: %r" % hv[:200])
 if d["drawn"]["aggregated"] != want["messages"] or "messages drawn between rows of ranks" not in d["axis_note"]:
     bad.append("aggregated messages %s of %s, note %r" % (d["drawn"]["aggregated"], want["messages"], d["axis_note"]))
+# the matrix groups ranks into cells: the hover names the cell's ranks and
+# its bytes, the report's for those rank pairs
+import re
+mh = d.get("matrix_hover") or ""
+m = re.match(r"ranks (\d+)-(\d+) → ranks (\d+)-(\d+): ([\d,]+) bytes;", mh)
+if not m: bad.append("matrix hover %r" % mh[:160])
+else:
+    a0, a1, b0, b1, got = [int(x.replace(",", "")) for x in m.groups()]
+    cell = sum(x["bytes"] for x in rep["matrix"]["pairs"] if a0 <= x["src"] <= a1 and b0 <= x["dst"] <= b1)
+    if a1 - a0 != b1 - b0 or a1 <= a0 or got != cell: bad.append("matrix hover %r; report: %d bytes" % (mh[:160], cell))
 sr = d["scale_ranks"]
 if sr["ranks"] != [0, 16] or sr["group"] != 1: bad.append("ranks 0-15 shown as %s, %s ranks per row" % (sr["ranks"], sr["group"]))
 print("; ".join(bad) if bad else "ok")

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# mpilens view says what mpilens report says, on view_odd.c (a ring of
+# MPI_Sendrecv, sends and receives on MPI_PROC_NULL, MPI_ANY_SOURCE
+# receives, MPI_Isend/MPI_Irecv with MPI_Waitall, MPI_Allreduce):
+# - 4 ranks: the page's counts equal report --json's; its routine table
+#   gives each routine report's calls, and as time% report's share of the
+#   MPI time without MPI_Init and MPI_Finalize ("-" for those two, which lie
+#   outside the application time); before, the page divided by the MPI time
+#   with them (MPI_Allreduce 7% on the page, 37% in the report);
+# - the same run without rank 2's file: report, report --json and the page
+#   do not say "every rank called MPI_Finalize" (nothing says rank 2 did)
+#   but that a rank had no file, and the page's box is not the green "ok";
+# - 1 rank (the ring goes to itself: 10 messages): the page's note does not
+#   say "there is no traffic between ranks" but that its 10 messages went to
+#   itself.
+# Open MPI and MPICH.
+# timeout: 240
+source "$ROOT/tests/browser/lib.sh"
+need_mpilens
+need_browser
+for impl in openmpi mpich; do
+    have_impl "$impl" || { note "skip $impl: not installed"; continue; }
+    need_runtime "$impl"
+    p=$(prog "$impl" view_odd) || continue
+    d=$TEST_TMP/$impl
+    mkdir -p "$d"
+    for n in 4 1; do
+        (cd "$d" && mpilens_run "$impl" "$d/run$n" $n "$p") >"$d/out$n" 2>"$d/err$n" ||
+            { soft_fail "$impl: view_odd on $n ranks failed: $(head -c 300 "$d/err$n")"; continue 2; }
+    done
+    # the run of 4 without rank 2's file
+    mkdir -p "$d/lost"
+    cp "$d/run4"/rank-0000[013].mlt "$d/lost/"
+    for r in run4 run1 lost; do
+        "$MPILENS" report --json -q --no-critical-path "$d/$r" >"$d/$r.json" 2>"$d/$r.json.err" ||
+            { soft_fail "$impl $r: report --json failed: $(head -c 300 "$d/$r.json.err")"; continue 2; }
+        "$MPILENS" report -q --no-critical-path "$d/$r" >"$d/$r.txt" 2>&1
+        "$MPILENS" view -q "$d/$r" -o "$d/$r.html" 2>"$d/$r.view.err" ||
+            { soft_fail "$impl $r: mpilens view failed: $(head -c 300 "$d/$r.view.err")"; continue 2; }
+        check_page "$d/$r.html" "$d/shots-$r" quick >"$d/$r.check.json" 2>"$d/$r.check.err" ||
+            { soft_fail "$impl $r: the browser check failed: $(head -c 400 "$d/$r.check.json" "$d/$r.check.err")"; continue 2; }
+    done
+    v=$(python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+bad = []
+def load(r): return json.load(open("%s/%s.check.json" % (d, r))), json.load(open("%s/%s.json" % (d, r)))
+for r in ("run4", "run1", "lost"):
+    page, rep = load(r)
+    if page.get("errors"): bad.append("%s: console errors %s" % (r, page["errors"][:3]))
+    want = {"ranks": rep["run"]["ranks"], "messages": rep["messages"]["matched"], "bytes": rep["messages"]["bytes"]}
+    if page.get("stats") != want: bad.append("%s: stats %s, report %s" % (r, page.get("stats"), want))
+    # the routine table: calls and time% as the report's
+    routines = {x["routine"]: x for x in rep["routines"]}
+    inside = sum(x["total_ns"] for x in rep["routines"] if x["routine"] not in ("MPI_Init", "MPI_Finalize"))
+    rows = page.get("routines") or []
+    if not rows: bad.append("%s: no routine table" % r)
+    for name, calls, _, share, _ in rows:
+        x = routines.get(name)
+        if not x: bad.append("%s: routine %s not in the report" % (r, name)); continue
+        if int(calls.replace(",", "")) != x["calls"]: bad.append("%s: %s calls %s, report %d" % (r, name, calls, x["calls"]))
+        if name in ("MPI_Init", "MPI_Finalize"): ok, want = share == "-", "-"
+        else:   # one decimal of the same share (a tie may round either way)
+            want = 100.0 * x["total_ns"] / inside
+            try: ok = abs(float(share) - want) <= 0.05 + 1e-9
+            except ValueError: ok = False
+            want = "%.2f" % want
+        if not ok: bad.append("%s: %s time%% %s on the page, %s in the report" % (r, name, share, want))
+page, rep = load("run4")
+if rep["messages"]["matched"] != 55 or rep["messages"]["proc_null"] != 40:
+    bad.append("run4: report matched %d messages (%d on MPI_PROC_NULL); the program sends 55 (and 40 on MPI_PROC_NULL)" %
+               (rep["messages"]["matched"], rep["messages"]["proc_null"]))
+# one rank: its messages went to itself
+page, rep = load("run1")
+if rep["messages"]["matched"] != 10: bad.append("run1: report matched %d messages, want 10" % rep["messages"]["matched"])
+if "no traffic between ranks" in page.get("notes", "") or "10 matched messages went to itself" not in page.get("notes", ""):
+    bad.append("run1: the note says %r" % page.get("notes"))
+# a rank without a file: nobody says every rank finalized
+page, rep = load("lost")
+text = open("%s/lost.txt" % d).read()
+fs = rep["failure_summary"]["text"]
+for what, t in (("report", text), ("report --json", fs), ("the page", page.get("summary", ""))):
+    if "every rank called MPI_Finalize" in t: bad.append("lost: %s says every rank called MPI_Finalize" % what)
+if "1 rank had no rank file" not in fs: bad.append("lost: report --json's summary: %r" % fs)
+boxes = page.get("diag_boxes") or []
+if not boxes or boxes[0][0] == "ok" or "1 rank had no rank file" not in boxes[0][1]:
+    bad.append("lost: the page's diagnosis box %s" % boxes[:1])
+print("; ".join(bad) if bad else "ok")
+PY
+)
+    [ "$v" = ok ] || soft_fail "$impl: $v"
+    note "$impl: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["stats"], d["routines"][:3])' "$d/run4.check.json")"
+done
