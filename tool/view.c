@@ -482,7 +482,9 @@ int cmd_view(int argc, char **argv)
     double max_mb = 200;
     uint64_t cap = 1000000;
     char *end;
+    int serve_only = 0;   /* --port, --window-cap: options of --serve */
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outpath = optarg; break;
@@ -501,6 +503,7 @@ int cmd_view(int argc, char **argv)
                 fprintf(stderr, "mpilens view: --port %s: give a port number (0: any free one)\n", optarg);
                 return 2;
             }
+            serve_only = 'P';
             break;
         case 'W':
             cap = strtoull(optarg, &end, 10);
@@ -508,10 +511,16 @@ int cmd_view(int argc, char **argv)
                 fprintf(stderr, "mpilens view: --window-cap %s: give a number of calls and messages, e.g. 500000\n", optarg);
                 return 2;
             }
+            serve_only = 'W';
             break;
         case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        default: tool_bad_option("view", argc, argv); return 2;
         }
+    }
+    if (serve_only && !serve) {
+        fprintf(stderr, "mpilens view: %s is for the page served by --serve; a page written to a file has no server\n",
+                serve_only == 'P' ? "--port" : "--window-cap");
+        return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens view: give one run directory, e.g. 'mpilens view mpilens-app-1234/ -o app.html'\n");

@@ -88,12 +88,19 @@ expect nothing "nothing after" --
 expect noprog "which program" -n 2
 "$M" run --help | grep -q 'usage: mpilens run' || bad "--help"
 # an unknown option: one line "mpilens VERB: ..." with a hint, exit 2, every verb
-for verb in run top dump report agent; do
+for verb in run top dump report agent view calibrate export; do
     "$M" $verb --bogus-flag x >out 2>err; rc=$?
     [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens $verb: unknown option.*--bogus-flag.*; try 'mpilens $verb --help'\$" err ||
         bad "$verb --bogus-flag: exit $rc, want 2 and one line 'mpilens $verb: unknown option ...; try ...': $(cat err)"
 done
 echo "ok unknown options"
+# view's options of --serve without it: an error, not silently ignored
+for o in "--port 8080" "--window-cap 500"; do
+    "$M" view $o -q . -o never.html >out 2>err; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens view: .*--serve" err && [ ! -e never.html ] ||
+        bad "view $o without --serve: exit $rc, want 2 and one line 'mpilens view: ... --serve': $(cat err)"
+done
+echo "ok options that do not apply"
 # exit statuses, -q, debug information, Ctrl+C and SIGTERM, both MPIs
 cat > skip.c <<'EOC'
 #include <mpi.h>
