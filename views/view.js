@@ -1469,6 +1469,14 @@ function smInit() {
       box.appendChild(d);
     }
   }
+  // the live monitor's deadlock verdict: who waits for whom, where
+  if (dg && dg.deadlock && dg.deadlock.text) {
+    const d = document.createElement('div');
+    d.className = 'fail verdict';
+    d.textContent = 'Deadlock found by the live monitor (' + dg.deadlock.file + ', ' + dg.deadlock.written + '):\n' +
+      dg.deadlock.text;
+    box.appendChild(d);
+  }
 }
 
 // failures say seconds since the run's start (the earliest MPI_Init anchor,
@@ -1508,6 +1516,9 @@ function notes() {
     out.push('Not drawn: ' + mt.unmatched_sends + ' unmatched sends, ' + mt.unmatched_receives + ' unmatched and ' +
       mt.pending_receives + ' pending receives, ' + mt.coll_incomplete + ' incomplete collectives (mpilens report lists them).');
   const dg = m.diagnosis;
+  if (dg && dg.deadlock && dg.deadlock.text)
+    out.push('The run deadlocked: ' + dg.deadlock.text.split('\n')[0].replace(/^DEADLOCK: /, '') +
+      ' (Summary: the live monitor\'s verdict).');
   if (dg && dg.failures && dg.failures.length)
     out.push('The run failed: ' + (dg.failure_summary && dg.failure_summary.text || dg.failures.length + ' rank(s)') +
       ' (Summary: the diagnosis; the red mark on the timeline shows where).');
