@@ -19,6 +19,7 @@
  * the run's common time line.  Lines starting with '#' describe each rank
  * file and name its communicators.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -334,8 +335,9 @@ int cmd_dump(int argc, char **argv)
         switch (c) {
         case 'r': {
             char *end;
+            errno = 0;
             only = strtol(optarg, &end, 10);
-            if (*end || only < 0) {
+            if (end == optarg || *end || only < 0 || only > INT32_MAX || errno) {
                 fprintf(stderr, "mpilens dump: --rank wants a rank number (0, 1, ...), not '%s'\n", optarg);
                 return 2;
             }
@@ -364,6 +366,11 @@ int cmd_dump(int argc, char **argv)
         }
         if (ferr) {
             fprintf(stderr, "mpilens dump: %s %s\n", dir, mlr_strerror(ferr));
+            return 1;
+        }
+        if (only >= 0 && mlr_rank(f) != only) {
+            fprintf(stderr, "mpilens dump: %s is rank %d's file, not rank %ld's\n", dir, mlr_rank(f), only);
+            mlr_close(f);
             return 1;
         }
         print_warnings(f);

@@ -3,6 +3,7 @@
  * the verb's front (options, output file); the failure diagnosis comes from
  * diag.c, the profile, messages and findings from profile_report.c.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -57,6 +58,14 @@ static void help(FILE *out)
             "  -h, --help       this text\n");
 }
 
+/* -o FILE could not be created (errno): one line saying why */
+static void cannot_create(const char *outpath)
+{
+    int e = errno;
+    fprintf(stderr, "mpilens report: cannot create %s: %s%s\n", outpath, strerror(e),
+            e == EEXIST ? " (an existing file is never overwritten)" : "");
+}
+
 /* `mpirun -n P mpilens report --no-critical-path DIR`: every process reads
  * its slice (report_sliced), process 0 writes the report. */
 static int report_job(const char *dir, const char *outpath, const struct report_opts *ro)
@@ -65,8 +74,7 @@ static int report_job(const char *dir, const char *outpath, const struct report_
     FILE *out = stdout;
     int64_t bad = 0;
     if (x->rank == 0 && outpath && strcmp(outpath, "-") != 0 && !(out = fopen(outpath, "wx"))) {
-        perror(outpath);
-        fprintf(stderr, "mpilens report: cannot create %s (an existing file is never overwritten)\n", outpath);
+        cannot_create(outpath);
         out = stdout;
         bad = 1;
     }
@@ -240,8 +248,7 @@ int cmd_report(int argc, char **argv)
     if (outpath && strcmp(outpath, "-") != 0) {
         out = fopen(outpath, "wx");
         if (!out) {
-            perror(outpath);
-            fprintf(stderr, "mpilens report: cannot create %s (an existing file is never overwritten)\n", outpath);
+            cannot_create(outpath);
             return 1;
         }
     }

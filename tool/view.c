@@ -245,6 +245,47 @@ static int pack_overview(const struct an_view_overview *o, uint8_t **out, size_t
     return rc;
 }
 
+/* "prof_rank_parts":[[t0,...,tK],...]: per rank of an_profile_ranks, the
+ * time (ns) of each of the K = min(8, routines) first routines of
+ * an_profile_routines and, last, of all the others, summed from the call
+ * sites' per-rank times. */
+static void put_rank_parts(FILE *o, const struct an_run *run, const struct an_profile *prof)
+{
+    unsigned nro, nrk, nsi;
+    const struct an_routine_prof *ro = an_profile_routines(prof, &nro);
+    const struct an_rank_prof *rp = an_profile_ranks(prof, &nrk);
+    const struct an_site_prof *sp = an_profile_sites(prof, &nsi);
+    unsigned K = nro < 8 ? nro : 8;
+    int64_t *t = calloc((size_t)(nrk ? nrk : 1) * (K + 1), sizeof *t);
+    int *slot = malloc((size_t)(run->size > 0 ? run->size : 1) * sizeof *slot);
+    if (!t || !slot) {   /* the page falls back to the calls' spans */
+        free(t);
+        free(slot);
+        return;
+    }
+    for (int r = 0; r < run->size; r++) slot[r] = -1;
+    for (unsigned i = 0; i < nrk; i++)
+        if (rp[i].rank >= 0 && rp[i].rank < run->size) slot[rp[i].rank] = (int)i;
+    for (unsigned s = 0; s < nsi; s++) {
+        unsigned k = 0;
+        while (k < K && ro[k].name != sp[s].name) k++;
+        for (unsigned j = 0; j < sp[s].nranks; j++) {
+            int r = sp[s].per_rank[j].rank;
+            if (r >= 0 && r < run->size && slot[r] >= 0)
+                t[(size_t)slot[r] * (K + 1) + k] = an_sadd(t[(size_t)slot[r] * (K + 1) + k], sp[s].per_rank[j].st.total);
+        }
+    }
+    fputs(",\"prof_rank_parts\":[", o);
+    for (unsigned i = 0; i < nrk; i++) {
+        fputs(i ? ",[" : "[", o);
+        for (unsigned k = 0; k <= K; k++) fprintf(o, "%s%" PRId64, k ? "," : "", t[(size_t)i * (K + 1) + k]);
+        putc(']', o);
+    }
+    putc(']', o);
+    free(t);
+    free(slot);
+}
+
 /* The run's metadata as one JSON object (names, profile, diagnosis). */
 static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
                      const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw,
@@ -341,7 +382,13 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     an_profile_sizes(prof, cnt, by);
     fputs("],\"sizes\":[", o);
     for (int i = 0; i < AN_SIZE_BUCKETS; i++) fprintf(o, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", cnt[i], by[i]);
-    fputs("],\"diagnosis\":", o);
+    putc(']', o);
+    /* per rank (as prof_ranks), the time of each of the first 8 routines
+     * (as prof_routines) and of the others: the summary's bars, the
+     * profile's time (a run of repeated polls counts its estimate, not the
+     * span from its first call to its last; docs/REPORT.md) */
+    put_rank_parts(o, run, prof);
+    fputs(",\"diagnosis\":", o);
     /* the failure diagnosis of `report --json --failures` */
     char *d = NULL;
     size_t dl = 0;
@@ -483,7 +530,9 @@ int cmd_view(int argc, char **argv)
     double max_mb = 200;
     uint64_t cap = 1000000;
     char *end;
+    int serve_only = 0;   /* --port, --window-cap: options of --serve */
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'o': outpath = optarg; break;
@@ -502,6 +551,7 @@ int cmd_view(int argc, char **argv)
                 fprintf(stderr, "mpilens view: --port %s: give a port number (0: any free one)\n", optarg);
                 return 2;
             }
+            serve_only = 'P';
             break;
         case 'W':
             cap = strtoull(optarg, &end, 10);
@@ -509,10 +559,16 @@ int cmd_view(int argc, char **argv)
                 fprintf(stderr, "mpilens view: --window-cap %s: give a number of calls and messages, e.g. 500000\n", optarg);
                 return 2;
             }
+            serve_only = 'W';
             break;
         case 'h': help(stdout); return 0;
-        default: help(stderr); return 2;
+        default: tool_bad_option("view", argc, argv); return 2;
         }
+    }
+    if (serve_only && !serve) {
+        fprintf(stderr, "mpilens view: %s is for the page served by --serve; a page written to a file has no server\n",
+                serve_only == 'P' ? "--port" : "--window-cap");
+        return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens view: give one run directory, e.g. 'mpilens view mpilens-app-1234/ -o app.html'\n");

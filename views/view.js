@@ -18,6 +18,7 @@ const KIND_COLOURS = ['#9e9e9e', '#1e88e5', '#fb8c00', '#e53935', '#8e24aa', '#4
 const D = {};          // the run: meta and decoded columns
 const TL = { overlays: [], marks: [] };  // timeline state
 const LD = {};         // network load state
+const SM = {};         // summary state: the bars drawn
 let drawnStats = { lines: 0, represented: 0 };
 
 // ---- helpers -----------------------------------------------------------------
@@ -1352,8 +1353,12 @@ function smDraw() {
   const t = new Float64Array(n * K);
   const app = new Float64Array(n), mpi = new Float64Array(n);
   for (const r of m.prof_ranks) { app[r.rank] = r.app; mpi[r.rank] = r.mpi; }
+  // the profile's time per rank and routine (a run of repeated polls: its
+  // estimate, not the span of its box on the timeline)
+  const parts = m.prof_rank_parts && m.prof_rank_parts.length === m.prof_ranks.length ? m.prof_rank_parts : null;
+  if (parts) m.prof_ranks.forEach((r, i) => { for (let k = 0; k < K; k++) t[r.rank * K + k] = parts[i][k]; });
   // a served page holds the calls of one window: its MPI time per rank, not split by routine
-  if (D.served) for (let r = 0; r < n; r++) t[r * K + K - 1] = mpi[r];
+  else if (D.served) for (let r = 0; r < n; r++) t[r * K + K - 1] = mpi[r];
   else for (let i = 0; i < D.c_t0.length; i++) {
     const s = slot.has(D.c_name[i]) ? slot.get(D.c_name[i]) : K - 1;
     t[D.c_rank[i] * K + s] += D.c_dur[i];
@@ -1363,16 +1368,16 @@ function smDraw() {
   const group = Math.max(1, Math.ceil(n / (h - 40)));
   const rows = Math.ceil(n / group), rh = (h - 40) / rows;
   let maxT = 1;
-  const tot = new Float64Array(rows), parts = new Float64Array(rows * (K + 1));
+  const tot = new Float64Array(rows), bars = new Float64Array(rows * (K + 1));
   for (let r = 0; r < n; r++) {
     const row = Math.floor(r / group);
     let sum = 0;
-    for (let k = 0; k < K; k++) { parts[row * (K + 1) + k + 1] += t[r * K + k] / group; sum += t[r * K + k]; }
+    for (let k = 0; k < K; k++) { bars[row * (K + 1) + k + 1] += t[r * K + k] / group; sum += t[r * K + k]; }
     const comp = Math.max(0, app[r] - mpi[r]);   // computation: the application's time outside MPI
-    parts[row * (K + 1)] += comp / group;
+    bars[row * (K + 1)] += comp / group;
   }
   for (let row = 0; row < rows; row++) {
-    for (let k = 0; k <= K; k++) tot[row] += parts[row * (K + 1) + k];
+    for (let k = 0; k <= K; k++) tot[row] += bars[row * (K + 1) + k];
     maxT = Math.max(maxT, tot[row]);
   }
   const cols = ['#cfd8dc', '#1e88e5', '#fb8c00', '#e53935', '#8e24aa', '#43a047', '#00acc1', '#6d4c41', '#fdd835', '#9e9e9e'];
@@ -1382,7 +1387,7 @@ function smDraw() {
   for (let row = 0; row < rows; row++) {
     let x = X;
     for (let k = 0; k <= K; k++) {
-      const v = parts[row * (K + 1) + k], ww = v / maxT * W;
+      const v = bars[row * (K + 1) + k], ww = v / maxT * W;
       ctx.fillStyle = cols[k];
       ctx.fillRect(x, row * rh + 1, ww, Math.max(1, rh - 2));
       x += ww;
@@ -1402,7 +1407,8 @@ function smDraw() {
     lx += 20 + ctx.measureText(names[k]).width;
   }
   if (group > 1) ctx.fillText('(each bar: the mean of ' + group + ' ranks)', lx + 10, ly);
-  if (D.served) ctx.fillText('(served: MPI time per rank not split by routine)', lx + 10, ly - 14);
+  if (D.served && !parts) ctx.fillText('(served: MPI time per rank not split by routine)', lx + 10, ly - 14);
+  SM.bars = { names, group, rows: Array.from({ length: rows }, (_, row) => Array.from(bars.slice(row * (K + 1), (row + 1) * (K + 1)))) };
   // sizes
   const s = setupCanvas($('sm-sizes'));
   s.ctx.clearRect(0, 0, s.w, s.h);
@@ -1469,6 +1475,14 @@ function smInit() {
       box.appendChild(d);
     }
   }
+  // the live monitor's deadlock verdict: who waits for whom, where
+  if (dg && dg.deadlock && dg.deadlock.text) {
+    const d = document.createElement('div');
+    d.className = 'fail verdict';
+    d.textContent = 'Deadlock found by the live monitor (' + dg.deadlock.file + ', ' + dg.deadlock.written + '):\n' +
+      dg.deadlock.text;
+    box.appendChild(d);
+  }
 }
 
 // failures say seconds since the run's start (the earliest MPI_Init anchor,
@@ -1508,6 +1522,9 @@ function notes() {
     out.push('Not drawn: ' + mt.unmatched_sends + ' unmatched sends, ' + mt.unmatched_receives + ' unmatched and ' +
       mt.pending_receives + ' pending receives, ' + mt.coll_incomplete + ' incomplete collectives (mpilens report lists them).');
   const dg = m.diagnosis;
+  if (dg && dg.deadlock && dg.deadlock.text)
+    out.push('The run deadlocked: ' + dg.deadlock.text.split('\n')[0].replace(/^DEADLOCK: /, '') +
+      ' (Summary: the live monitor\'s verdict).');
   if (dg && dg.failures && dg.failures.length)
     out.push('The run failed: ' + (dg.failure_summary && dg.failure_summary.text || dg.failures.length + ' rank(s)') +
       ' (Summary: the diagnosis; the red mark on the timeline shows where).');
@@ -1563,6 +1580,8 @@ window.mpilens = Object.freeze({
   rowSummary: (row, c0, c1) => rowSummary(row, c0, c1),
   scale: () => ({ t0: TL.t0, t1: TL.t1, labels: TL.labels.slice(), ranks: [TL.ra, TL.rb], group: TL.g ? TL.g.group : 1 }),
   interval: () => { const [a, b] = ldInterval(); return { a, b }; },
+  // the summary's time per rank: names (computation, routines, other MPI) and per row (a rank, or the mean of a group) ns each
+  rankBars: () => SM.bars ? { names: SM.bars.names.slice(), group: SM.bars.group, rows: SM.bars.rows.map(r => r.slice()) } : null,
   load: () => (LD.drawn || []).map(x => Object.assign({}, x)),
   messagePos: j => { const g = TL.g; return { x: g.x(D.m_ts[j]), y: g.yMid(D.m_src[j]), x1: g.x(D.m_ts[j] + D.m_lat[j]), y1: g.yMid(D.m_dst[j]) }; },
   message: j => ({ src: D.m_src[j], dst: D.m_dst[j], ts: D.m_ts[j], tr: D.m_ts[j] + D.m_lat[j], bytes: D.m_bytes[j], tag: D.m_tag[j] }),

@@ -12,7 +12,7 @@
 // two slider positions), clicked (the message clicked and the details
 // shown), matrix_hover (the matrix's text with the cursor on it), summary
 // (its text), routines (the rows of its routine table), diag_boxes (class
-// and text of each diagnosis box).  Screenshots of the four views go to
+// and text of each diagnosis box), rank_bars (the summary's time per rank).  Screenshots of the four views go to
 // SHOTS_DIR.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -136,6 +136,7 @@ async function main() {
     // the routine table (routine, calls, time, time%, bytes) and the diagnosis boxes' kinds
     out.routines = await page.$$eval('#sm-routines tr', trs => trs.slice(1).map(tr => Array.from(tr.cells).map(c => c.textContent)));
     out.diag_boxes = await page.$$eval('#sm-diag > div', ds => ds.map(d => [d.className, d.textContent]));
+    out.rank_bars = await page.evaluate(() => window.mpilens.rankBars ? window.mpilens.rankBars() : null);
     await page.screenshot({ path: shots + '/summary.png', fullPage: true });
   } finally {
     await browser.close();

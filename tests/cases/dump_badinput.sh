@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# mpilens dump on bad input: one clear line, non-zero exit, never a crash.
+# mpilens dump on bad input: one clear line, non-zero exit, never a crash
+# (--rank: not a number, empty, too big, another rank than the one file's).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 M=${MPILENS:-$root/build/bin/mpilens}
@@ -28,6 +29,8 @@ mkdir "$t/short"; printf 'abc' > "$t/short/rank-00000.mlt"
 grep -q "rank-00000.mlt: is not an mpilens rank file" "$t/err" || { echo "FAIL short-report: $(cat "$t/err")"; fail=1; }
 expect no-args "give one run directory" "$M" dump
 expect bad-rank "rank number" "$M" dump "$t/empty" --rank x
+expect bad-rank-empty "rank number" "$M" dump "$t/empty" --rank ''
+expect bad-rank-huge "rank number.*99999999999999999999" "$M" dump "$t/empty" --rank 99999999999999999999
 # a real file with its version field changed
 mkdir "$t/real"
 cc_=$(command -v mpicc.openmpi || command -v mpicc.mpich)
@@ -43,6 +46,9 @@ if [ -n "$cc_" ]; then
     expect bad-version "format version" "$M" dump "$t/v.mlt"
     head -c 100 "$f" > "$t/short.mlt"
     expect cut-header "cut before the end of its header" "$M" dump "$t/short.mlt"
+    # --rank on one rank file: that file's rank, or an error (not another rank's events)
+    expect other-rank "is rank 0's file, not rank 3's" "$M" dump "$f" --rank 3
+    "$M" dump "$f" --rank 0 >/dev/null 2>"$t/err" || { echo "FAIL one file --rank 0: $(cat "$t/err")"; fail=1; }
     "$M" dump "$t/real" >/dev/null 2>"$t/err" || { echo "FAIL real: $(cat "$t/err")"; fail=1; }
     [ -s "$t/err" ] && { echo "FAIL real: unexpected warnings: $(cat "$t/err")"; fail=1; }
 fi

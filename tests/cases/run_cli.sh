@@ -5,7 +5,7 @@
 # (a fake libmpi.so.20), unknown --mpi, existing -o, -o whose parent is
 # missing, a file, or not writable (also as root: /proc, chattr +i, a
 # read-only tmpfs in a mount namespace, where possible); an unknown option
-# of every verb; a program that never calls MPI keeps its exit status; -q
+# of every verb; options that do not apply; report -o an existing file; a program that never calls MPI keeps its exit status; -q
 # prints nothing but mpilens's own errors; no -g said once; SIGTERM to
 # mpilens run (143) and Ctrl+C (130): one line, the trace kept, no ranks left.
 set -u
@@ -88,12 +88,24 @@ expect nothing "nothing after" --
 expect noprog "which program" -n 2
 "$M" run --help | grep -q 'usage: mpilens run' || bad "--help"
 # an unknown option: one line "mpilens VERB: ..." with a hint, exit 2, every verb
-for verb in run top dump report agent; do
+for verb in run top dump report agent view calibrate export; do
     "$M" $verb --bogus-flag x >out 2>err; rc=$?
     [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens $verb: unknown option.*--bogus-flag.*; try 'mpilens $verb --help'\$" err ||
         bad "$verb --bogus-flag: exit $rc, want 2 and one line 'mpilens $verb: unknown option ...; try ...': $(cat err)"
 done
 echo "ok unknown options"
+# view's options of --serve without it: an error, not silently ignored
+for o in "--port 8080" "--window-cap 500"; do
+    "$M" view $o -q . -o never.html >out 2>err; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens view: .*--serve" err && [ ! -e never.html ] ||
+        bad "view $o without --serve: exit $rc, want 2 and one line 'mpilens view: ... --serve': $(cat err)"
+done
+# report -o an existing file: one line saying so, exit 1, the file intact
+echo precious >exists.txt
+"$M" report -q -o exists.txt . >out 2>err; rc=$?
+[ $rc = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens report: cannot create exists.txt: File exists (an existing file is never overwritten)\$" err &&
+    [ "$(cat exists.txt)" = precious ] || bad "report -o an existing file: exit $rc, want 1 and one line: $(cat err)"
+echo "ok options that do not apply, existing outputs"
 # exit statuses, -q, debug information, Ctrl+C and SIGTERM, both MPIs
 cat > skip.c <<'EOC'
 #include <mpi.h>

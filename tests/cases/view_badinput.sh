@@ -3,7 +3,8 @@
 # request) and its note says what it shows and what is missing, for a run
 # with no messages (ok_ibarrier, 2 ranks), a run of 1 rank, a run cut
 # short by a crash (failsafe segv on rank 1: "The run failed", the
-# diagnosis in the summary), a run whose rank 1 file is truncated (the
+# diagnosis in the summary), a deadlocked run stopped by mpilens run (the
+# note says so, the summary holds the live monitor's verdict), a run whose rank 1 file is truncated (the
 # problem named), an empty run (rank files cut after their header: no
 # call recorded); an existing output file is never overwritten (exit 1,
 # content unchanged); a directory that is not a run gets one line
@@ -75,6 +76,10 @@ for impl in openmpi mpich; do
     page_says "$impl-one-rank" "$d/one" "One rank only" "Shows 1 of 1 rank"
     p=$(prog "$impl" failsafe) && (cd "$d" && mpilens_run "$impl" "$d/crash" 2 "$p" segv 1) >/dev/null 2>&1
     page_says "$impl-crash" "$d/crash" "The run failed" "rank 1: "
+    p=$(prog "$impl" deadlock_recvrecv) &&
+        (cd "$d" && "$MPILENS" run -q --mpi="$impl" --deadlock-timeout=2 -n 2 -o "$d/dead" "$p") >/dev/null 2>&1
+    page_says "$impl-deadlock" "$d/dead" "The run deadlocked: no progress for" "Deadlock found by the live monitor" \
+        "rank 0: MPI_Recv from 1 tag 7 at deadlock_recvrecv.c:" "cycle: rank 0 -> rank 1 -> rank 0"
     p=$(prog "$impl" view_phases) && (cd "$d" && mpilens_run "$impl" "$d/cut" 4 "$p") >/dev/null 2>&1
     f=$d/cut/rank-00001.mlt
     [ -s "$f" ] && truncate -s $(($(stat -c %s "$f") / 2)) "$f"

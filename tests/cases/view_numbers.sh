@@ -10,6 +10,12 @@
 # - the same run without rank 2's file: report, report --json and the page
 #   do not say "every rank called MPI_Finalize" (nothing says rank 2 did)
 #   but that a rank had no file, and the page's box is not the green "ok";
+# - the summary's bar per rank: its computation is report's app_ns - mpi_ns,
+#   its MPI parts sum to report's mpi_ns + init_ns + finalize_ns, on these
+#   runs and on ok_testpoll (2 ranks, rank 0 polls with computation between
+#   the polls: a run of repeated polls counts the profile's estimate; before,
+#   its span from the first poll to the last, 4.0 s of MPI_Test against
+#   report's 36 ms);
 # - 1 rank (the ring goes to itself: 10 messages): the page's note does not
 #   say "there is no traffic between ranks" but that its 10 messages went to
 #   itself.
@@ -28,10 +34,13 @@ for impl in openmpi mpich; do
         (cd "$d" && mpilens_run "$impl" "$d/run$n" $n "$p") >"$d/out$n" 2>"$d/err$n" ||
             { soft_fail "$impl: view_odd on $n ranks failed: $(head -c 300 "$d/err$n")"; continue 2; }
     done
+    # rank 0 polls MPI_Test, then MPI_Iprobe, computing between the polls
+    q=$(prog "$impl" ok_testpoll) && (cd "$d" && mpilens_run "$impl" "$d/poll" 2 "$q") >"$d/outp" 2>"$d/errp" ||
+        { soft_fail "$impl: ok_testpoll failed: $(head -c 300 "$d/errp")"; continue; }
     # the run of 4 without rank 2's file
     mkdir -p "$d/lost"
     cp "$d/run4"/rank-0000[013].mlt "$d/lost/"
-    for r in run4 run1 lost; do
+    for r in run4 run1 lost poll; do
         "$MPILENS" report --json -q --no-critical-path "$d/$r" >"$d/$r.json" 2>"$d/$r.json.err" ||
             { soft_fail "$impl $r: report --json failed: $(head -c 300 "$d/$r.json.err")"; continue 2; }
         "$MPILENS" report -q --no-critical-path "$d/$r" >"$d/$r.txt" 2>&1
@@ -45,7 +54,7 @@ import json, sys
 d = sys.argv[1]
 bad = []
 def load(r): return json.load(open("%s/%s.check.json" % (d, r))), json.load(open("%s/%s.json" % (d, r)))
-for r in ("run4", "run1", "lost"):
+for r in ("run4", "run1", "lost", "poll"):
     page, rep = load(r)
     if page.get("errors"): bad.append("%s: console errors %s" % (r, page["errors"][:3]))
     want = {"ranks": rep["run"]["ranks"], "messages": rep["messages"]["matched"], "bytes": rep["messages"]["bytes"]}
@@ -53,6 +62,17 @@ for r in ("run4", "run1", "lost"):
     # the routine table: calls and time% as the report's
     routines = {x["routine"]: x for x in rep["routines"]}
     inside = sum(x["total_ns"] for x in rep["routines"] if x["routine"] not in ("MPI_Init", "MPI_Finalize"))
+    # the time per rank: computation = app - MPI, the routines' parts = MPI, MPI_Init, MPI_Finalize
+    bars = page.get("rank_bars") or {}
+    if bars.get("group") != 1 or len(bars.get("rows", [])) != rep["run"]["ranks"]: bad.append("%s: rank bars %s" % (r, bars))
+    else:
+        for x in rep["ranks"]:
+            row = bars["rows"][x["rank"]]
+            comp, mpi = row[0], sum(row[1:])
+            want = x["mpi_ns"] + x["init_ns"] + x["finalize_ns"]
+            if abs(comp - max(0, x["app_ns"] - x["mpi_ns"])) > 1 or abs(mpi - want) > 1e-6 * want + 1:
+                bad.append("%s: rank %d's bar: %.0f ns computing, %.0f ns in MPI; report: %d, %d" %
+                           (r, x["rank"], comp, mpi, x["app_ns"] - x["mpi_ns"], want))
     rows = page.get("routines") or []
     if not rows: bad.append("%s: no routine table" % r)
     for name, calls, _, share, _ in rows:
