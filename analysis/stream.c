@@ -17,7 +17,9 @@
  *
  * A sliced run (an_run_open_slice) streams only its own ranks; its passes
  * (an_slice_check) ship the sends that cross to other slices to their
- * receivers' owners and check the receives against them there.
+ * receivers' owners and check the receives against them there, and repair
+ * the clocks in rounds when some receive ends before its send began
+ * (an_slice_repair).
  */
 #include "analysis.h"
 #include "exchange.h"
@@ -411,6 +413,22 @@ static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, 
     return 0;
 }
 
+/* One pass with the clocks final (no repair): what it counts is order-free
+ * (docs/PARALLEL.md, "Clock repair across slices"): the messages that
+ * moved their receive, and whether any receive still ends before its send
+ * began. */
+static int final_pass(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res,
+                      struct an_marks *marks)
+{
+    struct an_result last;
+    memset(&last, 0, sizeof last);
+    if (run_pass(run, sink, 0, progress, "writing", &last, marks)) return -1;
+    free(last.findings);
+    res->repair_converged = last.stats.repaired == 0;
+    res->repair_steps = last.stats.moved;
+    return 0;
+}
+
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final, int progress,
                struct an_result *res)
 {
@@ -447,14 +465,16 @@ int an_analyse_marked(struct an_run *run, const struct an_sink *first, const str
             res->repair_rank = run->ranks[i].rank;
         }
     }
-    if (final) {
-        struct an_result last;
-        memset(&last, 0, sizeof last);
-        if (run_pass(run, final, 0, progress, "writing", &last, marks)) return -1;
-        free(last.findings);
-        res->repair_converged = last.stats.repaired == 0;
-    }
+    /* no clock moved: nothing was repaired (violations too large, if any,
+     * were only counted) */
+    if (res->repair_max == 0) res->repair_steps = 0;
+    if (final) return final_pass(run, final, progress, res, marks);
     return 0;
+}
+
+int an_analyse_final(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res)
+{
+    return final_pass(run, sink, progress, res, NULL);
 }
 
 int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
@@ -547,7 +567,7 @@ static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
  * processes to *sent.  bad: this process failed reading; any failure, here or
  * elsewhere, ends the job. */
 static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64_t bad, size_t *nin,
-                                       uint64_t *sent)
+                                       uint64_t *sent, struct an_slice_sends *keep)
 {
     int P = x->size;
     size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen);
@@ -560,11 +580,16 @@ static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64
     size_t total = 0;
     for (int p = 0; p < P; p++) {
         total += inlen[p];
-        free(o->rec[p]);
+        if (!keep) free(o->rec[p]);
         *sent += o->n[p] * (p != x->rank);
     }
-    free(o->rec);
-    free(o->n);
+    if (keep) {           /* the clock repair's rounds send their times again */
+        keep->out = o->rec;
+        keep->nout = o->n;
+    } else {
+        free(o->rec);
+        free(o->n);
+    }
     free(o->cap);
     free(outlen);
     free(inlen);
@@ -575,7 +600,7 @@ static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64
 /* One pass over this slice's ranks: remote sends posted first, sends to
  * other slices to out (or dropped). */
 static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
-                      struct outbox *out, int progress, const char *what, struct an_match_stats *st,
+                      struct outbox *out, int repair, int progress, const char *what, struct an_match_stats *st,
                       int64_t *first, int64_t *last, struct an_match **keep)
 {
     struct an_match *m = an_match_new(run, sink);
@@ -585,7 +610,7 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
         an_stream_free(s);
         return -1;
     }
-    an_match_set_repair(m, 0);
+    an_match_set_repair(m, repair);
     an_match_set_outbox(m, out ? outbox_put : outbox_drop, out);
     for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
     struct an_progress pr;
@@ -623,7 +648,8 @@ int64_t an_slice_first(struct an_run *run)
     return v[0];
 }
 
-int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out)
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
+                   struct an_slice_sends *keep)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -633,32 +659,132 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     if (!o.rec || !o.n || !o.cap) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
-    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last, NULL);
+    int rc = slice_pass(run, sink, NULL, 0, &o, 0, progress, "reading", &st, &first, &last, NULL);
     size_t nin;
-    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out);
+    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out, keep);
     /* the records of each sender come in its order: every channel's sends in posting order */
     int64_t first1 = first, last1 = last;
-    rc = slice_pass(run, NULL, in, nin, NULL, progress, "checking clocks", &st,
-                    &first, &last, NULL);
+    rc = slice_pass(run, NULL, in, nin, NULL, 0, progress, "checking clocks", &st, &first, &last, NULL);
     first = first1;
     last = last1;
-    free(in);
+    if (keep) {
+        keep->in = in;
+        keep->nin = nin;
+    } else {
+        free(in);
+    }
     int64_t bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    int64_t v[4] = {(int64_t)st.repairable, -first, last, (int64_t)out->sends_out};
-    x->reduce_i64(x, v, 1, AN_XCH_SUM);
-    x->reduce_i64(x, v + 1, 2, AN_XCH_MAX);
-    x->reduce_i64(x, v + 3, 1, AN_XCH_SUM);
+    int64_t v[5] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable), -first, last,
+                    (int64_t)out->sends_out};
+    x->reduce_i64(x, v, 2, AN_XCH_SUM);
+    x->reduce_i64(x, v + 2, 2, AN_XCH_MAX);
+    x->reduce_i64(x, v + 4, 1, AN_XCH_SUM);
     out->repairable = (uint64_t)v[0];
-    out->first = -v[1];
-    out->last = v[2];
-    out->sends_out = (uint64_t)v[3];
+    out->too_large = (uint64_t)v[1];
+    out->first = -v[2];
+    out->last = v[3];
+    out->sends_out = (uint64_t)v[4];
+    return 0;
+}
+
+int an_slice_pass(struct an_run *run, const struct an_sink *sink, int progress, int64_t *first, int64_t *last)
+{
+    struct an_xch *x = run->slice->x;
+    struct an_match_stats st;
+    int64_t v[3] = {0, 0, 0};
+    v[0] = slice_pass(run, sink, NULL, 0, NULL, 0, progress, "writing", &st, first, last, NULL) != 0;
+    v[1] = -*first;
+    v[2] = *last;
+    x->reduce_i64(x, v, 3, AN_XCH_MAX);
+    if (v[0]) x->fail(x, "mpilens: out of memory reading the slice");
+    *first = -v[1];
+    *last = v[2];
+    return 0;
+}
+
+void an_slice_sends_free(struct an_slice_sends *xs, int P)
+{
+    for (int p = 0; xs->out && p < P; p++) free(xs->out[p]);
+    free(xs->out);
+    free(xs->nout);
+    free(xs->in);
+    memset(xs, 0, sizeof *xs);
+}
+
+/* The clock repair across slices (docs/PARALLEL.md, "Clock repair across
+ * slices"): a forward replay in rounds.  Each round reads every slice with
+ * repair on, the sends of other slices posted first with their senders'
+ * aligned starts as the last round left them, so every receive is checked
+ * (and its own rank repaired) as in the serial analysis; then each sender's
+ * owner recomputes the aligned start of every send it shipped from its
+ * clocks as they now are and sends them again (8 bytes a send, in the
+ * records' order).  The clocks only ever move later, to no more than the
+ * least ones that satisfy every message: when no shipped start moved and no
+ * slice repaired a send it had checked already (repair_late), every receive
+ * ends after its send began and the clocks are those least ones, the serial
+ * analysis's. */
+int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out)
+{
+    struct an_xch *x = run->slice->x;
+    int P = x->size;
+    memset(out, 0, sizeof *out);
+    int64_t **S = calloc((size_t)P, sizeof *S);
+    size_t *len = calloc((size_t)P, sizeof *len), *inlen = calloc((size_t)P, sizeof *inlen);
+    int64_t bad = !S || !len || !inlen;
+    for (int p = 0; !bad && p < P; p++) {
+        len[p] = xs->nout[p] * sizeof(int64_t);
+        if (xs->nout[p] && !(S[p] = malloc(len[p]))) bad = 1;
+    }
+    char what[64];
+    for (unsigned round = 1; round <= MAX_PASSES; round++) {
+        struct an_match_stats st;
+        memset(&st, 0, sizeof st);
+        int64_t first, last;
+        snprintf(what, sizeof what, "repairing clocks (round %u)", round);
+        if (!bad && slice_pass(run, NULL, xs->in, xs->nin, NULL, 1, progress, what, &st, &first, &last, NULL))
+            bad = 1;
+        int64_t changed = 0;
+        for (int p = 0; !bad && p < P; p++)
+            for (size_t i = 0; i < xs->nout[p]; i++) {
+                struct an_send_rec *r = &xs->out[p][i];
+                const struct an_clock *k = &run->ranks[run->slot[r->src]].clock;
+                int64_t at = an_wadd(an_clock_base(k, r->send.t0), an_clock_extra(k, r->send.t0));
+                if (at != r->at) changed++;
+                r->at = S[p][i] = at;
+            }
+        x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+        if (bad) x->fail(x, "mpilens: out of memory repairing the clocks");
+        void *in = NULL;
+        if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+        size_t total = 0;
+        for (int p = 0; p < P; p++) {
+            total += inlen[p];
+            if (p != x->rank) out->exchanged += len[p];
+        }
+        if (total != xs->nin * sizeof(int64_t)) x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
+        for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
+        free(in);
+        int64_t v[3] = {changed, (int64_t)st.repair_late, (int64_t)(st.repaired - st.repairable)};
+        x->reduce_i64(x, v, 3, AN_XCH_SUM);
+        out->rounds = round;
+        out->too_large = (uint64_t)v[2];
+        if (v[2]) break;   /* not repaired by the serial analysis either, which then depends on its order */
+        if (v[0] == 0 && v[1] == 0) {
+            out->converged = 1;
+            break;
+        }
+    }
+    for (int p = 0; S && p < P; p++) free(S[p]);
+    free(S);
+    free(len);
+    free(inlen);
     return 0;
 }
 
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
-                                uint64_t *cancels)
+                                uint64_t *cancels, struct an_slice_sends *keep)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -687,7 +813,7 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     an_stream_free(s);
     size_t nin;
     uint64_t sent = 0;
-    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent);
+    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent, keep);
     /* The sends of other slices, each sender's in its order: a channel's
      * sends all come from one rank, so its receives are all still waiting
      * in it, in the order they were released, and the k-th send takes the
@@ -696,7 +822,12 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     *remote = nin;
     *cancels = o.cancels;
     for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
-    free(in);
+    if (keep) {
+        keep->in = in;
+        keep->nin = nin;
+    } else {
+        free(in);
+    }
     an_match_finish(m);
     return m;
 }
