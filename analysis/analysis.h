@@ -505,30 +505,32 @@ struct an_slice_sends {
 };
 void an_slice_sends_free(struct an_slice_sends *xs, int nprocs);
 /* A sliced run (an_run_open_slice), collective: every process reads its
- * slice twice, once fed to sink (with the clocks the headers give) while
- * the sends to other slices are kept, which then go to their receivers'
- * owners, and once to check every receive against its send.  The serial
- * analysis repairs the clocks only when some receive ends before its send
- * began by a repairable amount: out->repairable counts those, and while it
- * is 0 what sink got is what the serial analysis gives; otherwise the
- * clocks are repaired by an_slice_repair from what keep (if not NULL)
+ * slice twice, once while the sends to other slices are kept, which then
+ * go to their receivers' owners, and once to check every receive against
+ * its send, with repair on both times; the second read is fed to sink
+ * (out->wrote) when the first repaired nothing.  The serial analysis
+ * repairs the clocks only when some receive ends before its send began by
+ * a repairable amount: out->repairable counts those, and while it is 0
+ * what sink got is what the serial analysis gives; otherwise the clocks
+ * are repaired further by an_slice_repair from what keep (if not NULL)
  * holds.  too_large: receives that end more than the repair allows before
  * their send began.  first/last: the run's earliest call start and latest
- * call end, aligned.  0 or -1. */
+ * call end, aligned, as the second read saw them.  0 or -1. */
 struct an_slice_clocks {
     uint64_t repairable, too_large;
+    int wrote;
     int64_t first, last;
     uint64_t sends_out;           /* sends shipped to another slice, all processes */
 };
 int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
                    struct an_slice_sends *keep);
 /* Clock repair across slices (collective), after a first pass that kept
- * its crossing sends in xs: rounds of a forward replay, each reading every
- * slice with repair on, until no receive ends before its send began
- * (converged: the clocks are the serial analysis's) or 8 rounds were read
- * or some receive ends too far before its send (too_large: the serial
- * analysis does not repair it, and its result then follows its order).
- * exchanged: bytes this process sent to others.  0. */
+ * its crossing sends in xs: rounds of a forward replay (an_slice_ship,
+ * then an_slice_round), until a round repairs nothing (converged: the
+ * clocks are the serial analysis's) or 8 rounds were read or some receive
+ * ends too far before its send (too_large: the serial analysis does not
+ * repair it, and its result then follows its order).  exchanged: bytes
+ * this process sent to others.  0. */
 struct an_slice_repair {
     unsigned rounds;
     int converged;
@@ -536,6 +538,14 @@ struct an_slice_repair {
     uint64_t exchanged;
 };
 int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out);
+/* One round's parts (collective): the aligned starts of the sends this
+ * process shipped, recomputed from its clocks and sent again (returns the
+ * bytes sent to others); one read of the slice with repair on, fed to
+ * sink, those sends posted first (the matcher, finished: its stats say
+ * what was repaired; an_match_free it). */
+uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs);
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+                                int progress, const char *what);
 /* One read of the slice with the clocks as they are (no repair), fed to
  * sink; first/last: the run's earliest call start and latest call end,
  * aligned, over all slices (collective).  0. */

@@ -389,14 +389,15 @@ static void causality(struct an_match *m, const struct checked *c, int depth)
     }
 }
 
-/* With the clocks final (a pass without repair): a message moved its
- * receive when it ends before its send began by its receiver's clock as
- * corrected for the events before the receive, and no longer does by the
- * correction from the receive on (docs/REPORT.md, "Clock alignment"). */
+/* A message moved its receive when it ends before its send began by its
+ * receiver's clock as corrected for the events before the receive, and no
+ * longer does by the correction from the receive on (docs/REPORT.md,
+ * "Clock alignment"): counted with the clocks as they are, which only a
+ * pass that repairs nothing reads final. */
 static void moved(struct an_match *m, const struct checked *c)
 {
     const struct an_clock *k = &m->run->ranks[c->id].clock;
-    if (m->repair || !k->nsteps) return;
+    if (!k->nsteps) return;
     int64_t s0 = send_start(m, c), r1 = an_clock_base(k, c->r1);
     if (s0 > an_wadd(r1, an_clock_extra(k, c->r0 - 1)) && s0 <= an_wadd(r1, an_clock_extra(k, c->r0)))
         m->st.moved++;

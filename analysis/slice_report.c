@@ -205,26 +205,32 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     struct an_match *m = an_slice_match(run, &sink, progress, &remote, &cancels, &xs);
     struct an_match_stats st = *an_match_stats(m);
     int64_t why = 0;
-    /* clocks to repair (design item 2): rounds across the slices, then the
-     * whole matching and profile once more with the final clocks, as the
-     * serial report does after a repair */
+    /* clocks to repair (design item 2): rounds across the slices, each
+     * matching and profiling the slice anew; the first that repairs
+     * nothing anywhere read the final clocks: its result is the one, as
+     * the serial report's pass with the final clocks */
     struct an_slice_repair rep;
     memset(&rep, 0, sizeof rep);
     int64_t need[2] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable)};
     x->reduce_i64(x, need, 2, AN_XCH_SUM);
     if (need[0] && need[1]) why |= WHY_LARGE;
-    if (need[0] && !need[1]) {
+    char what[64];
+    while (need[0] && !need[1] && rep.rounds < 8) {
         an_match_free(m);
         an_profile_free(prof);
-        an_slice_repair(run, &xs, progress, &rep);
-        if (rep.too_large) why |= WHY_LARGE;
-        else if (!rep.converged) why |= WHY_REPAIR;
-        an_slice_sends_free(&xs, P);
         if (!(prof = an_profile_new(run))) x->fail(x, "mpilens report: out of memory");
         sink = an_profile_sink(prof);
-        m = an_slice_match(run, &sink, progress, &remote, &cancels, NULL);
+        rep.exchanged += an_slice_ship(run, &xs);
+        snprintf(what, sizeof what, "repairing clocks (round %u)", ++rep.rounds);
+        m = an_slice_round(run, &sink, &xs, progress, what);
         st = *an_match_stats(m);
+        remote = xs.nin;
+        int64_t v[2] = {(int64_t)st.repaired, (int64_t)(st.repaired - st.repairable)};
+        x->reduce_i64(x, v, 2, AN_XCH_SUM);
+        if (v[1]) why |= WHY_LARGE;
+        if (v[1] || v[0] == 0) break;
     }
+    if (need[0] && !(why & WHY_LARGE) && st.repaired) why |= WHY_REPAIR;
     an_slice_sends_free(&xs, P);
     /* the largest correction and the first rank (in the run's order) with it */
     int64_t rmax[2] = {0, 0};

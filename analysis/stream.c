@@ -659,14 +659,20 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     if (!o.rec || !o.n || !o.cap) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
-    int rc = slice_pass(run, sink, NULL, 0, &o, 0, progress, "reading", &st, &first, &last, NULL);
+    /* the first read ships the sends and repairs what its slice alone
+     * shows; the second, the other slices' sends posted first, checks
+     * every receive (repair on: it is the clock repair's first round) and
+     * feeds sink when the first repaired nothing anywhere: then, if it
+     * repairs nothing either, the clocks it read are final */
+    int rc = slice_pass(run, NULL, NULL, 0, &o, 1, progress, "reading", &st, &first, &last, NULL);
     size_t nin;
     struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out, keep);
+    int64_t v1[2] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable)};
+    x->reduce_i64(x, v1, 2, AN_XCH_SUM);
+    out->wrote = v1[0] == 0;
     /* the records of each sender come in its order: every channel's sends in posting order */
-    int64_t first1 = first, last1 = last;
-    rc = slice_pass(run, NULL, in, nin, NULL, 0, progress, "checking clocks", &st, &first, &last, NULL);
-    first = first1;
-    last = last1;
+    rc |= slice_pass(run, out->wrote ? sink : NULL, in, nin, NULL, 1, progress, out->wrote ? "writing" : "checking clocks",
+                     &st, &first, &last, NULL);
     if (keep) {
         keep->in = in;
         keep->nin = nin;
@@ -676,8 +682,8 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     int64_t bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    int64_t v[5] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable), -first, last,
-                    (int64_t)out->sends_out};
+    int64_t v[5] = {(int64_t)st.repairable + v1[0] * (x->rank == 0), (int64_t)(st.repaired - st.repairable) + v1[1] * (x->rank == 0),
+                    -first, last, (int64_t)out->sends_out};
     x->reduce_i64(x, v, 2, AN_XCH_SUM);
     x->reduce_i64(x, v + 2, 2, AN_XCH_MAX);
     x->reduce_i64(x, v + 4, 1, AN_XCH_SUM);
@@ -713,73 +719,87 @@ void an_slice_sends_free(struct an_slice_sends *xs, int P)
     memset(xs, 0, sizeof *xs);
 }
 
-/* The clock repair across slices (docs/PARALLEL.md, "Clock repair across
- * slices"): a forward replay in rounds.  Each round reads every slice with
- * repair on, the sends of other slices posted first with their senders'
- * aligned starts as the last round left them, so every receive is checked
- * (and its own rank repaired) as in the serial analysis; then each sender's
- * owner recomputes the aligned start of every send it shipped from its
- * clocks as they now are and sends them again (8 bytes a send, in the
- * records' order).  The clocks only ever move later, to no more than the
- * least ones that satisfy every message: when no shipped start moved and no
- * slice repaired a send it had checked already (repair_late), every receive
- * ends after its send began and the clocks are those least ones, the serial
- * analysis's. */
-int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out)
+/* Each sender's owner recomputes the aligned start of every send it
+ * shipped from its clocks as they now are and sends them again, 8 bytes a
+ * send in the records' order (one all-to-all); returns the bytes sent to
+ * other processes. */
+uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs)
 {
     struct an_xch *x = run->slice->x;
     int P = x->size;
-    memset(out, 0, sizeof *out);
     int64_t **S = calloc((size_t)P, sizeof *S);
     size_t *len = calloc((size_t)P, sizeof *len), *inlen = calloc((size_t)P, sizeof *inlen);
     int64_t bad = !S || !len || !inlen;
+    uint64_t sent = 0;
     for (int p = 0; !bad && p < P; p++) {
         len[p] = xs->nout[p] * sizeof(int64_t);
         if (xs->nout[p] && !(S[p] = malloc(len[p]))) bad = 1;
+        for (size_t i = 0; !bad && i < xs->nout[p]; i++) {
+            struct an_send_rec *r = &xs->out[p][i];
+            const struct an_clock *k = &run->ranks[run->slot[r->src]].clock;
+            r->at = S[p][i] = an_wadd(an_clock_base(k, r->send.t0), an_clock_extra(k, r->send.t0));
+        }
+        if (p != x->rank) sent += len[p];
     }
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory repairing the clocks");
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += inlen[p];
+    if (total != xs->nin * sizeof(int64_t)) x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
+    for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
+    free(in);
+    for (int p = 0; p < P; p++) free(S[p]);
+    free(S);
+    free(len);
+    free(inlen);
+    return sent;
+}
+
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+                                int progress, const char *what)
+{
+    struct an_match *m = NULL;
+    struct an_match_stats st;
+    int64_t first, last;
+    int64_t bad = slice_pass(run, sink, xs->in, xs->nin, NULL, 1, progress, what, &st, &first, &last, &m) != 0;
+    struct an_xch *x = run->slice->x;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    return m;
+}
+
+/* The clock repair across slices (docs/PARALLEL.md, "Clock repair across
+ * slices"): a forward replay in rounds.  Each round reads every slice with
+ * repair on, the sends of other slices posted first with their senders'
+ * aligned starts as the last round left them (an_slice_ship), so every
+ * receive is checked, and its own rank repaired, as in the serial
+ * analysis.  The clocks only ever move later, to no more than the least
+ * ones that satisfy every message: a round that repaired nothing anywhere
+ * found every receive ending after its send began, so the clocks are those
+ * least ones, the serial analysis's. */
+int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out)
+{
+    struct an_xch *x = run->slice->x;
+    memset(out, 0, sizeof *out);
     char what[64];
     for (unsigned round = 1; round <= MAX_PASSES; round++) {
-        struct an_match_stats st;
-        memset(&st, 0, sizeof st);
-        int64_t first, last;
+        out->exchanged += an_slice_ship(run, xs);
         snprintf(what, sizeof what, "repairing clocks (round %u)", round);
-        if (!bad && slice_pass(run, NULL, xs->in, xs->nin, NULL, 1, progress, what, &st, &first, &last, NULL))
-            bad = 1;
-        int64_t changed = 0;
-        for (int p = 0; !bad && p < P; p++)
-            for (size_t i = 0; i < xs->nout[p]; i++) {
-                struct an_send_rec *r = &xs->out[p][i];
-                const struct an_clock *k = &run->ranks[run->slot[r->src]].clock;
-                int64_t at = an_wadd(an_clock_base(k, r->send.t0), an_clock_extra(k, r->send.t0));
-                if (at != r->at) changed++;
-                r->at = S[p][i] = at;
-            }
-        x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-        if (bad) x->fail(x, "mpilens: out of memory repairing the clocks");
-        void *in = NULL;
-        if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
-        size_t total = 0;
-        for (int p = 0; p < P; p++) {
-            total += inlen[p];
-            if (p != x->rank) out->exchanged += len[p];
-        }
-        if (total != xs->nin * sizeof(int64_t)) x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
-        for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
-        free(in);
-        int64_t v[3] = {changed, (int64_t)st.repair_late, (int64_t)(st.repaired - st.repairable)};
-        x->reduce_i64(x, v, 3, AN_XCH_SUM);
+        struct an_match *m = an_slice_round(run, NULL, xs, progress, what);
+        const struct an_match_stats *st = an_match_stats(m);
+        int64_t v[2] = {(int64_t)st->repaired, (int64_t)(st->repaired - st->repairable)};
+        an_match_free(m);
+        x->reduce_i64(x, v, 2, AN_XCH_SUM);
         out->rounds = round;
-        out->too_large = (uint64_t)v[2];
-        if (v[2]) break;   /* not repaired by the serial analysis either, which then depends on its order */
-        if (v[0] == 0 && v[1] == 0) {
+        out->too_large = (uint64_t)v[1];
+        if (v[1]) break;   /* not repaired by the serial analysis either, which then depends on its order */
+        if (v[0] == 0) {
             out->converged = 1;
             break;
         }
     }
-    for (int p = 0; S && p < P; p++) free(S[p]);
-    free(S);
-    free(len);
-    free(inlen);
     return 0;
 }
 
@@ -796,8 +816,10 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     int64_t bad = !o.rec || !o.n || !o.cap || !m || !s;
     if (!bad) {
         /* one read: the sends to other slices kept, the receives whose
-         * sends are there wait in their channels */
-        an_match_set_repair(m, 0);
+         * sends are there wait in their channels; the clocks repaired
+         * where both ends are here (any repair: the caller repairs them
+         * across the slices, an_slice_repair) */
+        an_match_set_repair(m, 1);
         an_match_set_outbox(m, outbox_put, &o);
         struct an_progress pr;
         an_progress_init(&pr, run, "reading");
@@ -821,6 +843,7 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
      * left the channel either way; a send cancelled was taken back). */
     *remote = nin;
     *cancels = o.cancels;
+    an_match_set_repair(m, 0);   /* the slice is read: only counted */
     for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
     if (keep) {
         keep->in = in;
