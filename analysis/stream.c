@@ -418,11 +418,11 @@ static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, 
  * moved their receive, and whether any receive still ends before its send
  * began. */
 static int final_pass(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res,
-                      struct an_marks *marks)
+                      struct an_marks *marks, const char *what)
 {
     struct an_result last;
     memset(&last, 0, sizeof last);
-    if (run_pass(run, sink, 0, progress, "writing", &last, marks)) return -1;
+    if (run_pass(run, sink, 0, progress, what, &last, marks)) return -1;
     free(last.findings);
     res->repair_converged = last.stats.repaired == 0;
     res->repair_steps = last.stats.moved;
@@ -468,13 +468,13 @@ int an_analyse_marked(struct an_run *run, const struct an_sink *first, const str
     /* no clock moved: nothing was repaired (violations too large, if any,
      * were only counted) */
     if (res->repair_max == 0) res->repair_steps = 0;
-    if (final) return final_pass(run, final, progress, res, marks);
+    if (final) return final_pass(run, final, progress, res, marks, "writing");
     return 0;
 }
 
 int an_analyse_final(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res)
 {
-    return final_pass(run, sink, progress, res, NULL);
+    return final_pass(run, sink, progress, res, NULL, "reading (final clocks)");
 }
 
 int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
