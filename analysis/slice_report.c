@@ -32,8 +32,12 @@ enum { WHY_REPAIR = 1, WHY_CANCEL = 2, WHY_LARGE = 4, WHY_WINDOW = 8, WHY_FINDIN
 
 static const char *why_text(int64_t w)
 {
-    if (w & WHY_LARGE) return "some messages end too long before their send began to be a clock error, and the serial analysis then repairs the others in its own order";
-    if (w & WHY_REPAIR) return "the clocks still needed repair after 8 rounds across slices, and where the serial analysis stops then follows its own order";
+    if (w & WHY_LARGE)
+        return "some messages end too long before their send began to be a clock error, and the serial analysis "
+               "then repairs the others in its own order";
+    if (w & WHY_REPAIR)
+        return "the clocks still needed repair after 8 rounds across slices, and where the serial analysis stops "
+               "then follows its own order";
     if (w & WHY_CANCEL) return "a send to another slice was cancelled, and whether its receive took it first depends on the serial order";
     if (w & WHY_WINDOW) return "a collective instance stayed incomplete while more than 2^20 later ones were called";
     return "the findings exceed the matcher's cap, which keeps the first ones in the serial order";

@@ -671,8 +671,8 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     x->reduce_i64(x, v1, 2, AN_XCH_SUM);
     out->wrote = v1[0] == 0;
     /* the records of each sender come in its order: every channel's sends in posting order */
-    rc |= slice_pass(run, out->wrote ? sink : NULL, in, nin, NULL, 1, progress, out->wrote ? "writing" : "checking clocks",
-                     &st, &first, &last, NULL);
+    rc |= slice_pass(run, out->wrote ? sink : NULL, in, nin, NULL, 1, progress,
+                     out->wrote ? "writing" : "checking clocks", &st, &first, &last, NULL);
     if (keep) {
         keep->in = in;
         keep->nin = nin;
@@ -682,8 +682,12 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     int64_t bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    int64_t v[5] = {(int64_t)st.repairable + v1[0] * (x->rank == 0), (int64_t)(st.repaired - st.repairable) + v1[1] * (x->rank == 0),
-                    -first, last, (int64_t)out->sends_out};
+    int64_t v[5] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable), -first, last,
+                    (int64_t)out->sends_out};
+    if (x->rank == 0) {            /* the first read's, already summed */
+        v[0] += v1[0];
+        v[1] += v1[1];
+    }
     x->reduce_i64(x, v, 2, AN_XCH_SUM);
     x->reduce_i64(x, v + 2, 2, AN_XCH_MAX);
     x->reduce_i64(x, v + 4, 1, AN_XCH_SUM);
@@ -747,7 +751,8 @@ uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs)
     if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
     size_t total = 0;
     for (int p = 0; p < P; p++) total += inlen[p];
-    if (total != xs->nin * sizeof(int64_t)) x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
+    if (total != xs->nin * sizeof(int64_t))
+        x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
     for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
     free(in);
     for (int p = 0; p < P; p++) free(S[p]);
