@@ -349,6 +349,7 @@ struct an_match_stats {
     uint64_t repair_late;             /* repairs that moved a send already checked: another pass needed */
     uint64_t repair_skipped;          /* violations too large to be a clock error: not repaired */
     uint64_t repairable;              /* violations small enough to be repaired (repair on or not) */
+    uint64_t moved;                   /* a pass without repair: messages that moved their receive (match.c moved) */
 };
 
 struct an_match;
@@ -431,7 +432,8 @@ const struct an_coll_part *an_match_coll_parts(const struct an_match *m, uint32_
                                                const uint64_t **count);
 /* A send of another slice, posted in its channel after the earlier ones
  * of its sender (feed them in the sender's order).  Its receive is checked
- * for causality (counted in repaired/repairable), never repaired. */
+ * for causality against s->at (counted in repaired/repairable) and, with
+ * repair on, its receiver's clock repaired as for a send of this slice. */
 void an_match_remote_send(struct an_match *m, const struct an_send_rec *s);
 void an_match_free(struct an_match *m);
 
@@ -454,15 +456,19 @@ struct an_result {
     unsigned passes;              /* repair passes run */
     int64_t repair_max;           /* largest total repair of any rank (ns) */
     int repair_rank;
-    uint64_t repair_steps;
+    uint64_t repair_steps;        /* messages that moved their receive (the final pass's `moved`; 0: no clock moved) */
     int repair_converged;         /* 1: the last pass needed no repair */
 };
 
 /* Read the run until the clocks need no more repair (at most 8 passes).
- * `first` is fed by the first pass (its times may still move), `final` by
- * one more pass with the final clocks (skipped when NULL).  0 or -1. */
+ * `first` is fed by the first pass (its times may still move: when
+ * res->repair_max > 0 some did), `final` by one more pass with the final
+ * clocks (skipped when NULL), which also gives res->repair_steps (the
+ * messages that moved their receive) and res->repair_converged.  0 or -1. */
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final,
                int progress, struct an_result *res);
+/* That final pass after an_analyse without one (res from it). */
+int an_analyse_final(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res);
 /* Resume points of the final pass (an_analyse_marked): after every
  * `every` events, a copy of the stream (each rank's place in its file, its
  * current event) and of the matcher's state in flight, with the latest end
@@ -489,21 +495,63 @@ int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_
               int64_t until, const int *stop, uint64_t *read);
 void an_result_free(struct an_result *res);
 
+/* The sends crossing slices of a sliced run, kept from its first pass for
+ * the clock repair's rounds (an_slice_repair): those this process shipped,
+ * per receiving process in its order, and those it got, each sender
+ * process's in its order. */
+struct an_slice_sends {
+    struct an_send_rec **out;
+    size_t *nout;
+    struct an_send_rec *in;
+    size_t nin;
+};
+void an_slice_sends_free(struct an_slice_sends *xs, int nprocs);
 /* A sliced run (an_run_open_slice), collective: every process reads its
- * slice twice, once fed to sink (with the clocks the headers give) while
- * the sends to other slices are kept, which then go to their receivers'
- * owners, and once to check every receive against its send.  The serial
- * analysis repairs the clocks only when some receive ends before its send
- * began by a repairable amount: out->repairable counts those, and while it
- * is 0 what sink got is what the serial analysis gives (the sliced repair
- * is not yet written: a caller refuses the run otherwise).  first/last:
- * the run's earliest call start and latest call end, aligned.  0 or -1. */
+ * slice twice, once while the sends to other slices are kept, which then
+ * go to their receivers' owners, and once to check every receive against
+ * its send, with repair on both times; the second read is fed to sink
+ * (out->wrote) when the first repaired nothing.  The serial analysis
+ * repairs the clocks only when some receive ends before its send began by
+ * a repairable amount: out->repairable counts those, and while it is 0
+ * what sink got is what the serial analysis gives; otherwise the clocks
+ * are repaired further by an_slice_repair from what keep (if not NULL)
+ * holds.  too_large: receives that end more than the repair allows before
+ * their send began.  first/last: the run's earliest call start and latest
+ * call end, aligned, as the second read saw them.  0 or -1. */
 struct an_slice_clocks {
-    uint64_t repairable;
+    uint64_t repairable, too_large;
+    int wrote;
     int64_t first, last;
     uint64_t sends_out;           /* sends shipped to another slice, all processes */
 };
-int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out);
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
+                   struct an_slice_sends *keep);
+/* Clock repair across slices (collective), after a first pass that kept
+ * its crossing sends in xs: rounds of a forward replay (an_slice_ship,
+ * then an_slice_round), until a round repairs nothing (converged: the
+ * clocks are the serial analysis's) or 8 rounds were read or some receive
+ * ends too far before its send (too_large: the serial analysis does not
+ * repair it, and its result then follows its order).  exchanged: bytes
+ * this process sent to others.  0. */
+struct an_slice_repair {
+    unsigned rounds;
+    int converged;
+    uint64_t too_large;
+    uint64_t exchanged;
+};
+int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out);
+/* One round's parts (collective): the aligned starts of the sends this
+ * process shipped, recomputed from its clocks and sent again (returns the
+ * bytes sent to others); one read of the slice with repair on, fed to
+ * sink, those sends posted first (the matcher, finished: its stats say
+ * what was repaired; an_match_free it). */
+uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs);
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+                                int progress, const char *what);
+/* One read of the slice with the clocks as they are (no repair), fed to
+ * sink; first/last: the run's earliest call start and latest call end,
+ * aligned, over all slices (collective).  0. */
+int an_slice_pass(struct an_run *run, const struct an_sink *sink, int progress, int64_t *first, int64_t *last);
 /* The run's earliest call start (aligned, by the headers' clocks), from
  * the first call of each slice (collective). */
 int64_t an_slice_first(struct an_run *run);
@@ -515,9 +563,10 @@ int64_t an_slice_first(struct an_run *run);
  * an_match_coll_parts; an_match_free it); *remote: the sends of other
  * slices it posted (counted in its stats' sends too), *cancels: successful
  * cancels of sends shipped to another slice (the serial matcher may have
- * paired such a send: not reproducible here). */
+ * paired such a send: not reproducible here).  keep (if not NULL): the
+ * crossing sends, for an_slice_repair. */
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
-                                uint64_t *cancels);
+                                uint64_t *cancels, struct an_slice_sends *keep);
 
 /* ---- profile (profile.c) ------------------------------------------------ */
 

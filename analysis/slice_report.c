@@ -7,11 +7,16 @@
  * communicator's first member); process 0 gathers the sums, the counters
  * and the findings and merges them into what the serial analysis gives.
  *
+ * Clocks that need repair are repaired across the slices first
+ * (an_slice_repair), and the slices matched and profiled again with the
+ * final clocks, as the serial report reads the run again.
+ *
  * Where the sliced result could differ from the serial one, it says why
  * (an_slice_report.why) and gives nothing: the caller then analyses the run
- * serially.  Those cases: clocks that need repair, a successful cancel of a
- * send shipped to another slice, an instance window the serial matcher
- * would overflow, findings beyond the matcher's cap.
+ * serially.  Those cases: clocks still to repair after 8 rounds or a
+ * violation too large to repair, a successful cancel of a send shipped to
+ * another slice, an instance window the serial matcher would overflow,
+ * findings beyond the matcher's cap.
  */
 #include "analysis.h"
 #include "exchange.h"
@@ -23,11 +28,16 @@
 #define FINDINGS_MAX 4096            /* match.c's cap */
 #define COLL_WINDOW_MAX (1u << 20)   /* match.c's window */
 
-enum { WHY_REPAIR = 1, WHY_CANCEL = 2, WHY_WINDOW = 8, WHY_FINDINGS = 16 };
+enum { WHY_REPAIR = 1, WHY_CANCEL = 2, WHY_LARGE = 4, WHY_WINDOW = 8, WHY_FINDINGS = 16 };
 
 static const char *why_text(int64_t w)
 {
-    if (w & WHY_REPAIR) return "some messages end before their send began and repairing clocks across slices is not yet written";
+    if (w & WHY_LARGE)
+        return "some messages end too long before their send began to be a clock error, and the serial analysis "
+               "then repairs the others in its own order";
+    if (w & WHY_REPAIR)
+        return "the clocks still needed repair after 8 rounds across slices, and where the serial analysis stops "
+               "then follows its own order";
     if (w & WHY_CANCEL) return "a send to another slice was cancelled, and whether its receive took it first depends on the serial order";
     if (w & WHY_WINDOW) return "a collective instance stayed incomplete while more than 2^20 later ones were called";
     return "the findings exceed the matcher's cap, which keeps the first ones in the serial order";
@@ -180,7 +190,7 @@ static int fkey_cmp(const void *a, const void *b)
     X(events) X(messages) X(bytes) X(sends) X(recvs) X(unmatched_sends) X(unmatched_send_bytes) X(unmatched_recvs) \
     X(pending_recvs) X(unresolved_recvs) X(proc_null) X(probes) X(coll_calls) X(coll_instances) X(coll_incomplete) \
     X(coll_mismatch) X(untracked_done) X(cancels) X(cancelled_recvs) X(cancelled_sends) X(unfinished) X(repaired)  \
-    X(repair_late) X(repair_skipped) X(repairable)
+    X(repair_late) X(repair_skipped) X(repairable) X(moved)
 #define MAXES(X) X(held_max) X(repair_max)
 
 int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
@@ -194,13 +204,58 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     if (!prof) x->fail(x, "mpilens report: out of memory");
     struct an_sink sink = an_profile_sink(prof);
     uint64_t remote = 0, cancels = 0;
-    struct an_match *m = an_slice_match(run, &sink, progress, &remote, &cancels);
+    struct an_slice_sends xs;
+    memset(&xs, 0, sizeof xs);
+    struct an_match *m = an_slice_match(run, &sink, progress, &remote, &cancels, &xs);
     struct an_match_stats st = *an_match_stats(m);
+    int64_t why = 0;
+    /* clocks to repair (design item 2): rounds across the slices, each
+     * matching and profiling the slice anew; the first that repairs
+     * nothing anywhere read the final clocks: its result is the one, as
+     * the serial report's pass with the final clocks */
+    struct an_slice_repair rep;
+    memset(&rep, 0, sizeof rep);
+    int64_t need[2] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable)};
+    x->reduce_i64(x, need, 2, AN_XCH_SUM);
+    if (need[0] && need[1]) why |= WHY_LARGE;
+    char what[64];
+    while (need[0] && !need[1] && rep.rounds < 8) {
+        an_match_free(m);
+        an_profile_free(prof);
+        if (!(prof = an_profile_new(run))) x->fail(x, "mpilens report: out of memory");
+        sink = an_profile_sink(prof);
+        rep.exchanged += an_slice_ship(run, &xs);
+        snprintf(what, sizeof what, "repairing clocks (round %u)", ++rep.rounds);
+        m = an_slice_round(run, &sink, &xs, progress, what);
+        st = *an_match_stats(m);
+        remote = xs.nin;
+        int64_t v[2] = {(int64_t)st.repaired, (int64_t)(st.repaired - st.repairable)};
+        x->reduce_i64(x, v, 2, AN_XCH_SUM);
+        if (v[1]) why |= WHY_LARGE;
+        if (v[1] || v[0] == 0) break;
+    }
+    if (need[0] && !(why & WHY_LARGE) && st.repaired) why |= WHY_REPAIR;
+    an_slice_sends_free(&xs, P);
+    /* the largest correction and the first rank (in the run's order) with it */
+    int64_t rmax[2] = {0, 0};
+    int32_t rrank = -1;
+    for (unsigned i = 0; i < run->n; i++) {
+        int64_t e = an_clock_max_extra(&run->ranks[i].clock);
+        if (e > rmax[0]) {
+            rmax[0] = e;
+            rrank = run->ranks[i].rank;
+        }
+    }
+    int64_t mine = rmax[0];
+    x->reduce_i64(x, rmax, 1, AN_XCH_MAX);
+    rmax[1] = rmax[0] > 0 && mine == rmax[0] ? -(int64_t)me : -(int64_t)P;
+    x->reduce_i64(x, rmax + 1, 1, AN_XCH_MAX);   /* the first process with it */
+    int64_t rr = -rmax[1] == me ? rrank : -1;
+    x->reduce_i64(x, &rr, 1, AN_XCH_MAX);
     st.sends -= remote;   /* counted by their senders' processes */
     unsigned nf0;
     const struct an_finding *f0 = an_match_findings(m, &nf0);
     struct found fd = {0};
-    int64_t why = 0;
     if (nf0 >= FINDINGS_MAX) why |= WHY_FINDINGS;
     for (unsigned i = 0; i < nf0; i++)
         if (found_add(&fd, &f0[i])) x->fail(x, "mpilens report: out of memory");
@@ -452,12 +507,14 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     free(pall);
     free(plens);
     free(pkl);
-    /* the result as an_analyse gives it: one pass, nothing repaired */
+    /* the result as an_analyse and its final pass give it */
     out->res.stats = st;
     out->res.findings = all;
     out->res.nfindings = (unsigned)nfind;
-    out->res.passes = 1;
-    out->res.repair_steps = st.repaired;
+    out->res.passes = 1 + rep.rounds;
+    out->res.repair_max = rmax[0];
+    out->res.repair_rank = (int)rr;
+    out->res.repair_steps = rmax[0] > 0 ? st.moved : 0;
     out->res.repair_converged = st.repaired == 0;
     out->find_site = calloc((size_t)nfind + 1, sizeof *out->find_site);
     char **at = calloc((size_t)P, sizeof *at);

@@ -17,7 +17,9 @@
  *
  * A sliced run (an_run_open_slice) streams only its own ranks; its passes
  * (an_slice_check) ship the sends that cross to other slices to their
- * receivers' owners and check the receives against them there.
+ * receivers' owners and check the receives against them there, and repair
+ * the clocks in rounds when some receive ends before its send began
+ * (an_slice_repair).
  */
 #include "analysis.h"
 #include "exchange.h"
@@ -411,6 +413,22 @@ static int run_pass(struct an_run *run, const struct an_sink *sink, int repair, 
     return 0;
 }
 
+/* One pass with the clocks final (no repair): what it counts is order-free
+ * (docs/PARALLEL.md, "Clock repair across slices"): the messages that
+ * moved their receive, and whether any receive still ends before its send
+ * began. */
+static int final_pass(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res,
+                      struct an_marks *marks, const char *what)
+{
+    struct an_result last;
+    memset(&last, 0, sizeof last);
+    if (run_pass(run, sink, 0, progress, what, &last, marks)) return -1;
+    free(last.findings);
+    res->repair_converged = last.stats.repaired == 0;
+    res->repair_steps = last.stats.moved;
+    return 0;
+}
+
 int an_analyse(struct an_run *run, const struct an_sink *first, const struct an_sink *final, int progress,
                struct an_result *res)
 {
@@ -447,14 +465,16 @@ int an_analyse_marked(struct an_run *run, const struct an_sink *first, const str
             res->repair_rank = run->ranks[i].rank;
         }
     }
-    if (final) {
-        struct an_result last;
-        memset(&last, 0, sizeof last);
-        if (run_pass(run, final, 0, progress, "writing", &last, marks)) return -1;
-        free(last.findings);
-        res->repair_converged = last.stats.repaired == 0;
-    }
+    /* no clock moved: nothing was repaired (violations too large, if any,
+     * were only counted) */
+    if (res->repair_max == 0) res->repair_steps = 0;
+    if (final) return final_pass(run, final, progress, res, marks, "writing");
     return 0;
+}
+
+int an_analyse_final(struct an_run *run, const struct an_sink *sink, int progress, struct an_result *res)
+{
+    return final_pass(run, sink, progress, res, NULL, "reading (final clocks)");
 }
 
 int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_sink *sink, int64_t from,
@@ -547,7 +567,7 @@ static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
  * processes to *sent.  bad: this process failed reading; any failure, here or
  * elsewhere, ends the job. */
 static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64_t bad, size_t *nin,
-                                       uint64_t *sent)
+                                       uint64_t *sent, struct an_slice_sends *keep)
 {
     int P = x->size;
     size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen);
@@ -560,11 +580,16 @@ static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64
     size_t total = 0;
     for (int p = 0; p < P; p++) {
         total += inlen[p];
-        free(o->rec[p]);
+        if (!keep) free(o->rec[p]);
         *sent += o->n[p] * (p != x->rank);
     }
-    free(o->rec);
-    free(o->n);
+    if (keep) {           /* the clock repair's rounds send their times again */
+        keep->out = o->rec;
+        keep->nout = o->n;
+    } else {
+        free(o->rec);
+        free(o->n);
+    }
     free(o->cap);
     free(outlen);
     free(inlen);
@@ -575,7 +600,7 @@ static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64
 /* One pass over this slice's ranks: remote sends posted first, sends to
  * other slices to out (or dropped). */
 static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
-                      struct outbox *out, int progress, const char *what, struct an_match_stats *st,
+                      struct outbox *out, int repair, int progress, const char *what, struct an_match_stats *st,
                       int64_t *first, int64_t *last, struct an_match **keep)
 {
     struct an_match *m = an_match_new(run, sink);
@@ -585,7 +610,7 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
         an_stream_free(s);
         return -1;
     }
-    an_match_set_repair(m, 0);
+    an_match_set_repair(m, repair);
     an_match_set_outbox(m, out ? outbox_put : outbox_drop, out);
     for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
     struct an_progress pr;
@@ -623,7 +648,8 @@ int64_t an_slice_first(struct an_run *run)
     return v[0];
 }
 
-int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out)
+int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
+                   struct an_slice_sends *keep)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -633,32 +659,157 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     if (!o.rec || !o.n || !o.cap) x->fail(x, "mpilens: out of memory");
     struct an_match_stats st;
     int64_t first, last;
-    int rc = slice_pass(run, sink, NULL, 0, &o, progress, "reading", &st, &first, &last, NULL);
+    /* the first read ships the sends and repairs what its slice alone
+     * shows; the second, the other slices' sends posted first, checks
+     * every receive (repair on: it is the clock repair's first round) and
+     * feeds sink when the first repaired nothing anywhere: then, if it
+     * repairs nothing either, the clocks it read are final */
+    int rc = slice_pass(run, NULL, NULL, 0, &o, 1, progress, "reading", &st, &first, &last, NULL);
     size_t nin;
-    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out);
+    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out, keep);
+    int64_t v1[2] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable)};
+    x->reduce_i64(x, v1, 2, AN_XCH_SUM);
+    out->wrote = v1[0] == 0;
     /* the records of each sender come in its order: every channel's sends in posting order */
-    int64_t first1 = first, last1 = last;
-    rc = slice_pass(run, NULL, in, nin, NULL, progress, "checking clocks", &st,
-                    &first, &last, NULL);
-    first = first1;
-    last = last1;
-    free(in);
+    rc |= slice_pass(run, out->wrote ? sink : NULL, in, nin, NULL, 1, progress,
+                     out->wrote ? "writing" : "checking clocks", &st, &first, &last, NULL);
+    if (keep) {
+        keep->in = in;
+        keep->nin = nin;
+    } else {
+        free(in);
+    }
     int64_t bad = rc != 0;
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    int64_t v[4] = {(int64_t)st.repairable, -first, last, (int64_t)out->sends_out};
-    x->reduce_i64(x, v, 1, AN_XCH_SUM);
-    x->reduce_i64(x, v + 1, 2, AN_XCH_MAX);
-    x->reduce_i64(x, v + 3, 1, AN_XCH_SUM);
+    int64_t v[5] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable), -first, last,
+                    (int64_t)out->sends_out};
+    if (x->rank == 0) {            /* the first read's, already summed */
+        v[0] += v1[0];
+        v[1] += v1[1];
+    }
+    x->reduce_i64(x, v, 2, AN_XCH_SUM);
+    x->reduce_i64(x, v + 2, 2, AN_XCH_MAX);
+    x->reduce_i64(x, v + 4, 1, AN_XCH_SUM);
     out->repairable = (uint64_t)v[0];
-    out->first = -v[1];
-    out->last = v[2];
-    out->sends_out = (uint64_t)v[3];
+    out->too_large = (uint64_t)v[1];
+    out->first = -v[2];
+    out->last = v[3];
+    out->sends_out = (uint64_t)v[4];
+    return 0;
+}
+
+int an_slice_pass(struct an_run *run, const struct an_sink *sink, int progress, int64_t *first, int64_t *last)
+{
+    struct an_xch *x = run->slice->x;
+    struct an_match_stats st;
+    int64_t v[3] = {0, 0, 0};
+    v[0] = slice_pass(run, sink, NULL, 0, NULL, 0, progress, "writing", &st, first, last, NULL) != 0;
+    v[1] = -*first;
+    v[2] = *last;
+    x->reduce_i64(x, v, 3, AN_XCH_MAX);
+    if (v[0]) x->fail(x, "mpilens: out of memory reading the slice");
+    *first = -v[1];
+    *last = v[2];
+    return 0;
+}
+
+void an_slice_sends_free(struct an_slice_sends *xs, int P)
+{
+    for (int p = 0; xs->out && p < P; p++) free(xs->out[p]);
+    free(xs->out);
+    free(xs->nout);
+    free(xs->in);
+    memset(xs, 0, sizeof *xs);
+}
+
+/* Each sender's owner recomputes the aligned start of every send it
+ * shipped from its clocks as they now are and sends them again, 8 bytes a
+ * send in the records' order (one all-to-all); returns the bytes sent to
+ * other processes. */
+uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs)
+{
+    struct an_xch *x = run->slice->x;
+    int P = x->size;
+    int64_t **S = calloc((size_t)P, sizeof *S);
+    size_t *len = calloc((size_t)P, sizeof *len), *inlen = calloc((size_t)P, sizeof *inlen);
+    int64_t bad = !S || !len || !inlen;
+    uint64_t sent = 0;
+    for (int p = 0; !bad && p < P; p++) {
+        len[p] = xs->nout[p] * sizeof(int64_t);
+        if (xs->nout[p] && !(S[p] = malloc(len[p]))) bad = 1;
+        for (size_t i = 0; !bad && i < xs->nout[p]; i++) {
+            struct an_send_rec *r = &xs->out[p][i];
+            const struct an_clock *k = &run->ranks[run->slot[r->src]].clock;
+            r->at = S[p][i] = an_wadd(an_clock_base(k, r->send.t0), an_clock_extra(k, r->send.t0));
+        }
+        if (p != x->rank) sent += len[p];
+    }
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory repairing the clocks");
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) total += inlen[p];
+    if (total != xs->nin * sizeof(int64_t))
+        x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
+    for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
+    free(in);
+    for (int p = 0; p < P; p++) free(S[p]);
+    free(S);
+    free(len);
+    free(inlen);
+    return sent;
+}
+
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+                                int progress, const char *what)
+{
+    struct an_match *m = NULL;
+    struct an_match_stats st;
+    int64_t first, last;
+    int64_t bad = slice_pass(run, sink, xs->in, xs->nin, NULL, 1, progress, what, &st, &first, &last, &m) != 0;
+    struct an_xch *x = run->slice->x;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    return m;
+}
+
+/* The clock repair across slices (docs/PARALLEL.md, "Clock repair across
+ * slices"): a forward replay in rounds.  Each round reads every slice with
+ * repair on, the sends of other slices posted first with their senders'
+ * aligned starts as the last round left them (an_slice_ship), so every
+ * receive is checked, and its own rank repaired, as in the serial
+ * analysis.  The clocks only ever move later, to no more than the least
+ * ones that satisfy every message: a round that repaired nothing anywhere
+ * found every receive ending after its send began, so the clocks are those
+ * least ones, the serial analysis's. */
+int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out)
+{
+    struct an_xch *x = run->slice->x;
+    memset(out, 0, sizeof *out);
+    char what[64];
+    for (unsigned round = 1; round <= MAX_PASSES; round++) {
+        out->exchanged += an_slice_ship(run, xs);
+        snprintf(what, sizeof what, "repairing clocks (round %u)", round);
+        struct an_match *m = an_slice_round(run, NULL, xs, progress, what);
+        const struct an_match_stats *st = an_match_stats(m);
+        int64_t v[2] = {(int64_t)st->repaired, (int64_t)(st->repaired - st->repairable)};
+        an_match_free(m);
+        x->reduce_i64(x, v, 2, AN_XCH_SUM);
+        out->rounds = round;
+        out->too_large = (uint64_t)v[1];
+        if (v[1]) break;   /* not repaired by the serial analysis either, which then depends on its order */
+        if (v[0] == 0) {
+            out->converged = 1;
+            break;
+        }
+    }
     return 0;
 }
 
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
-                                uint64_t *cancels)
+                                uint64_t *cancels, struct an_slice_sends *keep)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -670,8 +821,10 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     int64_t bad = !o.rec || !o.n || !o.cap || !m || !s;
     if (!bad) {
         /* one read: the sends to other slices kept, the receives whose
-         * sends are there wait in their channels */
-        an_match_set_repair(m, 0);
+         * sends are there wait in their channels; the clocks repaired
+         * where both ends are here (any repair: the caller repairs them
+         * across the slices, an_slice_repair) */
+        an_match_set_repair(m, 1);
         an_match_set_outbox(m, outbox_put, &o);
         struct an_progress pr;
         an_progress_init(&pr, run, "reading");
@@ -687,7 +840,7 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
     an_stream_free(s);
     size_t nin;
     uint64_t sent = 0;
-    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent);
+    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent, keep);
     /* The sends of other slices, each sender's in its order: a channel's
      * sends all come from one rank, so its receives are all still waiting
      * in it, in the order they were released, and the k-th send takes the
@@ -695,8 +848,14 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
      * left the channel either way; a send cancelled was taken back). */
     *remote = nin;
     *cancels = o.cancels;
+    an_match_set_repair(m, 0);   /* the slice is read: only counted */
     for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
-    free(in);
+    if (keep) {
+        keep->in = in;
+        keep->nin = nin;
+    } else {
+        free(in);
+    }
     an_match_finish(m);
     return m;
 }

@@ -535,8 +535,9 @@ int cmd_export(int argc, char **argv)
     if (otf2) {
         rc = export_otf2(&run, outpath, progress);
         if (rc == 2 && sliced) {
-            /* clocks to repair across slices (not written yet): process 0
-             * exports the whole run, the others are done */
+            /* clocks the slices could not repair as the serial export
+             * does (docs/PARALLEL.md): process 0 exports the whole run,
+             * the others are done */
             an_run_close(&run);
             if (tool_xch->rank != 0) {
                 free(cut.rank);

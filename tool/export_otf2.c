@@ -539,6 +539,14 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
         if (me == 0) fprintf(stderr, "mpilens export: this engine was built without OTF2's MPI collectives\n");
         return -1;
     }
+    /* clocks to repair: the first archive is removed, the clocks repaired
+     * across the slices (an_slice_repair), and the archive written again */
+    struct an_slice_sends xs;
+    memset(&xs, 0, sizeof xs);
+    struct an_slice_repair rep;
+    memset(&rep, 0, sizeof rep);
+    int repaired = 0;
+again:;
     /* the times are relative to the run's first call, over all slices */
     int64_t origin = an_slice_first(run);
     struct ox x;
@@ -560,7 +568,8 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     struct an_sink sink = {&x, ox_event, NULL, NULL};
     struct an_slice_clocks ck;
     memset(&ck, 0, sizeof ck);
-    int64_t rc = an_slice_check(run, &sink, progress && me == 0, &ck) != 0;
+    int64_t rc = repaired ? an_slice_pass(run, &sink, progress && me == 0, &ck.first, &ck.last) != 0
+                          : an_slice_check(run, &sink, progress && me == 0, &ck, &xs) != 0;
     x.last = ck.last;
     for (unsigned i = 0; i < run->n; i++)
         for (unsigned t = 0; t < x.nlocs[i]; t++)
@@ -629,20 +638,24 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     if (ec != OTF2_SUCCESS)
         fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s (analysis process %d)\n",
                 OTF2_Error_GetDescription(ec), me);
-    /* (ck.repairable is the whole job's) clocks to repair across slices,
-     * which is not written yet: the caller has process 0 export the run
-     * alone, as the serial export would */
-    int serial = ck.repairable && !failed;
-    if (serial && me == 0) {
-        archive_remove(dir, name);
-        if (progress)
-            fprintf(stderr, "mpilens export: note: by the measured clock offsets, %llu message%s of this run "
-                            "end%s before %s send began; repairing clocks across the processes' slices is not "
-                            "yet written, so process 0 exports the run alone\n",
-                    (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s",
-                    ck.repairable == 1 ? "s" : "", ck.repairable == 1 ? "its" : "their");
+    /* (ck.repairable is the whole job's) clocks to repair: repaired across
+     * the slices, then written again; where the slices cannot give the
+     * serial clocks, the caller has process 0 export the run alone */
+    int redo = ck.repairable && !failed, serial = 0;
+    if (redo) {
+        if (!ck.too_large) an_slice_repair(run, &xs, progress && me == 0, &rep);
+        serial = ck.too_large || rep.too_large || !rep.converged;
     }
-    if (!failed && !serial && progress && me == 0)
+    an_slice_sends_free(&xs, xc->size);
+    if (redo && me == 0) archive_remove(dir, name);
+    if (serial && me == 0 && progress)
+        fprintf(stderr, "mpilens export: note: by the measured clock offsets, %llu message%s of this run "
+                        "end%s before %s send began, and %s, so process 0 exports the run alone\n",
+                (unsigned long long)ck.repairable, ck.repairable == 1 ? "" : "s", ck.repairable == 1 ? "s" : "",
+                ck.repairable == 1 ? "its" : "their",
+                ck.too_large || rep.too_large ? "some end too long before it to be a clock error"
+                                              : "the clocks still needed repair after 8 rounds across the slices");
+    if (!failed && !redo && progress && me == 0)
         fprintf(stderr, "mpilens export: wrote %s/%s.otf2: %" PRIu64 " calls, %" PRIu64 " sends, %" PRIu64
                         " receives, %" PRIu64 " collective calls%s (%d processes)\n",
                 dir, name, (uint64_t)v[1], (uint64_t)v[2], (uint64_t)v[3], (uint64_t)v[4],
@@ -656,6 +669,15 @@ static int export_otf2_sliced(struct an_run *run, const char *out, int progress)
     free(x.nlocs);
     for (unsigned i = 0; i < x.nstrs; i++) free(x.strs[i]);
     free(x.strs);
+    if (redo && !serial) {
+        if (me == 0 && getenv("MPILENS_SLICE_LOG"))   /* tests: the clocks were repaired in slices */
+            fprintf(stderr, "mpilens export: clocks repaired across slices in %u round%s\n", rep.rounds,
+                    rep.rounds == 1 ? "" : "s");
+        int64_t sync = 0;   /* the first archive is gone before it is made again */
+        xc->reduce_i64(xc, &sync, 1, AN_XCH_MAX);
+        repaired = 1;
+        goto again;
+    }
     return failed ? -1 : serial ? 2 : 0;
 }
 

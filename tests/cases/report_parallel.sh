@@ -11,9 +11,7 @@
 # `export --format=otf2` under mpirun is split: each process reads only its
 # block of rank files (MPILENS_SLICE_LOG) and the archive reads the same as
 # the serial one (otf2-print -A, -G and the events) for those directories
-# and a threaded run, P = 2, 3, 4, both engines; a run whose clocks need
-# repair is exported by process 0 alone (said in one note), as the serial
-# export writes it.
+# and a threaded run, P = 2, 3, 4, both engines.
 # The sliced report (--no-critical-path: each process reads its block of
 # rank files, process 0 merges) gives the serial text byte for byte on
 # those directories, rep_comms on 6 ranks (communicators spanning slices
@@ -21,8 +19,13 @@
 # deadlock_coll_mismatch on 4 (a collective instance whose members called
 # different routines: its finding made in slices), P = 2, 3, 4, both
 # engines, and its --json the serial one's (P = 3, no fallback: failed
-# while in_flight_max, an order-defined count, was in it); the critical path and clocks that need repair fall
-# back to process 0 with a note, the output still the serial one.
+# while in_flight_max, an order-defined count, was in it); the critical
+# path falls back to process 0 with a note, the output still the serial one.
+# Clocks that need repair (offsets shifted after the run: one rank behind,
+# several in different slices, one ahead, one drifting, rep_probe's wildcards, and rep_clockchain's
+# ring of 5 whose repairs chain across the slices both ways) are repaired
+# across the slices: the report and the OTF2 archive are the serial ones,
+# P = 2, 3, 4, both engines, and no process 0 fallback.
 # `view` under mpirun writes one page, the serial one (process 0; not yet
 # split).  The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
@@ -236,28 +239,76 @@ assert_eq "0 rank-00000.mlt rank-00001.mlt
 2 rank-00004.mlt" "$(grep '^mpilens export: process' "$d/log.err" | sed 's/^mpilens export: process \([0-9]\) of 3 read/\1/' | sort)" \
     "rank files each of 3 processes read"
 
-# clocks that need repair: the slices cannot repair them yet, so process 0
-# exports the run alone (a note says so) and the archive is the serial one
+# clocks that need repair (rankfile_patch shifts a rank's measured
+# offsets after the run): repaired across the slices in rounds, the sliced
+# report and OTF2 archive the serial ones, no fallback to process 0
+# (MPILENS_SLICE_LOG: the rounds logged, every process read its slice)
 cc -O1 -o "$d/patch" "$ROOT/tests/progs/rankfile_patch.c" || fail "build rankfile_patch"
-cp -r "$first" "$d/skew"
-"$d/patch" "$d/skew/rank-00001.mlt" init_offset=-5000000 final_offset=-5000000 >/dev/null || fail "rankfile_patch failed"
-"$MPILENS" export -q --format=otf2 -o "$d/skew-o2s/t" "$d/skew" >/dev/null 2>"$d/skew-serial.err" ||
-    soft_fail "skewed clocks: the serial OTF2 export failed: $(head -3 "$d/skew-serial.err")"
-otf2_dump "$d/skew-o2s/t.otf2" "$d/skew-serial.txt" || soft_fail "skewed clocks: otf2-print of the serial archive failed"
-timeout 60 $(launcher $e 2) "$MPILENS" export --format=otf2 -o "$d/skew-o2/t" "$d/skew" >"$d/skew.out" 2>"$d/skew.err"
-assert_eq 0 $? "skewed clocks: exit status of the parallel OTF2 export ($(head -3 "$d/skew.err"))"
-assert_eq 1 "$(grep -c 'process 0 exports the run alone' "$d/skew.err")" "skewed clocks: the note, said once ($(cat "$d/skew.err"))"
-otf2_dump "$d/skew-o2/t.otf2" "$d/skew.txt" || soft_fail "skewed clocks: otf2-print of the parallel archive failed"
-cmp -s "$d/skew-serial.txt" "$d/skew.txt" ||
-    soft_fail "skewed clocks: the parallel archive differs from the serial one: $(diff "$d/skew-serial.txt" "$d/skew.txt" | head -5)"
-# the same run's sliced report: process 0 alone (a note), the serial text
-"$MPILENS" report -q --no-critical-path "$d/skew" >"$d/skew-rs.txt" 2>/dev/null || soft_fail "skewed clocks: serial report failed"
-grep -q 'repaired [1-9]' "$d/skew-rs.txt" || soft_fail "skewed clocks: the serial report repaired nothing"
-timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$d/skew" >"$d/skew-rp.txt" 2>"$d/skew-rp.err"
-assert_eq 0 $? "skewed clocks: exit status of the parallel report ($(head -3 "$d/skew-rp.err"))"
-assert_eq 1 "$(grep -c 'repairing clocks across slices is not yet written, so process 0' "$d/skew-rp.err")" \
-    "skewed clocks: the report's note, said once ($(cat "$d/skew-rp.err"))"
-cmp -s "$d/skew-rs.txt" "$d/skew-rp.txt" || soft_fail "skewed clocks: the parallel report differs from the serial one"
+patch_all() {  # dir rank:init:final ... (offsets in microseconds)
+    local dir=$1 x; shift
+    for x in "$@"; do
+        set -- $(echo "$x" | tr : ' ')
+        "$d/patch" "$dir/rank-0000$1.mlt" init_offset=$(($2 * 1000)) final_offset=$(($3 * 1000)) >/dev/null ||
+            fail "rankfile_patch $dir rank $1"
+    done
+}
+kdirs=""
+# one rank 5 ms behind (p2p_patterns, 4 ranks)
+cp -r "$first" "$d/skew" && patch_all "$d/skew" 1:-5000:-5000 && kdirs="$kdirs $d/skew"
+# several ranks in different slices, one ahead, one drifting (0.2 ms)
+cp -r "$first" "$d/skew3" && patch_all "$d/skew3" 1:-5000:-5000 2:3000:2800 3:-2000:-2200 && kdirs="$kdirs $d/skew3"
+# wildcard receives and probes (rep_probe, 4 ranks): one rank behind, one ahead
+cp -r "$(echo $sdirs | cut -d' ' -f2)" "$d/skewp" && patch_all "$d/skewp" 1:-4000:-4000 3:2000:2000 && kdirs="$kdirs $d/skewp"
+# chains of repairs back and forth across the slices: a token round a ring
+# of 5 both ways, each rank further behind than its left neighbour
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    p=$(prog $impl rep_clockchain) || continue
+    recorded $impl 60 "$d/chain-$impl" 5 "$p" >"$d/chain-$impl.out" 2>&1 || { soft_fail "$impl: rep_clockchain failed"; continue; }
+    patch_all "$d/chain-$impl" 1:-1000:-1000 2:-2000:-2000 3:-3000:-3000 4:-4000:-4000
+    kdirs="$kdirs $d/chain-$impl"
+done
+for dir in $kdirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" report -q --no-critical-path "$dir" >"$dir.rs.txt" 2>/dev/null || { soft_fail "$name: serial report failed"; continue; }
+    grep -q 'repaired [1-9]' "$dir.rs.txt" || soft_fail "$name: the serial report repaired nothing"
+    "$MPILENS" export -q --format=otf2 -o "$dir.o2s/t" "$dir" >/dev/null 2>"$dir.o2s.err" ||
+        { soft_fail "$name: the serial OTF2 export failed: $(head -3 "$dir.o2s.err")"; continue; }
+    otf2_dump "$dir.o2s/t.otf2" "$dir.o2s.txt" || soft_fail "$name: otf2-print of the serial archive failed"
+    for e in $engines; do
+        for n in 2 3 4; do
+            out=$dir.rp.$e.$n
+            MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" report -q --no-critical-path "$dir" >"$out" 2>"$out.err"
+            rc=$?
+            [ $rc = 0 ] || { soft_fail "$name: $e -n $n: sliced report: exit $rc: $(head -3 "$out.err")"; continue; }
+            cmp -s "$dir.rs.txt" "$out" ||
+                soft_fail "$name: $e -n $n: the sliced report differs from the serial one: $(diff "$dir.rs.txt" "$out" | head -4 | tr '\n' ' ')"
+            ! grep -q "process 0 analyses every rank" "$out.err" || soft_fail "$name: $e -n $n: not sliced: $(grep note "$out.err")"
+            grep -q "^mpilens report: clocks repaired across slices in [1-8] round" "$out.err" ||
+                soft_fail "$name: $e -n $n: the report's clocks were not repaired in slices: $(head -3 "$out.err")"
+            if [ $n = 3 ]; then   # --json too: the clock section the serial one's (it had "passes": 1 against 3-5)
+                "$MPILENS" report -q --json --no-critical-path "$dir" >"$dir.rs.json" 2>/dev/null
+                MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" report -q --json --no-critical-path "$dir" \
+                    >"$out.json" 2>"$out.json.err" || soft_fail "$name: $e -n $n: sliced --json: exit $?"
+                cmp -s "$dir.rs.json" "$out.json" ||
+                    soft_fail "$name: $e -n $n --json: differs from the serial one: $(diff "$dir.rs.json" "$out.json" | grep '^[<>]' | head -2 | tr '\n' ' ')"
+                ! grep -q "process 0 analyses every rank" "$out.json.err" || soft_fail "$name: $e -n $n --json: not sliced"
+            fi
+            [ "$(grep -c "^mpilens report: process [0-9] of $n read" "$out.err")" = $n ] ||
+                soft_fail "$name: $e -n $n: not every process read its slice"
+            o=$dir.o2-$e-$n
+            MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" export --format=otf2 -o "$o/t" "$dir" >"$o.out" 2>"$o.err"
+            rc=$?
+            [ $rc = 0 ] || { soft_fail "$name: $e -n $n: sliced OTF2 export: exit $rc: $(head -3 "$o.err")"; continue; }
+            ! grep -q "process 0 exports the run alone" "$o.err" || soft_fail "$name: $e -n $n: export not sliced: $(grep note "$o.err")"
+            grep -q "^mpilens export: clocks repaired across slices in [1-8] round" "$o.err" ||
+                soft_fail "$name: $e -n $n: the export's clocks were not repaired in slices: $(head -3 "$o.err")"
+            otf2_dump "$o/t.otf2" "$o.txt" || { soft_fail "$name: $e -n $n: otf2-print failed"; continue; }
+            cmp -s "$dir.o2s.txt" "$o.txt" ||
+                soft_fail "$name: $e -n $n: the OTF2 archive differs from the serial one: $(diff "$dir.o2s.txt" "$o.txt" | head -4 | tr '\n' ' ')"
+        done
+    done
+done
 
 # bad input is named once, by one process (the serial report names it once too)
 c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
