@@ -331,7 +331,8 @@ static void fmt_age_range(char *buf, size_t n, double a, double b)
     }
     fmt_age(x, sizeof x, a);
     fmt_age(y, sizeof y, b);
-    snprintf(buf, n, "%s-%s", x, y);
+    if (!strcmp(x, y)) snprintf(buf, n, "%s", y);   /* the same at this resolution: "20m00s", not "20m00s-20m00s" */
+    else snprintf(buf, n, "%s-%s", x, y);
 }
 
 /* ---- the watched ranks ------------------------------------------------------ */
