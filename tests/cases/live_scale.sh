@@ -6,7 +6,8 @@
 # state is shown as it is, never invented (not started, no call yet,
 # polling, finalized, exited, died, died by signal, threads, stale); a call
 # that began after top looked at its clock is 0 s old, not negative, at 80
-# and 200 columns; ages that round to one are one ("20m00s", not
+# and 200 columns, its rank lists cut after a whole number ("11,..." not
+# "11,1..."); ages that round to one are one ("20m00s", not
 # "20m00s-20m00s").
 # timeout: 150
 set -u
@@ -60,6 +61,7 @@ rm -rf "$t/odd"
 for wd in 80 200; do
     "$M" top "$t/late" --once --width $wd --rows 30 >"$t/late$wd.out" 2>&1 || bad "top late: exit $?"
     fits "$t/late$wd.out" 30 $wd "late, width $wd"
+    grep -Eq '[0-9]\.\.\. \(' "$t/late$wd.out" && bad "late, width $wd: a rank list ends in a cut number: $(grep -E '[0-9]\.\.\. \(' "$t/late$wd.out")"
     grep -Eq -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out" && bad "late, width $wd: a negative age: $(grep -E -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out")"
     n=$(sed -n '3,$p' "$t/late$wd.out" | grep -Ec ' started [0-9.]+(-[0-9.]+)?s ago$')
     [ "$n" = 2 ] || bad "late, width $wd: $n of 2 groups say when they started: $(tr '\n' '|' <"$t/late$wd.out")"
