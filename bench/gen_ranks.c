@@ -45,6 +45,7 @@
  *                even ranks and rank 1 began their call 30 s from now (as a
  *                call that began while a reader read the files, after it
  *                looked at its clock)
+ *   old          every rank finalized 1200-1201 s ago (a job that ended minutes ago)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -374,6 +375,11 @@ static void scenario(const char *sc, int r, int n, struct lrank *k)
         else computing(t, L_BCAST, S_BCAST, 5.0);
         return;
     }
+    if (!strcmp(sc, "old")) {   /* a job that ended minutes ago: every rank finalized 1200-1201 s ago */
+        k->state = ML_STATE_FINALIZED;
+        computing(t, L_FINALIZE, S_BARRIER, 1200.0 + spread);
+        return;
+    }
     if (!strcmp(sc, "late")) {
         /* calls that began while the reader read the files, after its
          * clock reading: even ranks all in MPI_Barrier, odd ones in
@@ -630,13 +636,13 @@ static void gen_live_rank(const char *dir, int rank, int size, const struct lran
 static int gen_live(int argc, char **argv)
 {
     if (argc != 5 && argc != 6) {
-        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|half-recv|chain|mixed|states|late [PID]\n");
+        fprintf(stderr, "usage: gen_ranks --live DIR RANKS odd-recv|odd-compute|half-recv|chain|mixed|states|late|old [PID]\n");
         return 2;
     }
     const char *dir = argv[2], *sc = argv[4];
     int size = atoi(argv[3]);
     if (strcmp(sc, "odd-recv") && strcmp(sc, "odd-compute") && strcmp(sc, "half-recv") && strcmp(sc, "chain") &&
-        strcmp(sc, "mixed") && strcmp(sc, "late") &&
+        strcmp(sc, "mixed") && strcmp(sc, "late") && strcmp(sc, "old") &&
         strcmp(sc, "states")) {
         fprintf(stderr, "gen_ranks: unknown scenario '%s'\n", sc);
         return 2;

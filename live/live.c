@@ -110,8 +110,15 @@ void fmt_ranks(char *buf, size_t n, const int *r, unsigned k)
         if (j == i) w = snprintf(buf + o, n - o, "%s%d", o ? "," : "", r[i]);
         else w = snprintf(buf + o, n - o, "%s%d-%d", o ? "," : "", r[i], r[j]);
         if (w < 0 || (size_t)w >= n - o) {
-            /* does not fit: end with an ellipsis */
-            if (n > 4) snprintf(buf + (n - 4 < o ? n - 4 : o), 4, "...");
+            /* does not fit: end with an ellipsis after the last whole item
+             * that leaves room for it ("14,..." never "14,1...": a cut
+             * number reads as another rank) */
+            size_t at = o;
+            if (n > 4 && at > n - 4) {
+                at = n - 4;
+                while (at > 0 && buf[at - 1] != ',') at--;
+            }
+            if (n > 4) snprintf(buf + at, 4, "...");
             return;
         }
         o += (size_t)w;
@@ -331,7 +338,8 @@ static void fmt_age_range(char *buf, size_t n, double a, double b)
     }
     fmt_age(x, sizeof x, a);
     fmt_age(y, sizeof y, b);
-    snprintf(buf, n, "%s-%s", x, y);
+    if (!strcmp(x, y)) snprintf(buf, n, "%s", y);   /* the same at this resolution: "20m00s", not "20m00s-20m00s" */
+    else snprintf(buf, n, "%s-%s", x, y);
 }
 
 /* ---- the watched ranks ------------------------------------------------------ */

@@ -657,8 +657,8 @@ int cmd_view(int argc, char **argv)
     if (!o) rc = -1;
     if (o && o != stdout && fclose(o) != 0) rc = -1;
     if (too_big) {
-        fprintf(stderr, "mpilens view: the page would be %.0f MB, over --max-size %g MB: serve it with "
-                        "'mpilens view --serve %s', or raise --max-size\n", pl / 1e6, max_mb, dir);
+        fprintf(stderr, "mpilens view: the page would be %.*f MB, over --max-size %g MB: serve it with "
+                        "'mpilens view --serve %s', or raise --max-size\n", pl < 10000000 ? 2 : 0, pl / 1e6, max_mb, dir);
         if (fd != 1) unlink(outpath);
         an_run_close(&run);
         sym_cleanup();

@@ -6,7 +6,9 @@
 # state is shown as it is, never invented (not started, no call yet,
 # polling, finalized, exited, died, died by signal, threads, stale); a call
 # that began after top looked at its clock is 0 s old, not negative, at 80
-# and 200 columns.
+# and 200 columns, its rank lists cut after a whole number ("11,..." not
+# "11,1..."); ages that round to one are one ("20m00s", not
+# "20m00s-20m00s").
 # timeout: 150
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -59,11 +61,19 @@ rm -rf "$t/odd"
 for wd in 80 200; do
     "$M" top "$t/late" --once --width $wd --rows 30 >"$t/late$wd.out" 2>&1 || bad "top late: exit $?"
     fits "$t/late$wd.out" 30 $wd "late, width $wd"
+    grep -Eq '[0-9]\.\.\. \(' "$t/late$wd.out" && bad "late, width $wd: a rank list ends in a cut number: $(grep -E '[0-9]\.\.\. \(' "$t/late$wd.out")"
     grep -Eq -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out" && bad "late, width $wd: a negative age: $(grep -E -- ' -[0-9]|[0-9]--[0-9]' "$t/late$wd.out")"
     n=$(sed -n '3,$p' "$t/late$wd.out" | grep -Ec ' started [0-9.]+(-[0-9.]+)?s ago$')
     [ "$n" = 2 ] || bad "late, width $wd: $n of 2 groups say when they started: $(tr '\n' '|' <"$t/late$wd.out")"
 done
 rm -rf "$t/late"
+
+# ---- a job that ended minutes ago: one age where its range rounds to one
+# (before: "finalized  20m00s-20m00s ago")
+"$t/gen_ranks" --live "$t/old" 64 old $pid >/dev/null || bad "gen old"
+"$M" top "$t/old" --once --width 120 >"$t/old.out" 2>&1 || bad "top old: exit $?"
+has "$t/old.out" '^0-63 +finalized +20m0[01]s ago$' "old, the ranks finalized 1200.0-1200.6 s ago"
+rm -rf "$t/old"
 "$t/gen_ranks" --live "$t/oddc" 4096 odd-compute $pid >/dev/null || bad "gen odd-compute"
 "$M" top "$t/oddc" --once --width 120 >"$t/comp.out" 2>&1
 has "$t/comp.out" '^0-4094 +MPI_Allreduce' "odd-compute"

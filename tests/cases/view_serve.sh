@@ -13,7 +13,8 @@
 # it draws equal export's messages overlapping the window it shows, and a
 # message clicked there shows its file:line.  SIGINT stops the server with
 # exit status 0.  --max-size 0.01 on the same run stops `mpilens view` with
-# a one-line error naming --serve, exit status 2, and writes no file.
+# a one-line error naming --serve and the page's size, exit status 2, and
+# writes no file.
 # Windows start at resume points of the overview's pass: served with one
 # every 3 events (MPILENS_VIEW_MARK_EVERY), 80 windows of view_phases and
 # of rep_cancel.c (wildcard, persistent and cancelled requests in flight at
@@ -98,6 +99,12 @@ for impl in openmpi mpich; do
         soft_fail "$impl: --max-size: file left or message not one line naming --serve: $(cat "$d/big.err")"
     # the run's calls + messages (the page's meta), the window of the second phase
     "$MPILENS" view -q "$d/run" -o "$d/page.html" || { soft_fail "$impl: view failed"; continue; }
+    # the size it said is the page's (it said "0 MB" for a 0.3 MB page)
+    python3 - "$d/big.err" "$d/page.html" <<'PY' || soft_fail "$impl: --max-size: $(cat "$d/big.err")"
+import os, re, sys
+m = re.search(r"the page would be ([0-9.]+) MB", open(sys.argv[1]).read())
+sys.exit(0 if m and abs(float(m.group(1)) - os.path.getsize(sys.argv[2]) / 1e6) <= 0.005 else 1)
+PY
     W=$(python3 - "$d/page.html" "$d/export.json" <<'PY'
 import json, re, sys
 m = json.loads(re.search(r'<script type="application/json" id="mpilens-meta">(.*?)</script>', open(sys.argv[1]).read(), re.S).group(1))
