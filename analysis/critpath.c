@@ -1309,8 +1309,11 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->site = q->site;
         s->epoch = r->pcontrol;
         snap_fill(cp, r, s);
-        wl_wake(cp, &ci->wl);
-        if (++ci->arrived == ci->size) {
+        /* the members waiting (coll_need) go on once all arrived, or, for
+         * a rooted-out one, once the root did: only then are they woken */
+        int full = ++ci->arrived == ci->size;
+        if (full || (ci->kind == CK_ROOT_OUT && q->pos == ci->root)) wl_wake(cp, &ci->wl);
+        if (full) {
             ci->last = 0;
             for (uint32_t k = 0; k < ci->size; k++)
                 if (ci->entry[k].t > ci->entry[ci->last].t) ci->last = (int)k;
