@@ -698,11 +698,11 @@ static __attribute__((noinline)) void first_gain(struct an_cp *cp, struct cp_ran
     cx_drop(cp, r);
 }
 
-static inline void gain_m(struct an_cp *cp, struct cp_rank *r, int m, int64_t v, int64_t now)
+/* Measure m gains v (the caller tests nosfrom once for all it gains). */
+static inline void gain_m(struct cp_rank *r, int m, int64_t v)
 {
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
-    if (r->nosfrom & 1u << m) first_gain(cp, r, 1u << m, now);
 }
 
 /* Rank ri gains v in ledger key li: run time and measure m (computation for
@@ -714,8 +714,9 @@ static inline void gain_time(struct an_cp *cp, struct cp_rank *r, unsigned li, i
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     l->e[li].v = an_sadd(l->e[li].v, v);
     led_wrote(r, l, li);
-    gain_m(cp, r, AN_CP_RUNTIME, v, now);
-    gain_m(cp, r, m, v, now);
+    gain_m(r, AN_CP_RUNTIME, v);
+    gain_m(r, m, v);
+    if (r->nosfrom & (M_(AN_CP_RUNTIME) | M_(m))) first_gain(cp, r, M_(AN_CP_RUNTIME) | M_(m), now);
 }
 
 /* ... computation in region key li. */
@@ -737,10 +738,12 @@ static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, i
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(cp, r, AN_CP_BYTES, by, now);
-    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(cp, r, AN_CP_BW, bw, now);
+    unsigned ms = 0;
+    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(r, AN_CP_BYTES, by), ms |= M_(AN_CP_BYTES);
+    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(r, AN_CP_BW, bw), ms |= M_(AN_CP_BW);
     if (lat > 0)
-        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(cp, r, AN_CP_LAT, lat, now);
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(r, AN_CP_LAT, lat), ms |= M_(AN_CP_LAT);
+    if (r->nosfrom & ms) first_gain(cp, r, ms, now);
 }
 
 /* A closed stretch of rank ri for measure m: what it gained between the
@@ -1552,15 +1555,20 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     int64_t u = clip(r, go, q->t1);
     if (kind >= 0 && w > 0) wait_note(cp, ri, kind, q->site, q->name, peer, w);
     /* per measure: the largest input */
-    for (int m = 0; nd && m < AN_CP_NM; m++) {
-        const struct snap *best = NULL;
-        int64_t bv = r->v[m];
-        for (unsigned j = 0; j < nd; j++)
-            if (deps[j].s->v[m] > bv && !(r->pcontrol == 1 && deps[j].s->epoch == 0)) {
-                bv = deps[j].s->v[m];
-                best = deps[j].s;
-            }
-        if (best) hop(cp, ri, m, best, go, q);
+    if (nd) {
+        /* an edge from before the window opened (MPI_Pcontrol) counts for nothing */
+        const struct snap *best[AN_CP_NM] = {0};
+        int64_t bv[AN_CP_NM];
+        memcpy(bv, r->v, sizeof bv);
+        int skip0 = r->pcontrol == 1;
+        for (unsigned j = 0; j < nd; j++) {
+            const struct snap *s = deps[j].s;
+            if (skip0 && s->epoch == 0) continue;
+            for (int m = 0; m < AN_CP_NM; m++)
+                if (s->v[m] > bv[m]) bv[m] = s->v[m], best[m] = s;
+        }
+        for (int m = 0; m < AN_CP_NM; m++)
+            if (best[m]) hop(cp, ri, m, best[m], go, q);
     }
     if (u > 0) {
         gain_useful(cp, r, name_key(cp, r, q->name), u, go);
