@@ -1909,7 +1909,8 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
-static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+static inline __attribute__((always_inline)) void on_event(void *ctx, const struct an_event *e,
+                                                          const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
     const struct an_rank *rk = e->r;
@@ -2015,7 +2016,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     drain(cp, ri, 0);
 }
 
-static void on_message(void *ctx, const struct an_msg *msg)
+static inline __attribute__((always_inline)) void on_message(void *ctx, const struct an_msg *msg)
 {
     struct an_cp *cp = ctx;
     if (!msg->recv_done || msg->src < 0 || msg->dst < 0 || msg->src >= cp->run->size || msg->dst >= cp->run->size)
@@ -2063,9 +2064,19 @@ static void on_message(void *ctx, const struct an_msg *msg)
     if (m->sync) drain(cp, si, 0);
 }
 
+static void cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    on_event(ctx, e, ops, nops);
+}
+
+static void cp_message(void *ctx, const struct an_msg *msg)
+{
+    on_message(ctx, msg);
+}
+
 struct an_sink an_cp_sink(struct an_cp *cp)
 {
-    struct an_sink s = {cp, on_event, on_message, NULL};
+    struct an_sink s = {cp, cp_event, cp_message, NULL};
     return s;
 }
 
@@ -2379,8 +2390,29 @@ static void tee_coll(void *ctx, const struct an_coll *c)
     if (t->b.coll) t->b.coll(t->b.ctx, c);
 }
 
+/* The report's tee (the profile, then the critical path): the critical
+ * path's calls made in place, not through a second pointer (one call less
+ * per event). */
+static void tee_cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct an_tee *t = ctx;
+    if (t->a.event) t->a.event(t->a.ctx, e, ops, nops);
+    on_event(t->b.ctx, e, ops, nops);
+}
+
+static void tee_cp_message(void *ctx, const struct an_msg *m)
+{
+    struct an_tee *t = ctx;
+    if (t->a.message) t->a.message(t->a.ctx, m);
+    on_message(t->b.ctx, m);
+}
+
 struct an_sink an_tee_sink(struct an_tee *t)
 {
     struct an_sink s = {t, tee_event, tee_message, tee_coll};
+    if (t->b.event == cp_event && t->b.message == cp_message && !t->b.coll) {
+        s.event = tee_cp_event;
+        s.message = tee_cp_message;
+    }
     return s;
 }
