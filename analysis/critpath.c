@@ -1249,7 +1249,7 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     }
 }
 
-static void phase_a(struct an_cp *cp, int ri, struct qev *q)
+static inline __attribute__((always_inline)) void phase_a(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     if (q->flags & QF_INIT) {
@@ -1638,7 +1638,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 /* Phase B of a call that depends on nobody (no receive, no synchronous
  * send, no blocking collective: most calls): what phase_b does for it,
  * without the rest. */
-static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
+static inline __attribute__((always_inline)) void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     int64_t go = q->t0 > r->last ? q->t0 : r->last;
