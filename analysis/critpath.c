@@ -36,6 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Functions of the per-event path, inlined where they are called: each is
+ * called about once per event or message, and a call (arguments, saved
+ * registers) cost as much as its common case (callgrind, docs/CRITPATH.md). */
+#define CP_INLINE static inline __attribute__((always_inline))
+
 #define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
 
 /* ---- path history nodes ------------------------------------------------------- */
@@ -145,7 +150,7 @@ static int map_grow(struct map *m)
     return 0;
 }
 
-static void *map_get(const struct map *m, uint64_t a, int64_t b)
+CP_INLINE void *map_get(const struct map *m, uint64_t a, int64_t b)
 {
     if (!m->cap) return NULL;
     size_t k = mhash(a, b, m->cap);
@@ -214,7 +219,7 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
 
 /* Stores p under the key and returns what the key held before (NULL: it
  * was free), in one probe; *err set on a failed allocation. */
-static void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
+CP_INLINE void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
 {
     if ((m->used + 1) * 2 >= m->cap && map_grow(m)) {
         *err = 1;
@@ -243,7 +248,7 @@ static void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
 /* Insert only when the key is free: 1 when another entry holds it (two
  * calls of one thread with the same start: a coarse clock or a damaged
  * file), 0 inserted, -1 memory. */
-static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
+CP_INLINE int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 {
     if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return map_get(m, a, b) ? 1 : -1;
     size_t k = mhash(a, b, m->cap);
@@ -263,7 +268,7 @@ static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 }
 
 /* Delete the key only while it still names p. */
-static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
+CP_INLINE void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
 {
     if (!m->cap) return;
     size_t k = mhash(a, b, m->cap);
@@ -732,17 +737,31 @@ static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li,
 }
 
 /* ... the bytes and modelled costs of the sends of a routine. */
-static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t by, int64_t bw, int64_t lat,
-                             int64_t now)
+CP_INLINE void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t by, int64_t bw, int64_t lat,
+                         int64_t now)
 {
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     unsigned ms = 0;
-    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(r, AN_CP_BYTES, by), ms |= M_(AN_CP_BYTES);
-    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(r, AN_CP_BW, bw), ms |= M_(AN_CP_BW);
-    if (lat > 0)
-        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(r, AN_CP_LAT, lat), ms |= M_(AN_CP_LAT);
+    if (by > 0) {
+        l->e[li].v = an_sadd(l->e[li].v, by);
+        led_wrote(r, l, li);
+        gain_m(r, AN_CP_BYTES, by);
+        ms |= M_(AN_CP_BYTES);
+    }
+    if (bw > 0) {
+        l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw);
+        led_wrote(r, l, li + 1);
+        gain_m(r, AN_CP_BW, bw);
+        ms |= M_(AN_CP_BW);
+    }
+    if (lat > 0) {
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat);
+        led_wrote(r, l, li + 2);
+        gain_m(r, AN_CP_LAT, lat);
+        ms |= M_(AN_CP_LAT);
+    }
     if (r->nosfrom & ms) first_gain(cp, r, ms, now);
 }
 
@@ -856,7 +875,7 @@ static __attribute__((noinline)) struct sctx *cx_make(struct an_cp *cp, struct c
 }
 
 /* An edge value holds the rank's values, stretch starts and ledger. */
-static void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
+CP_INLINE void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
 {
     struct sctx *c = r->cx ? r->cx : cx_make(cp, r);
     if (c) c->ref++;
@@ -882,7 +901,7 @@ static void snap_release(struct an_cp *cp, struct snap *s)
     cp->free_snaps = s;
 }
 
-static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
+CP_INLINE struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
 {
     struct snap *s = cp->free_snaps;
     if (s) cp->free_snaps = s->next_free;
@@ -1146,7 +1165,7 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
 }
 
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
-static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
+CP_INLINE int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
     if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
@@ -1206,7 +1225,7 @@ static void wl_wake(struct an_cp *cp, struct wlist *w)
  * waiting for that one, or for an earlier call of the thread (a thread's
  * calls are replayed in start order: it came, or never will), are woken;
  * those waiting for a later one are not (they would only fail again). */
-static void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
+CP_INLINE void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < w->n; i++) {
@@ -1249,7 +1268,7 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     }
 }
 
-static inline __attribute__((always_inline)) void phase_a(struct an_cp *cp, int ri, struct qev *q)
+CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     if (q->flags & QF_INIT) {
@@ -1446,7 +1465,7 @@ static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
 }
 
 /* Phase B; returns 0 when it must wait for an edge value.  force: see forced. */
-static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
+CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 {
     struct cp_rank *r = &cp->r[ri];
     struct dep deps[64];
@@ -1638,7 +1657,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 /* Phase B of a call that depends on nobody (no receive, no synchronous
  * send, no blocking collective: most calls): what phase_b does for it,
  * without the rest. */
-static inline __attribute__((always_inline)) void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
+CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     int64_t go = q->t0 > r->last ? q->t0 : r->last;
@@ -1909,8 +1928,7 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
-static inline __attribute__((always_inline)) void on_event(void *ctx, const struct an_event *e,
-                                                          const struct an_op *ops, unsigned nops)
+CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
     const struct an_rank *rk = e->r;
@@ -2016,7 +2034,7 @@ static inline __attribute__((always_inline)) void on_event(void *ctx, const stru
     drain(cp, ri, 0);
 }
 
-static inline __attribute__((always_inline)) void on_message(void *ctx, const struct an_msg *msg)
+CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
 {
     struct an_cp *cp = ctx;
     if (!msg->recv_done || msg->src < 0 || msg->dst < 0 || msg->src >= cp->run->size || msg->dst >= cp->run->size)
