@@ -98,12 +98,13 @@ struct snap {                 /* an edge value: a rank's values at one point */
     struct sctx *cx;          /* the rank's stretches */
     struct ledger *led;       /* its ledger at this point */
     unsigned closed;          /* bit m: x[m] is the history up to here (snap_node) */
-    struct node *x[AN_CP_NM];
     int rank;
     uint16_t name;
     uint32_t site;
     int refs;                 /* consumers still to come */
     int epoch;                /* MPI_Pcontrol calls the rank had made */
+    /* the above is written for every edge value, the rest only when a path takes it */
+    struct node *x[AN_CP_NM];
     struct snap *next_free;
 };
 
@@ -347,28 +348,29 @@ struct nbw {                  /* the nonblocking collectives one call completes 
     struct nbreq d[];
 };
 
-struct qev {
+struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
     int64_t t0, t1;           /* aligned */
     int64_t lt0;              /* local start: the key of its edges */
-    uint32_t thread;          /* with the thread */
     int64_t comp_extra;       /* repeated polls: time between them (computation) */
-    uint16_t name;
-    uint32_t site;
-    uint16_t flags;
-    uint16_t nrecv, nsend;
     uint64_t sbytes;          /* bytes its sends and collective contribution send */
     int64_t bw, lat;          /* their modelled cost (ns) */
-    uint32_t comm;            /* collective: an_comm id */
     uint64_t cidx;            /* collective: instance */
-    int32_t pos, root;
-    uint8_t phase;            /* 0: not started, 1: phase A done */
-    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
     struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
-    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
-    int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
     struct nbw *nbw;          /* QF_NBW only (not set otherwise) */
+    uint32_t thread;          /* with the thread */
+    uint32_t site;
+    uint32_t comm;            /* collective: an_comm id */
+    int32_t pos, root;
+    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
+    int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
+    uint16_t name;
+    uint16_t flags;
+    uint16_t nrecv, nsend;
+    uint8_t phase;            /* 0: not started, 1: phase A done */
+    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
 };
+_Static_assert(sizeof(struct qev) == 128, "struct qev: two cache lines");
 
 #define RC_SIZE 64
 #define WLOG 256              /* a power of two */
@@ -1809,7 +1811,7 @@ static int qgrow(struct an_cp *cp, struct cp_rank *r)
 {
     {
         unsigned cap = r->qcap ? r->qcap * 2 : 64;
-        struct qev *t = malloc(cap * sizeof *t);
+        struct qev *t = aligned_alloc(64, cap * sizeof *t);   /* an entry: two whole cache lines */
         if (!t) {
             cp->failed = 1;
             return -1;
