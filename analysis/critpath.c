@@ -1223,6 +1223,19 @@ static void wl_wake(struct an_cp *cp, struct wlist *w)
     w->n = 0;
 }
 
+static int timed_out(const struct an_cp *cp, const struct cp_rank *r);
+
+/* Only the ranks of the list whose waiting call's time is up. */
+static void wl_wake_late(struct an_cp *cp, struct wlist *w)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        if (timed_out(cp, &cp->r[w->r[i].rank])) set_ready(cp, w->r[i].rank);
+        else w->r[k++] = w->r[i];
+    }
+    w->n = k;
+}
+
 /* A rank published the edge value of its call (thread, lt0): the ranks
  * waiting for that one, or for an earlier call of the thread (a thread's
  * calls are replayed in start order: it came, or never will), are woken;
@@ -1334,9 +1347,12 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->epoch = r->pcontrol;
         snap_fill(cp, r, s);
         /* the members waiting (coll_need) go on once all arrived, or, for
-         * a rooted-out one, once the root did: only then are they woken */
+         * a rooted-out one, once the root did: only then are they woken;
+         * before, only those whose time is up (they go on without it;
+         * none before stream time passes cp->deadline) */
         int full = ++ci->arrived == ci->size;
         if (full || (ci->kind == CK_ROOT_OUT && q->pos == ci->root)) wl_wake(cp, &ci->wl);
+        else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
         if (full) {
             ci->last = 0;
             for (uint32_t k = 0; k < ci->size; k++)
