@@ -36,6 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Functions of the per-event path, inlined where they are called: each is
+ * called about once per event or message, and a call (arguments, saved
+ * registers) cost as much as its common case (callgrind, docs/CRITPATH.md). */
+#define CP_INLINE static inline __attribute__((always_inline))
+
 #define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
 
 /* ---- path history nodes ------------------------------------------------------- */
@@ -93,12 +98,13 @@ struct snap {                 /* an edge value: a rank's values at one point */
     struct sctx *cx;          /* the rank's stretches */
     struct ledger *led;       /* its ledger at this point */
     unsigned closed;          /* bit m: x[m] is the history up to here (snap_node) */
-    struct node *x[AN_CP_NM];
     int rank;
     uint16_t name;
     uint32_t site;
     int refs;                 /* consumers still to come */
     int epoch;                /* MPI_Pcontrol calls the rank had made */
+    /* the above is written for every edge value, the rest only when a path takes it */
+    struct node *x[AN_CP_NM];
     struct snap *next_free;
 };
 
@@ -145,7 +151,7 @@ static int map_grow(struct map *m)
     return 0;
 }
 
-static void *map_get(const struct map *m, uint64_t a, int64_t b)
+CP_INLINE void *map_get(const struct map *m, uint64_t a, int64_t b)
 {
     if (!m->cap) return NULL;
     size_t k = mhash(a, b, m->cap);
@@ -214,7 +220,7 @@ static void map_del(struct map *m, uint64_t a, int64_t b)
 
 /* Stores p under the key and returns what the key held before (NULL: it
  * was free), in one probe; *err set on a failed allocation. */
-static void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
+CP_INLINE void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
 {
     if ((m->used + 1) * 2 >= m->cap && map_grow(m)) {
         *err = 1;
@@ -243,7 +249,7 @@ static void *map_swap(struct map *m, uint64_t a, int64_t b, void *p, int *err)
 /* Insert only when the key is free: 1 when another entry holds it (two
  * calls of one thread with the same start: a coarse clock or a damaged
  * file), 0 inserted, -1 memory. */
-static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
+CP_INLINE int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 {
     if ((m->used + 1) * 2 >= m->cap && map_grow(m)) return map_get(m, a, b) ? 1 : -1;
     size_t k = mhash(a, b, m->cap);
@@ -263,7 +269,7 @@ static int map_add(struct map *m, uint64_t a, int64_t b, void *p)
 }
 
 /* Delete the key only while it still names p. */
-static void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
+CP_INLINE void map_del_p(struct map *m, uint64_t a, int64_t b, const void *p)
 {
     if (!m->cap) return;
     size_t k = mhash(a, b, m->cap);
@@ -342,28 +348,29 @@ struct nbw {                  /* the nonblocking collectives one call completes 
     struct nbreq d[];
 };
 
-struct qev {
+struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
     int64_t t0, t1;           /* aligned */
     int64_t lt0;              /* local start: the key of its edges */
-    uint32_t thread;          /* with the thread */
     int64_t comp_extra;       /* repeated polls: time between them (computation) */
-    uint16_t name;
-    uint32_t site;
-    uint16_t flags;
-    uint16_t nrecv, nsend;
     uint64_t sbytes;          /* bytes its sends and collective contribution send */
     int64_t bw, lat;          /* their modelled cost (ns) */
-    uint32_t comm;            /* collective: an_comm id */
     uint64_t cidx;            /* collective: instance */
-    int32_t pos, root;
-    uint8_t phase;            /* 0: not started, 1: phase A done */
-    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
     struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
-    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
-    int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
     struct nbw *nbw;          /* QF_NBW only (not set otherwise) */
+    uint32_t thread;          /* with the thread */
+    uint32_t site;
+    uint32_t comm;            /* collective: an_comm id */
+    int32_t pos, root;
+    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
+    int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
+    uint16_t name;
+    uint16_t flags;
+    uint16_t nrecv, nsend;
+    uint8_t phase;            /* 0: not started, 1: phase A done */
+    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
 };
+_Static_assert(sizeof(struct qev) == 128, "struct qev: two cache lines");
 
 #define RC_SIZE 64
 #define WLOG 256              /* a power of two */
@@ -698,11 +705,11 @@ static __attribute__((noinline)) void first_gain(struct an_cp *cp, struct cp_ran
     cx_drop(cp, r);
 }
 
-static inline void gain_m(struct an_cp *cp, struct cp_rank *r, int m, int64_t v, int64_t now)
+/* Measure m gains v (the caller tests nosfrom once for all it gains). */
+static inline void gain_m(struct cp_rank *r, int m, int64_t v)
 {
     r->v[m] = an_sadd(r->v[m], v);
     r->total[m] = an_sadd(r->total[m], v);
-    if (r->nosfrom & 1u << m) first_gain(cp, r, 1u << m, now);
 }
 
 /* Rank ri gains v in ledger key li: run time and measure m (computation for
@@ -714,8 +721,9 @@ static inline void gain_time(struct an_cp *cp, struct cp_rank *r, unsigned li, i
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     l->e[li].v = an_sadd(l->e[li].v, v);
     led_wrote(r, l, li);
-    gain_m(cp, r, AN_CP_RUNTIME, v, now);
-    gain_m(cp, r, m, v, now);
+    gain_m(r, AN_CP_RUNTIME, v);
+    gain_m(r, m, v);
+    if (r->nosfrom & (M_(AN_CP_RUNTIME) | M_(m))) first_gain(cp, r, M_(AN_CP_RUNTIME) | M_(m), now);
 }
 
 /* ... computation in region key li. */
@@ -731,16 +739,32 @@ static inline void gain_useful(struct an_cp *cp, struct cp_rank *r, unsigned li,
 }
 
 /* ... the bytes and modelled costs of the sends of a routine. */
-static inline void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t by, int64_t bw, int64_t lat,
-                             int64_t now)
+CP_INLINE void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t by, int64_t bw, int64_t lat,
+                         int64_t now)
 {
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
     struct ledger *l = r->led;
     if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
-    if (by > 0) l->e[li].v = an_sadd(l->e[li].v, by), led_wrote(r, l, li), gain_m(cp, r, AN_CP_BYTES, by, now);
-    if (bw > 0) l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw), led_wrote(r, l, li + 1), gain_m(cp, r, AN_CP_BW, bw, now);
-    if (lat > 0)
-        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat), led_wrote(r, l, li + 2), gain_m(cp, r, AN_CP_LAT, lat, now);
+    unsigned ms = 0;
+    if (by > 0) {
+        l->e[li].v = an_sadd(l->e[li].v, by);
+        led_wrote(r, l, li);
+        gain_m(r, AN_CP_BYTES, by);
+        ms |= M_(AN_CP_BYTES);
+    }
+    if (bw > 0) {
+        l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw);
+        led_wrote(r, l, li + 1);
+        gain_m(r, AN_CP_BW, bw);
+        ms |= M_(AN_CP_BW);
+    }
+    if (lat > 0) {
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat);
+        led_wrote(r, l, li + 2);
+        gain_m(r, AN_CP_LAT, lat);
+        ms |= M_(AN_CP_LAT);
+    }
+    if (r->nosfrom & ms) first_gain(cp, r, ms, now);
 }
 
 /* A closed stretch of rank ri for measure m: what it gained between the
@@ -853,7 +877,7 @@ static __attribute__((noinline)) struct sctx *cx_make(struct an_cp *cp, struct c
 }
 
 /* An edge value holds the rank's values, stretch starts and ledger. */
-static void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
+CP_INLINE void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
 {
     struct sctx *c = r->cx ? r->cx : cx_make(cp, r);
     if (c) c->ref++;
@@ -879,7 +903,7 @@ static void snap_release(struct an_cp *cp, struct snap *s)
     cp->free_snaps = s;
 }
 
-static struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
+CP_INLINE struct snap *snap_take(struct an_cp *cp, int ri, int64_t t, uint16_t name, uint32_t site, int refs)
 {
     struct snap *s = cp->free_snaps;
     if (s) cp->free_snaps = s->next_free;
@@ -1143,7 +1167,7 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
 }
 
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
-static int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
+CP_INLINE int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
     if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
@@ -1199,11 +1223,24 @@ static void wl_wake(struct an_cp *cp, struct wlist *w)
     w->n = 0;
 }
 
+static int timed_out(const struct an_cp *cp, const struct cp_rank *r);
+
+/* Only the ranks of the list whose waiting call's time is up. */
+static void wl_wake_late(struct an_cp *cp, struct wlist *w)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < w->n; i++) {
+        if (timed_out(cp, &cp->r[w->r[i].rank])) set_ready(cp, w->r[i].rank);
+        else w->r[k++] = w->r[i];
+    }
+    w->n = k;
+}
+
 /* A rank published the edge value of its call (thread, lt0): the ranks
  * waiting for that one, or for an earlier call of the thread (a thread's
  * calls are replayed in start order: it came, or never will), are woken;
  * those waiting for a later one are not (they would only fail again). */
-static void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
+CP_INLINE void wl_wake_pub(struct an_cp *cp, struct wlist *w, uint32_t thread, int64_t lt0)
 {
     unsigned k = 0;
     for (unsigned i = 0; i < w->n; i++) {
@@ -1246,7 +1283,7 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     }
 }
 
-static void phase_a(struct an_cp *cp, int ri, struct qev *q)
+CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     if (q->flags & QF_INIT) {
@@ -1309,8 +1346,14 @@ static void phase_a(struct an_cp *cp, int ri, struct qev *q)
         s->site = q->site;
         s->epoch = r->pcontrol;
         snap_fill(cp, r, s);
-        wl_wake(cp, &ci->wl);
-        if (++ci->arrived == ci->size) {
+        /* the members waiting (coll_need) go on once all arrived, or, for
+         * a rooted-out one, once the root did: only then are they woken;
+         * before, only those whose time is up (they go on without it;
+         * none before stream time passes cp->deadline) */
+        int full = ++ci->arrived == ci->size;
+        if (full || (ci->kind == CK_ROOT_OUT && q->pos == ci->root)) wl_wake(cp, &ci->wl);
+        else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
+        if (full) {
             ci->last = 0;
             for (uint32_t k = 0; k < ci->size; k++)
                 if (ci->entry[k].t > ci->entry[ci->last].t) ci->last = (int)k;
@@ -1440,7 +1483,7 @@ static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
 }
 
 /* Phase B; returns 0 when it must wait for an edge value.  force: see forced. */
-static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
+CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 {
     struct cp_rank *r = &cp->r[ri];
     struct dep deps[64];
@@ -1549,15 +1592,20 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     int64_t u = clip(r, go, q->t1);
     if (kind >= 0 && w > 0) wait_note(cp, ri, kind, q->site, q->name, peer, w);
     /* per measure: the largest input */
-    for (int m = 0; nd && m < AN_CP_NM; m++) {
-        const struct snap *best = NULL;
-        int64_t bv = r->v[m];
-        for (unsigned j = 0; j < nd; j++)
-            if (deps[j].s->v[m] > bv && !(r->pcontrol == 1 && deps[j].s->epoch == 0)) {
-                bv = deps[j].s->v[m];
-                best = deps[j].s;
-            }
-        if (best) hop(cp, ri, m, best, go, q);
+    if (nd) {
+        /* an edge from before the window opened (MPI_Pcontrol) counts for nothing */
+        const struct snap *best[AN_CP_NM] = {0};
+        int64_t bv[AN_CP_NM];
+        memcpy(bv, r->v, sizeof bv);
+        int skip0 = r->pcontrol == 1;
+        for (unsigned j = 0; j < nd; j++) {
+            const struct snap *s = deps[j].s;
+            if (skip0 && s->epoch == 0) continue;
+            for (int m = 0; m < AN_CP_NM; m++)
+                if (s->v[m] > bv[m]) bv[m] = s->v[m], best[m] = s;
+        }
+        for (int m = 0; m < AN_CP_NM; m++)
+            if (best[m]) hop(cp, ri, m, best[m], go, q);
     }
     if (u > 0) {
         gain_useful(cp, r, name_key(cp, r, q->name), u, go);
@@ -1627,7 +1675,7 @@ static int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 /* Phase B of a call that depends on nobody (no receive, no synchronous
  * send, no blocking collective: most calls): what phase_b does for it,
  * without the rest. */
-static void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
+CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
     int64_t go = q->t0 > r->last ? q->t0 : r->last;
@@ -1779,7 +1827,7 @@ static int qgrow(struct an_cp *cp, struct cp_rank *r)
 {
     {
         unsigned cap = r->qcap ? r->qcap * 2 : 64;
-        struct qev *t = malloc(cap * sizeof *t);
+        struct qev *t = aligned_alloc(64, cap * sizeof *t);   /* an entry: two whole cache lines */
         if (!t) {
             cp->failed = 1;
             return -1;
@@ -1898,7 +1946,7 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
-static void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
     const struct an_rank *rk = e->r;
@@ -2004,7 +2052,7 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     drain(cp, ri, 0);
 }
 
-static void on_message(void *ctx, const struct an_msg *msg)
+CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
 {
     struct an_cp *cp = ctx;
     if (!msg->recv_done || msg->src < 0 || msg->dst < 0 || msg->src >= cp->run->size || msg->dst >= cp->run->size)
@@ -2052,9 +2100,19 @@ static void on_message(void *ctx, const struct an_msg *msg)
     if (m->sync) drain(cp, si, 0);
 }
 
+static void cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    on_event(ctx, e, ops, nops);
+}
+
+static void cp_message(void *ctx, const struct an_msg *msg)
+{
+    on_message(ctx, msg);
+}
+
 struct an_sink an_cp_sink(struct an_cp *cp)
 {
-    struct an_sink s = {cp, on_event, on_message, NULL};
+    struct an_sink s = {cp, cp_event, cp_message, NULL};
     return s;
 }
 
@@ -2368,8 +2426,29 @@ static void tee_coll(void *ctx, const struct an_coll *c)
     if (t->b.coll) t->b.coll(t->b.ctx, c);
 }
 
+/* The report's tee (the profile, then the critical path): the critical
+ * path's calls made in place, not through a second pointer (one call less
+ * per event). */
+static void tee_cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    struct an_tee *t = ctx;
+    if (t->a.event) t->a.event(t->a.ctx, e, ops, nops);
+    on_event(t->b.ctx, e, ops, nops);
+}
+
+static void tee_cp_message(void *ctx, const struct an_msg *m)
+{
+    struct an_tee *t = ctx;
+    if (t->a.message) t->a.message(t->a.ctx, m);
+    on_message(t->b.ctx, m);
+}
+
 struct an_sink an_tee_sink(struct an_tee *t)
 {
     struct an_sink s = {t, tee_event, tee_message, tee_coll};
+    if (t->b.event == cp_event && t->b.message == cp_message && !t->b.coll) {
+        s.event = tee_cp_event;
+        s.message = tee_cp_message;
+    }
     return s;
 }

@@ -167,7 +167,8 @@ int an_cp_finish(struct an_cp *cp);
 const struct an_cp_result *an_cp_result(const struct an_cp *cp);
 void an_cp_free(struct an_cp *cp);
 
-/* Both sinks fed from one pass. */
+/* Both sinks fed from one pass, a first.  With the critical path as b (the
+ * report), its calls are made in place (one indirect call less per event). */
 struct an_tee {
     struct an_sink a, b;
 };
