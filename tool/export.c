@@ -124,6 +124,9 @@ struct pf {
     unsigned *nseen;
     uint64_t slices, flows;
     const struct pf_cut *cut;
+    char *pend;                     /* flows waiting for their slices to be written (pf_flush) */
+    size_t npend, cappend;
+    int oom;
 };
 
 /* Microseconds with nanosecond digits, exactly (no float rounding). */
@@ -177,7 +180,7 @@ static void pf_comm(struct pf *p, const struct an_rank *r, const char *key, uint
     json_str(p->o, name);
 }
 
-static void pf_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct pf *p = ctx;
     const struct an_rank *r = e->r;
@@ -254,6 +257,31 @@ static void pf_event(void *ctx, const struct an_event *e, const struct an_op *op
     p->slices++;
 }
 
+/* A flow binds to the slice that encloses its timestamp on its track, and
+ * a viewer reading the file in order (Perfetto's importer: events of equal
+ * time in file order) must meet that slice first: the matcher can pair a
+ * message while it reads the send or the completing call, before that
+ * call's slice is written, so flows wait here until the next call's slice
+ * has been written (pf_event) or the stream ends. */
+static void pf_flush(struct pf *p)
+{
+    if (p->npend) fwrite(p->pend, 1, p->npend, p->o);
+    p->npend = 0;
+}
+
+static void pf_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
+{
+    pf_event_slice(ctx, e, ops, nops);
+    pf_flush(ctx);
+}
+
+/* Microseconds as put_us writes them, into s. */
+static void us_str(char *s, size_t n, int64_t ns)
+{
+    uint64_t u = ns < 0 ? -(uint64_t)ns : (uint64_t)ns;
+    snprintf(s, n, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", u / 1000, u % 1000);
+}
+
 /* Aligned time of a message end: the call's local time on its rank's clock. */
 static int64_t end_time(struct an_run *run, const struct an_end *e, int64_t local)
 {
@@ -264,7 +292,6 @@ static int64_t end_time(struct an_run *run, const struct an_end *e, int64_t loca
 static void pf_message(void *ctx, const struct an_msg *m)
 {
     struct pf *p = ctx;
-    FILE *o = p->o;
     struct an_run *run = p->run;
     /* from the start of the sending call to the end of the call that
      * completed the receive: the edges of both slices, in time order
@@ -278,13 +305,29 @@ static void pf_message(void *ctx, const struct an_msg *m)
         !cut_time(p->cut, r1, r1))
         return;
     uint64_t id = ++p->flow;
-    fprintf(o, ",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->send.rank, m->send.thread);
-    put_us(o, s0);
-    fprintf(o, ",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\",\"args\":{\"bytes\":%" PRIu32 ",\"tag\":%d}}",
-            m->bytes, m->tag);
-    fprintf(o, ",\n{\"ph\":\"f\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":", id, m->recv.rank, m->recv.thread);
-    put_us(o, r1);
-    fputs(",\"name\":\"message\",\"cat\":\"message\",\"bp\":\"e\"}", o);
+    char a[32], b[32], line[512];
+    us_str(a, sizeof a, s0);
+    us_str(b, sizeof b, r1);
+    int n = snprintf(line, sizeof line,
+                     ",\n{\"ph\":\"s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":%s,\"name\":\"message\","
+                     "\"cat\":\"message\",\"bp\":\"e\",\"args\":{\"bytes\":%" PRIu32 ",\"tag\":%d}}"
+                     ",\n{\"ph\":\"f\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":%s,\"name\":\"message\","
+                     "\"cat\":\"message\",\"bp\":\"e\"}",
+                     id, m->send.rank, m->send.thread, a, m->bytes, m->tag, id, m->recv.rank, m->recv.thread, b);
+    if (n <= 0 || (size_t)n >= sizeof line) return;
+    if (p->npend + (size_t)n > p->cappend) {
+        size_t c = p->cappend ? 2 * p->cappend : 4096;
+        while (c < p->npend + (size_t)n) c *= 2;
+        char *x = realloc(p->pend, c);
+        if (!x) {
+            p->oom = 1;
+            return;
+        }
+        p->pend = x;
+        p->cappend = c;
+    }
+    memcpy(p->pend + p->npend, line, (size_t)n);
+    p->npend += (size_t)n;
     p->flows++;
 }
 
@@ -326,6 +369,9 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress, const stru
     struct an_sink sink = {&p, pf_event, pf_message, NULL};
     struct an_result res;
     int rc = an_analyse(run, NULL, &sink, progress, &res);
+    pf_flush(&p);
+    free(p.pend);
+    if (p.oom) rc = -1;
     fprintf(o, "\n]}\n");
     if (rc == 0 && progress)
         fprintf(stderr, "mpilens export: %" PRIu64 " calls, %" PRIu64 " messages (flow arrows) on %u rank%s%s\n",

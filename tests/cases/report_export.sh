@@ -5,7 +5,8 @@
 #    track the slices are in time order and do not overlap; every flow has
 #    exactly one start and one end, the start at the start of a slice of its
 #    track (the send), the end at the end of one (the receive's completion),
-#    never before its start (no arrow points back); one flow per matched
+#    never before its start (no arrow points back), each flow event after
+#    that slice in the file (a viewer binds it on reading); one flow per matched
 #    message;
 #  - perfetto --from/--to/--ranks: only the chosen ranks' tracks, only
 #    slices overlapping the window, exactly the arrows of the whole export
@@ -50,7 +51,7 @@ ran=0
 
 check_perfetto() {  # json report.json impl [flows]
     python3 - "$@" <<'PY'
-import json, sys
+import bisect, json, sys
 from collections import defaultdict
 tr = json.load(open(sys.argv[1]))
 rep = json.load(open(sys.argv[2]))
@@ -60,6 +61,7 @@ ev = tr['traceEvents']
 slices = defaultdict(list)
 flows = defaultdict(dict)
 procs = set()
+early = 0
 for e in ev:
     ph = e['ph']
     if ph == 'M' and e['name'] == 'process_name': procs.add(e['pid'])
@@ -67,6 +69,13 @@ for e in ev:
     if ph in ('s', 'f'):
         if ph in flows[e['id']]: bad.append(f'flow {e["id"]} has two "{ph}" events')
         flows[e['id']][ph] = e
+        # a viewer binds a flow to the slice enclosing it on its track when it
+        # reads the flow (Perfetto: events of one time in file order): that
+        # slice must come first in the file
+        ts, sl = float(e['ts']), slices.get((e['pid'], e['tid']), [])
+        k = bisect.bisect_right(sl, (ts + 1e-6, float('inf'), '')) - 1   # slices of a track come in time order
+        if not any(sl[j][0] - 1e-6 <= ts <= sl[j][0] + sl[j][1] + 1e-6 for j in range(max(k - 1, 0), k + 1)):
+            early += 1
 if len(procs) != rep['run']['ranks_read'] and len(sys.argv) < 5: bad.append(f'{len(procs)} process tracks for {rep["run"]["ranks_read"]} ranks')
 nslices = sum(len(v) for v in slices.values())
 if nslices != rep['run']['events'] and len(sys.argv) < 5: bad.append(f'{nslices} slices, report has {rep["run"]["events"]} calls')
@@ -86,6 +95,7 @@ for fid, f in flows.items():
     if not at(f['f'], 1): bad.append(f'flow {fid} does not end where a slice of its track ends')
     if float(f['f']['ts']) < float(f['s']['ts']) - 1e-6: back += 1
 if back: bad.append(f'{back} of {len(flows)} arrows point back in time')
+if early: bad.append(f'{early} flow events come before the slice they bind to in the file')
 want = rep['messages']['matched'] if len(sys.argv) < 5 else int(sys.argv[4])
 if len(flows) != want: bad.append(f'{len(flows)} flows, want {want}')
 for b in bad[:10]: print(f'FAIL {impl} perfetto: {b}')
