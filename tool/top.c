@@ -56,7 +56,7 @@ static void help(FILE *out)
             "  --keep-watching      on a deadlock (without --stop), print the verdict and\n"
             "                       go on watching instead of exiting\n"
             "  --launcher PID       the job's launcher: watch until it exits; stopped too\n"
-            "  --rows N, --width N  table size (default: the terminal's)\n"
+            "  --rows N, --width N  table size (default: the terminal's; --width 32 or more)\n"
             "  --listen [ADDR:]PORT the ranks come from node agents (mpilens agent) over TCP\n"
             "                       instead of DIR's rank files: listen on ADDR (default\n"
             "                       127.0.0.1; 0.0.0.0 for other hosts) and PORT (0: any free\n"
@@ -153,9 +153,10 @@ int cmd_top(int argc, char **argv)
         case 'W': {
             char *end;
             long n = strtol(optarg, &end, 10);
-            if (*end || n < 3 || n > 100000) {
-                fprintf(stderr, "mpilens top: %s wants a number (3 or more), not '%s'\n",
-                        c == 'R' ? "--rows" : "--width", optarg);
+            /* the narrowest table (WHO WHAT WHERE WHEN, names cut) takes 32 columns */
+            if (*end || end == optarg || n < (c == 'R' ? 3 : 32) || n > 100000) {
+                fprintf(stderr, "mpilens top: %s wants a number (%d or more), not '%s'\n",
+                        c == 'R' ? "--rows" : "--width", c == 'R' ? 3 : 32, optarg);
                 return 2;
             }
             if (c == 'R') o.max_rows = (int)n;

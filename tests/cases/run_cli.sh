@@ -94,6 +94,12 @@ for verb in run top dump report agent view calibrate export; do
         bad "$verb --bogus-flag: exit $rc, want 2 and one line 'mpilens $verb: unknown option ...; try ...': $(cat err)"
 done
 echo "ok unknown options"
+# top's table sizes: too small to draw is refused in one line (--width 5 drew a 33-column table)
+for o in "--width 5" "--width 31" "--rows 2" "--width ''"; do
+    eval "\"\$M\" top --once $o ." >out 2>err; rc=$?
+    [ $rc = 2 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^mpilens top: --[a-z]* wants a number" err ||
+        bad "top $o: exit $rc, want 2 and one line: $(cat err)"
+done
 # view's options of --serve without it: an error, not silently ignored
 for o in "--port 8080" "--window-cap 500"; do
     "$M" view $o -q . -o never.html >out 2>err; rc=$?
