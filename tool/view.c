@@ -580,8 +580,16 @@ int cmd_view(int argc, char **argv)
     }
     if (tool_xch->size > 1) {
         /* an MPI job of several processes (docs/PARALLEL.md): the page is
-         * not split yet; process 0 writes (or serves) it, the others wait
-         * for the job's end, so one page is made, not P racing for a file */
+         * not split yet; process 0 writes it, the others wait for the
+         * job's end, so one page is made, not P racing for a file.  A
+         * server would keep the others spinning in MPI for as long as it
+         * serves: refused. */
+        if (serve) {
+            if (tool_xch->rank == 0)
+                fprintf(stderr, "mpilens view: --serve is one process: run 'mpilens view --serve DIR' without "
+                                "mpirun\n");
+            return 2;
+        }
         if (tool_xch->rank != 0) return 0;
         if (progress)
             fprintf(stderr, "mpilens view: note: %d processes, but the view is not split: process 0 reads every "

@@ -188,6 +188,11 @@ for e in $engines; do
     cmp -s "$d/serial.html" "$d/$(basename "$first").html" || soft_fail "$e: the view under mpirun -n 3 differs from the serial one"
     assert_eq 1 "$(grep -c '^mpilens view: wrote' "$d/view-$e.out")" "$e: pages written by mpirun -n 3 mpilens view"
     rm -f "$d/$(basename "$first").html"
+    # a server under mpirun would keep the other processes spinning in MPI: refused, at once
+    timeout 30 $(launcher $e 2) "$MPILENS" view --serve "$first" >"$d/serve-$e.out" 2>&1
+    rc=$?
+    [ $rc != 0 ] && [ $rc != 124 ] && [ "$(grep -c "^mpilens view: --serve is one process" "$d/serve-$e.out")" = 1 ] ||
+        soft_fail "$e: mpirun -n 2 mpilens view --serve: exit $rc, want a refusal: $(head -2 "$d/serve-$e.out")"
 done
 
 # OTF2 under mpirun is written in slices: each process opens only its own
