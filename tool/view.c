@@ -444,8 +444,8 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
  * per rank, merged messages) instead of its calls and messages, its
  * Content-Security-Policy lets it connect to its own server, and sv
  * receives what window queries need. */
-static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page,
-                      struct view_served *sv)
+static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, int critpath, uint64_t *msgs,
+                      size_t *page, struct view_served *sv)
 {
     struct an_profile *prof = an_profile_new(run);
     struct an_view *v = an_view_new(run);
@@ -477,14 +477,16 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
      * final pass, the one with the final clocks, beside the page's data */
     struct an_cp_opts cpo;
     an_cp_opts_default(&cpo);
-    if (!(cp = an_cp_new(run, &cpo))) goto out;
     struct an_tee tee;
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
-    tee.a = vs;
-    tee.b = an_cp_sink(cp);
-    vs = an_tee_sink(&tee);
+    if (critpath) {
+        if (!(cp = an_cp_new(run, &cpo))) goto out;
+        tee.a = vs;
+        tee.b = an_cp_sink(cp);
+        vs = an_tee_sink(&tee);
+    }
     if (an_analyse_marked(run, &ps, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
-    if (an_cp_finish(cp) != 0) goto out;
+    if (cp && an_cp_finish(cp) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
     if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
     if (sv) {
@@ -502,7 +504,7 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         free(packed);
         goto out;
     }
-    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0, an_cp_result(cp));
+    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0, cp ? an_cp_result(cp) : NULL);
     fclose(m);
     if (sv) {
         const char *csp = strstr(ml_view_head, "connect-src 'none'");
@@ -543,13 +545,14 @@ out:
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens view DIR [-o FILE.html] [--max-size MB]\n"
-            "       mpilens view --serve DIR [--port N] [--window-cap N]\n\n"
+            "usage: mpilens view DIR [-o FILE.html] [--max-size MB] [--no-critical-path]\n"
+            "       mpilens view --serve DIR [--port N] [--window-cap N] [--no-critical-path]\n\n"
             "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
             "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
             "and pan), the network load between ranks over a chosen interval, the\n"
             "communication matrix and a summary (time per rank and routine, top call sites,\n"
-            "message sizes, the failure diagnosis).  It opens from a file in Chromium or\n"
+            "message sizes, the failure diagnosis), with report's critical path drawn on\n"
+            "the timeline and summed up in the summary.  It opens from a file in Chromium or\n"
             "Firefox and fetches nothing: scripts, styles and data are inside.\n\n"
             "  -o, --output F   where to write (default: <run>.html); an existing file is\n"
             "                   never overwritten\n"
@@ -564,6 +567,7 @@ static void help(FILE *out)
             "  --port N         the port for --serve (default: any free one)\n"
             "  --window-cap N   --serve: the most calls + messages in one window's answer\n"
             "                   (default 1000000); a busier window stays summarised\n"
+            "  --no-critical-path  leave the critical path out (faster on big runs)\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
@@ -574,10 +578,10 @@ int cmd_view(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"serve", no_argument, 0, 'S'},        {"help", no_argument, 0, 'h'},
         {"max-size", required_argument, 0, 'M'}, {"port", required_argument, 0, 'P'},
-        {"window-cap", required_argument, 0, 'W'}, {0, 0, 0, 0},
+        {"window-cap", required_argument, 0, 'W'}, {"no-critical-path", no_argument, 0, 'N'}, {0, 0, 0, 0},
     };
     const char *outpath = NULL;
-    int progress = 1, c, serve = 0, port = 0;
+    int progress = 1, c, serve = 0, port = 0, critpath = 1;
     double max_mb = 200;
     uint64_t cap = 1000000;
     char *end;
@@ -589,6 +593,7 @@ int cmd_view(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'q': progress = 0; break;
         case 'S': serve = 1; break;
+        case 'N': critpath = 0; break;
         case 'M':
             max_mb = strtod(optarg, &end);
             if (end == optarg || *end || !(max_mb > 0)) {
@@ -670,7 +675,7 @@ int cmd_view(int argc, char **argv)
         uint64_t msgs = 0;
         struct view_served sv = {0, 0, cap, NULL};
         FILE *m = open_memstream(&pg, &pl);
-        int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &sv) : -1;
+        int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &packed, &sv) : -1;
         if (m && fclose(m) != 0) rc = -1;
         if (rc != 0) {
             fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
@@ -700,7 +705,7 @@ int cmd_view(int argc, char **argv)
     char *pg = NULL;
     size_t pl = 0;
     FILE *m = open_memstream(&pg, &pl);
-    int rc = m ? view_write(m, dir, &run, progress, &msgs, &page, NULL) : -1;
+    int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &page, NULL) : -1;
     if (m && fclose(m) != 0) rc = -1;
     int too_big = rc == 0 && (double)pl > max_mb * 1e6;
     if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;

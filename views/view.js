@@ -70,7 +70,7 @@ TL.overlays.push(cpOverlay);
 // The summary's line about the path.
 function cpSummary() {
   const cp = D.meta.critical_path, el = $('sm-cp');
-  if (!cp) { el.textContent = ''; return; }
+  if (!cp) { el.textContent = cp === null ? 'critical path: left out (mpilens view --no-critical-path)' : ''; return; }
   if (cp.empty) { el.textContent = 'critical path: none (its window is empty)'; return; }
   el.textContent = 'critical path: ' + fmtTime(cp.runtime_ns) + ' of run time (' + fmtTime(cp.comm_ns) + ' communication, ' +
     fmtTime(cp.comp_ns) + ' computation), ends on rank ' + cp.end_rank +

@@ -26,7 +26,8 @@
 #   report's runtime path, the summary's line says that value, and the
 #   widest band paints its row (half its pixels pink with the overlay on, under a
 #   tenth off: a message line may cross it);
-#   before, the page had no critical path.
+#   before, the page had no critical path; with --no-critical-path it has
+#   none (null in its meta).
 # Open MPI and MPICH.
 # timeout: 240
 source "$ROOT/tests/browser/lib.sh"
@@ -61,6 +62,10 @@ for impl in openmpi mpich; do
         check_page "$d/$r.html" "$d/shots-$r" quick >"$d/$r.check.json" 2>"$d/$r.check.err" ||
             { soft_fail "$impl $r: the browser check failed: $(head -c 400 "$d/$r.check.json" "$d/$r.check.err")"; continue 2; }
     done
+    # --no-critical-path: the page holds none
+    "$MPILENS" view -q --no-critical-path "$d/run4" -o "$d/nocp.html" 2>"$d/nocp.err" &&
+        grep -q '"critical_path":null' "$d/nocp.html" && ! grep -q '"segments_total"' "$d/nocp.html" ||
+        soft_fail "$impl: view --no-critical-path: $(head -c 300 "$d/nocp.err")"
     v=$(python3 - "$d" <<'PY'
 import json, sys
 d = sys.argv[1]
