@@ -120,6 +120,14 @@ static void seg_what(const struct an_run *run, const struct an_cp_segment *s, ch
     else snprintf(b, n, "%s -> rank %d %s", rn(run, s->out_name), s->to_rank, rn(run, s->in_name));
 }
 
+void cp_seg_words(const struct an_run *run, const struct an_cp_segment *s, char *what, size_t wn, char *where,
+                  size_t sn)
+{
+    char b[1024];
+    seg_what(run, s, what, wn);
+    snprintf(where, sn, "%s", s->to_rank >= 0 ? site(run, s->rank, s->out_site, b, sizeof b) : "");
+}
+
 static int seg_len_cmp(const void *a, const void *b)
 {
     const struct an_cp_segment *x = *(const struct an_cp_segment *const *)a;

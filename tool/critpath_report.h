@@ -21,5 +21,10 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
 /* The members "critical_path" and "wait_states" of report --json, each line
  * indented by 2, followed by a comma. */
 void cp_json(FILE *o, const struct an_run *run, const struct an_cp_result *r, const struct cp_cost *cost);
+/* A segment in words, as report --json gives it: what the path leaves by
+ * ("MPI_Send -> rank 1 MPI_Recv", "end") into what, its call site (""
+ * at the end) into where. */
+void cp_seg_words(const struct an_run *run, const struct an_cp_segment *s, char *what, size_t wn, char *where,
+                  size_t sn);
 
 #endif

@@ -19,6 +19,8 @@
 #include <zlib.h>
 
 #include "analysis.h"
+#include "critpath.h"
+#include "critpath_report.h"
 #include "exchange.h"
 #include "json_out.h"
 #include "symbols.h"
@@ -286,10 +288,46 @@ static void put_rank_parts(FILE *o, const struct an_run *run, const struct an_pr
     free(slot);
 }
 
+/* "critical_path": the runtime path of `report` (its default options and
+ * window): value, split, end rank, and its segments (at most
+ * VIEW_CP_MAX; "segments_total" says how many there were) with their
+ * times in the page's time base (ns after origin, the earliest call);
+ * null when not computed, {"empty":true} for an empty window. */
+#define VIEW_CP_MAX 100000
+static void put_critpath(FILE *o, const struct an_run *run, const struct an_cp_result *r, int64_t origin)
+{
+    fputs(",\"critical_path\":", o);
+    if (!r) {
+        fputs("null", o);
+        return;
+    }
+    if (r->to <= r->from) {
+        fputs("{\"empty\":true}", o);
+        return;
+    }
+    const struct an_cp_path *p = &r->m[AN_CP_RUNTIME];
+    fprintf(o, "{\"runtime_ns\":%" PRId64 ",\"comm_ns\":%" PRId64 ",\"comp_ns\":%" PRId64 ",\"end_rank\":%d"
+               ",\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"complete\":%s,\"segments_total\":%u,\"segments\":[",
+            p->path, r->rt_comm, r->rt_comp, p->end_rank, an_wsub(r->from, origin), an_wsub(r->to, origin),
+            r->unfinished || r->undecided ? "false" : "true", r->nseg);
+    char what[1200], where[1100];
+    for (unsigned i = 0; i < r->nseg && i < VIEW_CP_MAX; i++) {
+        const struct an_cp_segment *s = &r->seg[i];
+        cp_seg_words(run, s, what, sizeof what, where, sizeof where);
+        fprintf(o, "%s{\"rank\":%d,\"from\":%" PRId64 ",\"to\":%" PRId64 ",\"to_rank\":%d,\"what\":", i ? "," : "",
+                s->rank, an_wsub(s->from, origin), an_wsub(s->to, origin), s->to_rank);
+        json_str(o, what);
+        fputs(",\"site\":", o);
+        json_str(o, where);
+        putc('}', o);
+    }
+    fputs("]}", o);
+}
+
 /* The run's metadata as one JSON object (names, profile, diagnosis). */
 static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
                      const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw,
-                     const struct an_view_overview *ov, size_t ov_packed, uint64_t cap)
+                     const struct an_view_overview *ov, size_t ov_packed, uint64_t cap, const struct an_cp_result *cp)
 {
     const struct an_view_counts *c = an_view_counts(v);
     fputs("{\"mpilens_view\":1,\"dir\":", o);
@@ -388,6 +426,7 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
      * profile's time (a run of repeated polls counts its estimate, not the
      * span from its first call to its last; docs/REPORT.md) */
     put_rank_parts(o, run, prof);
+    put_critpath(o, run, cp, c->origin);
     fputs(",\"diagnosis\":", o);
     /* the failure diagnosis of `report --json --failures` */
     char *d = NULL;
@@ -405,8 +444,8 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
  * per rank, merged messages) instead of its calls and messages, its
  * Content-Security-Policy lets it connect to its own server, and sv
  * receives what window queries need. */
-static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, uint64_t *msgs, size_t *page,
-                      struct view_served *sv)
+static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, int critpath, uint64_t *msgs,
+                      size_t *page, struct view_served *sv)
 {
     struct an_profile *prof = an_profile_new(run);
     struct an_view *v = an_view_new(run);
@@ -416,6 +455,7 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     uint8_t *ovp = NULL;
     size_t ovl = 0, ovraw = 0;
     const struct an_view_overview *ov = NULL;
+    struct an_cp *cp = NULL;
     if (!prof || !v) goto out;
     if (sv) {
         /* served: the page holds the overview only; windows come on demand */
@@ -433,8 +473,20 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         if (ev && *ev) every = strtoull(ev, NULL, 10);
         if (every && !(sv->marks = an_marks_new(every, 256, (size_t)48 << 20))) goto out;
     }
+    /* the critical path (report's default options and window) rides on the
+     * final pass, the one with the final clocks, beside the page's data */
+    struct an_cp_opts cpo;
+    an_cp_opts_default(&cpo);
+    struct an_tee tee;
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
+    if (critpath) {
+        if (!(cp = an_cp_new(run, &cpo))) goto out;
+        tee.a = vs;
+        tee.b = an_cp_sink(cp);
+        vs = an_tee_sink(&tee);
+    }
     if (an_analyse_marked(run, &ps, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
+    if (cp && an_cp_finish(cp) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
     if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
     if (sv) {
@@ -452,7 +504,7 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         free(packed);
         goto out;
     }
-    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0);
+    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0, cp ? an_cp_result(cp) : NULL);
     fclose(m);
     if (sv) {
         const char *csp = strstr(ml_view_head, "connect-src 'none'");
@@ -482,6 +534,7 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
 out:
     free(ovp);
     an_result_free(&res);
+    an_cp_free(cp);
     if (v) an_view_free(v);
     if (prof) an_profile_free(prof);
     return rc;
@@ -492,13 +545,14 @@ out:
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens view DIR [-o FILE.html] [--max-size MB]\n"
-            "       mpilens view --serve DIR [--port N] [--window-cap N]\n\n"
+            "usage: mpilens view DIR [-o FILE.html] [--max-size MB] [--no-critical-path]\n"
+            "       mpilens view --serve DIR [--port N] [--window-cap N] [--no-critical-path]\n\n"
             "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
             "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
             "and pan), the network load between ranks over a chosen interval, the\n"
             "communication matrix and a summary (time per rank and routine, top call sites,\n"
-            "message sizes, the failure diagnosis).  It opens from a file in Chromium or\n"
+            "message sizes, the failure diagnosis), with report's critical path drawn on\n"
+            "the timeline and summed up in the summary.  It opens from a file in Chromium or\n"
             "Firefox and fetches nothing: scripts, styles and data are inside.\n\n"
             "  -o, --output F   where to write (default: <run>.html); an existing file is\n"
             "                   never overwritten\n"
@@ -513,6 +567,7 @@ static void help(FILE *out)
             "  --port N         the port for --serve (default: any free one)\n"
             "  --window-cap N   --serve: the most calls + messages in one window's answer\n"
             "                   (default 1000000); a busier window stays summarised\n"
+            "  --no-critical-path  leave the critical path out (faster on big runs)\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
@@ -523,10 +578,10 @@ int cmd_view(int argc, char **argv)
         {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
         {"serve", no_argument, 0, 'S'},        {"help", no_argument, 0, 'h'},
         {"max-size", required_argument, 0, 'M'}, {"port", required_argument, 0, 'P'},
-        {"window-cap", required_argument, 0, 'W'}, {0, 0, 0, 0},
+        {"window-cap", required_argument, 0, 'W'}, {"no-critical-path", no_argument, 0, 'N'}, {0, 0, 0, 0},
     };
     const char *outpath = NULL;
-    int progress = 1, c, serve = 0, port = 0;
+    int progress = 1, c, serve = 0, port = 0, critpath = 1;
     double max_mb = 200;
     uint64_t cap = 1000000;
     char *end;
@@ -538,6 +593,7 @@ int cmd_view(int argc, char **argv)
         case 'o': outpath = optarg; break;
         case 'q': progress = 0; break;
         case 'S': serve = 1; break;
+        case 'N': critpath = 0; break;
         case 'M':
             max_mb = strtod(optarg, &end);
             if (end == optarg || *end || !(max_mb > 0)) {
@@ -627,7 +683,7 @@ int cmd_view(int argc, char **argv)
         uint64_t msgs = 0;
         struct view_served sv = {0, 0, cap, NULL};
         FILE *m = open_memstream(&pg, &pl);
-        int rc = m ? view_write(m, dir, &run, progress, &msgs, &packed, &sv) : -1;
+        int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &packed, &sv) : -1;
         if (m && fclose(m) != 0) rc = -1;
         if (rc != 0) {
             fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
@@ -657,7 +713,7 @@ int cmd_view(int argc, char **argv)
     char *pg = NULL;
     size_t pl = 0;
     FILE *m = open_memstream(&pg, &pl);
-    int rc = m ? view_write(m, dir, &run, progress, &msgs, &page, NULL) : -1;
+    int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &page, NULL) : -1;
     if (m && fclose(m) != 0) rc = -1;
     int too_big = rc == 0 && (double)pl > max_mb * 1e6;
     if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;

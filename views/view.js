@@ -21,6 +21,64 @@ const LD = {};         // network load state
 const SM = {};         // summary state: the bars drawn
 let drawnStats = { lines: 0, represented: 0 };
 
+// ---- the critical path (an overlay of the timeline) -----------------------
+
+// D.meta.critical_path (tool/view.c): the runtime path of `mpilens report`,
+// its segments in the page's time base (ns after the earliest call).  Drawn
+// as a band over [from, to] on each segment's rank row and, where the path
+// goes on at another rank, a line between the two rows at the hop time.
+const CP = { on: true, drawn: [] };
+const CP_FILL = 'rgba(255,0,200,0.55)', CP_LINE = '#b0007f';
+
+function cpOverlay(ctx, g, D) {
+  CP.drawn = [];
+  const cp = D.meta.critical_path;
+  if (!CP.on || !cp || !cp.segments) return;
+  const segs = cp.segments;
+  const bandH = Math.max(2, Math.min(g.rowH * 0.5, 14));
+  ctx.save();
+  for (const s of segs) {
+    const vis = g.inside(s.rank) && s.to >= TL.t0 && s.from <= TL.t1;
+    let box = null;
+    if (vis) {
+      const x0 = Math.max(g.x0, g.x(s.from)), x1 = Math.max(Math.min(g.x1, g.x(s.to)), x0 + 2);
+      const y0 = g.yMid(s.rank) - bandH / 2;
+      ctx.fillStyle = CP_FILL;
+      ctx.fillRect(x0, y0, x1 - x0, bandH);
+      ctx.strokeStyle = CP_LINE;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(x0 + 0.5, y0 + 0.5, x1 - x0 - 1, bandH - 1);
+      box = { x0, x1, y0, y1: y0 + bandH };
+    }
+    CP.drawn.push({ rank: s.rank, from: s.from, to: s.to, to_rank: s.to_rank, what: s.what, site: s.site, box });
+  }
+  // the hops: one rank to the next at the time the path leaves
+  ctx.strokeStyle = CP_LINE;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  for (const s of segs) {
+    if (s.to_rank < 0 || s.to < TL.t0 || s.to > TL.t1) continue;
+    const x = g.x(s.to);
+    ctx.moveTo(x, g.yMid(s.rank));
+    ctx.lineTo(x, g.yMid(s.to_rank));
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+TL.overlays.push(cpOverlay);
+
+// The summary's line about the path.
+function cpSummary() {
+  const cp = D.meta.critical_path, el = $('sm-cp');
+  if (!cp) { el.textContent = cp === null ? 'critical path: left out (mpilens view --no-critical-path)' : ''; return; }
+  if (cp.empty) { el.textContent = 'critical path: none (its window is empty)'; return; }
+  el.textContent = 'critical path: ' + fmtTime(cp.runtime_ns) + ' of run time (' + fmtTime(cp.comm_ns) + ' communication, ' +
+    fmtTime(cp.comp_ns) + ' computation), ends on rank ' + cp.end_rank +
+    (cp.segments_total > cp.segments.length ? '; the timeline draws its first ' + fmtCount(cp.segments.length) + ' of ' +
+      fmtCount(cp.segments_total) + ' segments' : '') + (cp.complete ? '' : ' (incomplete: see mpilens report)');
+  el.dataset.ns = cp.runtime_ns;
+}
+
 // ---- helpers -----------------------------------------------------------------
 
 function $(id) { return document.getElementById(id); }
@@ -1063,6 +1121,9 @@ function tlInit() {
   $('tl-bpp').value = TL.bpp;
   $('tl-bpp').addEventListener('input', e => { const v = +e.target.value; if (v > 0) { TL.bpp = v; scheduleDraw(); } });
   $('tl-fit').onclick = tlFit;
+  $('tl-cp').checked = CP.on;
+  $('tl-cp').addEventListener('change', e => { CP.on = e.target.checked; scheduleDraw(); });
+  if (!D.meta.critical_path || D.meta.critical_path.empty) $('tl-cp').parentNode.style.display = 'none';
   $('tl-ranks').addEventListener('change', e => {
     const m = /^\s*(\d+)\s*(?:-\s*(\d+))?\s*$/.exec(e.target.value);
     if (m) tlSetRanks(+m[1], (m[2] != null ? +m[2] : +m[1]) + 1);
@@ -1071,7 +1132,8 @@ function tlInit() {
   $('tl-out').onclick = () => tlZoom(2);
   $('tl-search').addEventListener('input', e => tlSearch(e.target.value));
   $('tl-legend').innerHTML = KINDS.map((k, i) => '<span style="background:' + KIND_COLOURS[i] + '">' + k + '</span>')
-    .join('') + '<span style="background:rgba(251,140,0,0.5)">collective instance</span>';
+    .join('') + '<span style="background:rgba(251,140,0,0.5)">collective instance</span>' +
+    '<span style="background:' + CP_LINE + '">critical path</span>';
   c.tabIndex = 0;
   c.addEventListener('wheel', e => {
     e.preventDefault();
@@ -1434,6 +1496,7 @@ function smDraw() {
 
 function smInit() {
   const m = D.meta;
+  cpSummary();
   // time%: a share of the MPI time of every routine but MPI_Init and
   // MPI_Finalize (outside the application time), as report's time%
   const totalMpi = m.prof_routines.reduce((a, r) => a + (r.outside ? 0 : r.total), 0);
@@ -1583,6 +1646,15 @@ window.mpilens = Object.freeze({
   // the summary's time per rank: names (computation, routines, other MPI) and per row (a rank, or the mean of a group) ns each
   rankBars: () => SM.bars ? { names: SM.bars.names.slice(), group: SM.bars.group, rows: SM.bars.rows.map(r => r.slice()) } : null,
   load: () => (LD.drawn || []).map(x => Object.assign({}, x)),
+  // the critical path as last drawn: segments (rank, from, to in the page's
+  // ns, to_rank, what, site, box: its band in CSS pixels, null off screen),
+  // [] when hidden; runtime_ns etc. from the page's data
+  criticalPath: () => {
+    const cp = D.meta.critical_path;
+    return { on: CP.on, runtime_ns: cp && cp.runtime_ns, comm_ns: cp && cp.comm_ns, comp_ns: cp && cp.comp_ns,
+      end_rank: cp && cp.end_rank, total: cp && cp.segments_total,
+      segments: CP.drawn.map(x => Object.assign({}, x, { box: x.box && Object.assign({}, x.box) })) };
+  },
   messagePos: j => { const g = TL.g; return { x: g.x(D.m_ts[j]), y: g.yMid(D.m_src[j]), x1: g.x(D.m_ts[j] + D.m_lat[j]), y1: g.yMid(D.m_dst[j]) }; },
   message: j => ({ src: D.m_src[j], dst: D.m_dst[j], ts: D.m_ts[j], tr: D.m_ts[j] + D.m_lat[j], bytes: D.m_bytes[j], tag: D.m_tag[j] }),
 });

@@ -12,7 +12,9 @@
 // two slider positions), clicked (the message clicked and the details
 // shown), matrix_hover (the matrix's text with the cursor on it), summary
 // (its text), routines (the rows of its routine table), diag_boxes (class
-// and text of each diagnosis box), rank_bars (the summary's time per rank).  Screenshots of the four views go to
+// and text of each diagnosis box), rank_bars (the summary's time per rank), critical_path
+// (window.mpilens.criticalPath() at "fit all", with the pixels of its widest
+// band on and off) and cp_line (the summary's line on it).  Screenshots of the four views go to
 // SHOTS_DIR.
 'use strict';
 const { chromium } = require('playwright-core');
@@ -69,6 +71,29 @@ async function main() {
     out.scale_ranks = await page.evaluate(() => window.mpilens.scale());
     await page.click('#tl-fit');
     await page.waitForTimeout(100);
+    // the critical path at "fit all": its segments as drawn, the summary's
+    // line, and the pixels of its widest band with the overlay on and off
+    out.critical_path = await page.evaluate(() => window.mpilens.criticalPath ? window.mpilens.criticalPath() : null);
+    const cps = out.critical_path && out.critical_path.segments.filter(x => x.box);
+    if (cps && cps.length) {
+      const b = cps.reduce((a, x) => (x.box.x1 - x.box.x0 > a.box.x1 - a.box.x0 ? x : a)).box;
+      const pixels = () => page.evaluate(b => {
+        const c = document.getElementById('tl-canvas'), k = window.devicePixelRatio || 1;
+        const x = Math.ceil(b.x0 * k), y = Math.ceil(b.y0 * k), w = Math.max(1, Math.floor(b.x1 * k) - x), h = Math.max(1, Math.floor(b.y1 * k) - y);
+        const d = c.getContext('2d').getImageData(x, y, w, h).data;
+        let pink = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 120 && d[i + 2] > 100) pink++;
+        return { n: d.length / 4, pink, sum: Array.from(d).reduce((a, v, i) => a + v * (i % 7 + 1), 0) };
+      }, b);
+      const on = await pixels();
+      await page.click('#tl-cp');
+      await page.waitForTimeout(100);
+      const off = await pixels();
+      out.critical_path.hidden_segments = (await page.evaluate(() => window.mpilens.criticalPath())).segments.length;
+      await page.click('#tl-cp');
+      await page.waitForTimeout(100);
+      out.critical_path.pixels = { box: b, on, off };
+    }
     if (mode !== 'quick' && out.stats.messages > 0) {
       // click a message: the first one, a third of the way along its line
       const box = await page.locator('#tl-canvas').boundingBox();
@@ -133,6 +158,7 @@ async function main() {
     await page.click('#tabs button[data-view=summary]');
     await page.waitForTimeout(50);
     out.summary = await page.textContent('#view-summary');
+    out.cp_line = await page.evaluate(() => { const e = document.getElementById('sm-cp'); return e ? e.textContent : null; });
     // the routine table (routine, calls, time, time%, bytes) and the diagnosis boxes' kinds
     out.routines = await page.$$eval('#sm-routines tr', trs => trs.slice(1).map(tr => Array.from(tr.cells).map(c => c.textContent)));
     out.diag_boxes = await page.$$eval('#sm-diag > div', ds => ds.map(d => [d.className, d.textContent]));

@@ -37,6 +37,7 @@ async function main() {
     await page.click('#tl-fit');
     await page.waitForFunction(() => { const d = window.mpilens.detail(); return (d.over || d.requests >= 1) && !d.loading; }, null, { timeout: 60000 });
     await page.waitForTimeout(100);
+    out.critical_path = await page.evaluate(() => window.mpilens.criticalPath ? window.mpilens.criticalPath() : null);
     out.fit = { detail: await page.evaluate(() => window.mpilens.detail()), drawn: await page.evaluate(() => window.mpilens.drawn()),
       note: await page.evaluate(() => document.getElementById('tl-canvas').dataset.note || '') };
     await page.screenshot({ path: shots + '/served-fit.png' });

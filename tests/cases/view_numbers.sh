@@ -18,7 +18,16 @@
 #   report's 36 ms);
 # - 1 rank (the ring goes to itself: 10 messages): the page's note does not
 #   say "there is no traffic between ranks" but that its 10 messages went to
-#   itself.
+#   itself;
+# - the critical path (run4 and poll): the page's segments, as drawn on the
+#   timeline (window.mpilens.criticalPath()), are report --json's
+#   critical_path.segments (count, ranks, to_rank, times within 1 us once
+#   moved to the page's time base, its origin_ns), its value and end rank
+#   report's runtime path, the summary's line says that value, and the
+#   widest band paints its row (half its pixels pink with the overlay on, under a
+#   tenth off: a message line may cross it);
+#   before, the page had no critical path; with --no-critical-path it has
+#   none (null in its meta).
 # Open MPI and MPICH.
 # timeout: 240
 source "$ROOT/tests/browser/lib.sh"
@@ -44,11 +53,19 @@ for impl in openmpi mpich; do
         "$MPILENS" report --json -q --no-critical-path "$d/$r" >"$d/$r.json" 2>"$d/$r.json.err" ||
             { soft_fail "$impl $r: report --json failed: $(head -c 300 "$d/$r.json.err")"; continue 2; }
         "$MPILENS" report -q --no-critical-path "$d/$r" >"$d/$r.txt" 2>&1
+        case $r in run4 | poll)
+            "$MPILENS" report --json -q "$d/$r" >"$d/$r.cp.json" 2>"$d/$r.cp.err" ||
+                { soft_fail "$impl $r: report --json failed: $(head -c 300 "$d/$r.cp.err")"; continue 2; } ;;
+        esac
         "$MPILENS" view -q "$d/$r" -o "$d/$r.html" 2>"$d/$r.view.err" ||
             { soft_fail "$impl $r: mpilens view failed: $(head -c 300 "$d/$r.view.err")"; continue 2; }
         check_page "$d/$r.html" "$d/shots-$r" quick >"$d/$r.check.json" 2>"$d/$r.check.err" ||
             { soft_fail "$impl $r: the browser check failed: $(head -c 400 "$d/$r.check.json" "$d/$r.check.err")"; continue 2; }
     done
+    # --no-critical-path: the page holds none
+    "$MPILENS" view -q --no-critical-path "$d/run4" -o "$d/nocp.html" 2>"$d/nocp.err" &&
+        grep -q '"critical_path":null' "$d/nocp.html" && ! grep -q '"segments_total"' "$d/nocp.html" ||
+        soft_fail "$impl: view --no-critical-path: $(head -c 300 "$d/nocp.err")"
     v=$(python3 - "$d" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -86,6 +103,40 @@ for r in ("run4", "run1", "lost", "poll"):
             except ValueError: ok = False
             want = "%.2f" % want
         if not ok: bad.append("%s: %s time%% %s on the page, %s in the report" % (r, name, share, want))
+# the critical path: the page's as report's
+import re
+def meta(r):
+    t = open("%s/%s.html" % (d, r), encoding="utf-8").read()
+    m = re.search(r'<script type="application/json" id="mpilens-meta">(.*?)</script>', t, re.S)
+    return json.loads(m.group(1).replace("<\\/", "</"))
+def unit(u): return {"ns": 1, "ms": 1e6, "s": 1e9}.get(u, 1e3)   # else µs
+for r in ("run4", "poll"):
+    page = json.load(open("%s/%s.check.json" % (d, r)))
+    rep = json.load(open("%s/%s.cp.json" % (d, r)))["critical_path"]
+    origin = meta(r)["origin_ns"]
+    cp = page.get("critical_path")
+    if not cp: bad.append("%s: the page has no critical path (window.mpilens.criticalPath)" % r); continue
+    want, got = rep["segments"], cp["segments"]
+    if not want: bad.append("%s: report has no critical-path segment" % r)
+    if len(got) != len(want) or cp["total"] != len(want):
+        bad.append("%s: %d segments drawn (%s in the page), report has %d" % (r, len(got), cp["total"], len(want)))
+    for i, (g, w) in enumerate(zip(got, want)):
+        if (g["rank"], g["to_rank"], g["what"], g["site"]) != (w["rank"], w["to_rank"], w["what"], w["site"]) or \
+           abs(g["from"] - (w["from_ns"] - origin)) > 1000 or abs(g["to"] - (w["to_ns"] - origin)) > 1000:
+            bad.append("%s: segment %d drawn %s, report %s (origin %d)" % (r, i, {k: g[k] for k in ("rank", "from", "to", "to_rank", "what")}, w, origin))
+            break
+    rt = rep["measures"]["runtime"]
+    if cp["runtime_ns"] != rt["path"] or cp["end_rank"] != rt["end_rank"] or \
+       (cp["comm_ns"], cp["comp_ns"]) != (rep["runtime_split"]["comm_ns"], rep["runtime_split"]["comp_ns"]):
+        bad.append("%s: page's path %s ns (rank %s), report %d ns (rank %d)" % (r, cp["runtime_ns"], cp["end_rank"], rt["path"], rt["end_rank"]))
+    m = re.match(r"critical path: ([0-9.]+) (\S+) of run time \(.* communication, .* computation\), ends on rank (\d+)", page.get("cp_line") or "")
+    if not m or abs(float(m.group(1)) * unit(m.group(2)) - rt["path"]) > 0.001 * rt["path"] + 1 or int(m.group(3)) != rt["end_rank"]:
+        bad.append("%s: the summary says %r; report's path %d ns ending on rank %d" % (r, page.get("cp_line"), rt["path"], rt["end_rank"]))
+    px = cp.get("pixels")
+    if not px: bad.append("%s: no critical-path band on screen at fit all" % r)
+    elif not (px["on"]["pink"] >= 0.5 * px["on"]["n"] and px["off"]["pink"] < 0.1 * px["off"]["n"] and px["on"]["sum"] != px["off"]["sum"]) or cp.get("hidden_segments") != 0:
+        bad.append("%s: the band at %s paints %d of %d pixels on, %d off (%s segments when hidden)" %
+                   (r, px["box"], px["on"]["pink"], px["on"]["n"], px["off"]["pink"], cp.get("hidden_segments")))
 page, rep = load("run4")
 if rep["messages"]["matched"] != 55 or rep["messages"]["proc_null"] != 40:
     bad.append("run4: report matched %d messages (%d on MPI_PROC_NULL); the program sends 55 (and 40 on MPI_PROC_NULL)" %
@@ -109,5 +160,5 @@ print("; ".join(bad) if bad else "ok")
 PY
 )
     [ "$v" = ok ] || soft_fail "$impl: $v"
-    note "$impl: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["stats"], d["routines"][:3])' "$d/run4.check.json")"
+    note "$impl: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("critical_path") or {}; print(d["stats"], d["routines"][:3], "critical path", c.get("runtime_ns"), "ns,", len(c.get("segments", [])), "segments")' "$d/run4.check.json")"
 done

@@ -11,7 +11,8 @@
 # draws the overview standing for all of report --json's messages; dragged
 # over the second phase it fetches that window, and then the message lines
 # it draws equal export's messages overlapping the window it shows, and a
-# message clicked there shows its file:line.  SIGINT stops the server with
+# message clicked there shows its file:line; the critical path drawn at
+# "fit all" is report's (value, and per segment rank, to_rank, what).  SIGINT stops the server with
 # exit status 0.  --max-size 0.01 on the same run stops `mpilens view` with
 # a one-line error naming --serve and the page's size, exit status 2, and
 # writes no file.
@@ -177,6 +178,13 @@ st, fit, z = d.get("start", {}), d.get("fit", {}), d.get("zoom", {})
 if not st.get("served") or st.get("messages") != 0: bad.append("at start the page holds %s messages, not the overview only" % st.get("messages"))
 if not fit.get("drawn", {}).get("summarised") or fit["drawn"].get("represented") != want["messages"]:
     bad.append("fit all: not the overview standing for %d messages: %s" % (want["messages"], fit.get("drawn")))
+# the critical path is drawn on the served page too: report's segments and value
+cp, rcp = d.get("critical_path"), rep["critical_path"]
+if not cp or cp["runtime_ns"] != rcp["measures"]["runtime"]["path"] or \
+   [(x["rank"], x["to_rank"], x["what"]) for x in cp["segments"]] != [(x["rank"], x["to_rank"], x["what"]) for x in rcp["segments"]] or \
+   not any(x["box"] for x in cp["segments"]):
+    bad.append("served page's critical path %s, report's %d ns over %d segments" %
+               (cp and {k: cp[k] for k in ("runtime_ns", "total")}, rcp["measures"]["runtime"]["path"], len(rcp["segments"])))
 if not (fit.get("detail", {}).get("over")): bad.append("fit all: the whole run was not refused as over the cap: %s" % fit.get("detail"))
 if z:
     t0, t1 = z["scale"]["t0"], z["scale"]["t1"]
