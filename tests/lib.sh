@@ -190,7 +190,10 @@ same_with_runtime_once() {
         soft_fail "$what: output differs with the runtime: ${first:0:400}"
         bad=1
     fi
-    if [ ! -s "$d/plain.err" ] && [ -s "$d/rt.err" ]; then
+    # STDERR_IGNORE: lines the MPI itself prints some times and not others
+    # (MPICH's "Abort(3) on node 1 ..." is lost now and then, the aborting
+    # process killed before its stderr is forwarded: 1 run in 12 here)
+    if [ ! -s "$d/plain.err" ] && grep -a -q -v -E "${STDERR_IGNORE:-^\$^}" "$d/rt.err" 2>/dev/null; then
         soft_fail "$what: stderr only with the runtime: $(head -3 "$d/rt.err" | tr '\n' ' ' | head -c 300)"
         bad=1
     fi
