@@ -2027,11 +2027,11 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     const struct mlr_event *ev = &e->ev;
     cp->events++;
     cp->now = e->t0;
-    /* the event is made here and copied into the rank's queue only if it
-     * waits there as a qev (not a light call, not replayed at once): a
-     * queue slot is seldom in cache */
-    struct qev qs;
-    struct qev *q = &qs;
+    /* the event is written where it would wait in the rank's queue (a
+     * light call or one replayed at once leaves the slot free again) */
+    if (r->qn == r->qcap && qgrow(cp, r)) return;
+    if (!r->qn) r->qh = 0;    /* an empty queue starts again at its first slot (stays in cache) */
+    struct qev *q = &r->q[(r->qh + r->qn) & (r->qcap - 1)];
     /* every field set here (no memset: this runs once per event) */
     q->t0 = e->t0;
     q->t1 = e->t1 > e->t0 ? e->t1 : e->t0;
@@ -2083,6 +2083,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     }
     q->nsend = (uint16_t)nsend;
     q->nrecv = (uint16_t)nrecv;
+    int heavy = nsend || ev->repeat;   /* (the light test reads these, not q's 16-bit fields just written) */
     if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
         if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q->flags |= QF_BRECV;
@@ -2091,6 +2092,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
             const struct an_comm *cm = &cp->run->comms[comm];
+            heavy = 1;
             q->flags |= QF_COLL;
             if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at its completion */
             q->comm = comm;
@@ -2113,9 +2115,8 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (q->flags & QF_NB) q->flags &= ~QF_NB;
     if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
         nb_complete(cp, ri, ev, q);
-    if (q->flags & QF_UNFIN) q->nrecv = 0;   /* it never completed: nothing came to wait for */
-    if (!q->flags && !q->nrecv && !q->nsend && !q->comp_extra && !q->sbytes && !q->bw && !q->lat &&
-        (int)q->name != cp->pcontrol_name) {
+    if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
+    if (!heavy && !nrecv && !q->flags && (int)q->name != cp->pcontrol_name) {
         /* a light call: at once, or behind the last qev queued */
         if (!r->qn) {
             light(cp, ri, q->t0, q->t1, q->site, q->name);
@@ -2143,12 +2144,6 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
         drain_others(cp, ri, 0);
         return;
     }
-    if (r->qn == r->qcap && qgrow(cp, r)) {
-        if (q->flags & QF_NBW) free(q->nbw);
-        return;
-    }
-    if (!r->qn) r->qh = 0;    /* an empty queue starts again at its first slot (stays in cache) */
-    r->q[(r->qh + r->qn) & (r->qcap - 1)] = qs;
     int waiting = r->qn > 0;
     r->qn++;
     /* queued behind a call that waits: tried only once what it waits for may
