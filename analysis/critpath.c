@@ -369,8 +369,22 @@ struct qev {                  /* 128 bytes, no holes: two cache lines in the rin
     uint16_t nrecv, nsend;
     uint8_t phase;            /* 0: not started, 1: phase A done */
     int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
+    uint16_t nlight;          /* light calls queued right after it (cp_rank.lq) */
 };
 _Static_assert(sizeof(struct qev) == 128, "struct qev: two cache lines");
+
+/* A light call: no edge (it sends nothing, receives nothing, is no
+ * collective, completes nothing another rank's call decides), no window
+ * change (MPI_Init, MPI_Finalize, MPI_Pcontrol), no polls, finished.  About
+ * half the calls of a halo exchange (MPI_Irecv, MPI_Wtime ...).  Queued
+ * behind a waiting call, it takes 24 bytes in a ring of its own, not a
+ * 128-byte qev, and is replayed (phase A and B at once: light) right
+ * after the qev it follows. */
+struct lev {
+    int64_t t0, t1;           /* aligned */
+    uint32_t site;
+    uint16_t name;
+};
 
 #define RC_SIZE 64
 #define WLOG 256              /* a power of two */
@@ -406,6 +420,8 @@ struct cp_rank {
     } rc[RC_SIZE];
     struct qev *q;            /* ring */
     unsigned qh, qn, qcap;
+    struct lev *lq;           /* ring of the light calls queued (each follows a qev: qev.nlight) */
+    unsigned lh, ln, lcap;
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
     int bpos;                 /* index in an_cp.blocked, -1 */
@@ -1704,6 +1720,45 @@ CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
     }
 }
 
+/* Phase A and phase B of a light call (struct lev): what phase_a and
+ * phase_b_local do for it, without the rest. */
+CP_INLINE void light(struct an_cp *cp, int ri, int64_t t0, int64_t t1, uint32_t site, uint16_t name)
+{
+    struct cp_rank *r = &cp->r[ri];
+    if (r->open == INT64_MIN) r->open = t0;   /* no MPI_Init recorded: from the first call */
+    if (r->last == INT64_MIN) r->last = r->seen_init ? r->open : t0;
+    /* computation since the previous call */
+    int64_t gap = clip(r, r->last, t0);
+    if (gap > 0) {
+        unsigned reg = region_of(cp, ri, r->last_site, site);
+        int64_t g0 = r->last > r->open ? r->last : r->open;
+        gain_region(cp, r, reg, gap, g0);
+        r->useful_comp = an_sadd(r->useful_comp, gap);
+    }
+    if (t0 > r->last) r->last = t0;
+    /* the call: useful from where it began (r->last >= t0 now) */
+    int64_t go = r->last;
+    if (go > t1) go = t1;
+    int64_t u = clip(r, go, t1);
+    if (u > 0) {
+        gain_useful(cp, r, name_key(cp, r, name), u, go);
+        r->useful_comm = an_sadd(r->useful_comm, u);
+    }
+    if (t1 > r->last) r->last = t1;
+    r->last_site = site;
+}
+
+/* The light calls queued after a qev, once it is replayed. */
+CP_INLINE void light_run(struct an_cp *cp, int ri, struct cp_rank *r, unsigned n)
+{
+    for (; n; n--) {
+        const struct lev *l = &r->lq[r->lh];
+        light(cp, ri, l->t0, l->t1, l->site, l->name);
+        r->lh = (r->lh + 1) & (r->lcap - 1);
+        r->ln--;
+    }
+}
+
 static inline int is_local(const struct qev *q)
 {
     return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV | QF_NBW));
@@ -1725,6 +1780,7 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
         if (is_local(q)) phase_b_local(cp, ri, q);
         else if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
         *progressed = 1;
+        if (q->nlight) light_run(cp, ri, r, q->nlight);
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
         r->qn--;
     }
@@ -1838,6 +1894,22 @@ static int qgrow(struct an_cp *cp, struct cp_rank *r)
         r->qh = 0;
         r->qcap = cap;
     }
+    return 0;
+}
+
+static int lgrow(struct an_cp *cp, struct cp_rank *r)
+{
+    unsigned cap = r->lcap ? r->lcap * 2 : 64;
+    struct lev *t = malloc(cap * sizeof *t);
+    if (!t) {
+        cp->failed = 1;
+        return -1;
+    }
+    for (unsigned i = 0; i < r->ln; i++) t[i] = r->lq[(r->lh + i) & (r->lcap - 1)];
+    free(r->lq);
+    r->lq = t;
+    r->lh = 0;
+    r->lcap = cap;
     return 0;
 }
 
@@ -1955,7 +2027,8 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     const struct mlr_event *ev = &e->ev;
     cp->events++;
     cp->now = e->t0;
-    /* the event is written where it will wait in the rank's queue */
+    /* the event is written where it would wait in the rank's queue (a
+     * light call or one replayed at once leaves the slot free again) */
     if (r->qn == r->qcap && qgrow(cp, r)) return;
     if (!r->qn) r->qh = 0;    /* an empty queue starts again at its first slot (stays in cache) */
     struct qev *q = &r->q[(r->qh + r->qn) & (r->qcap - 1)];
@@ -1977,6 +2050,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     q->own = NULL;
     q->site = ev->site;
     q->pos = q->root = -1;
+    q->nlight = 0;
     int known = ev->routine < rk->nroutines;
     q->name = known ? rk->name[ev->routine] : 0;
     int role = known ? rk->role[ev->routine] : AN_OTHER;
@@ -1991,11 +2065,12 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (role == AN_INIT) q->flags |= QF_INIT;
     if (role == AN_FINALIZE) q->flags |= QF_FIN;
     if (ev->unfinished) unfinished(cp, rk, ev, role, q);
+    unsigned nsend = 0, nrecv = 0;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
         if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
             if (o->peer < 0) continue;
-            q->nsend++;
+            nsend++;
             q->sbytes += o->bytes;
             q->bw = an_sadd(q->bw, an_d2i(cp->o.beta_ns * o->bytes));
             q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
@@ -2003,9 +2078,12 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
                    o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
-            q->nrecv++;
+            nrecv++;
         }
     }
+    q->nsend = (uint16_t)nsend;
+    q->nrecv = (uint16_t)nrecv;
+    int heavy = nsend || ev->repeat;   /* (the light test reads these, not q's 16-bit fields just written) */
     if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
         if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q->flags |= QF_BRECV;
@@ -2014,6 +2092,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
             const struct an_comm *cm = &cp->run->comms[comm];
+            heavy = 1;
             q->flags |= QF_COLL;
             if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at its completion */
             q->comm = comm;
@@ -2036,7 +2115,28 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (q->flags & QF_NB) q->flags &= ~QF_NB;
     if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
         nb_complete(cp, ri, ev, q);
-    if (q->flags & QF_UNFIN) q->nrecv = 0;   /* it never completed: nothing came to wait for */
+    if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
+    if (!heavy && !nrecv && !q->flags && (int)q->name != cp->pcontrol_name) {
+        /* a light call: at once, or behind the last qev queued */
+        if (!r->qn) {
+            light(cp, ri, q->t0, q->t1, q->site, q->name);
+            drain_others(cp, ri, 0);
+            return;
+        }
+        struct qev *tail = &r->q[(r->qh + r->qn - 1) & (r->qcap - 1)];
+        if (tail->nlight < UINT16_MAX && (r->ln < r->lcap || !lgrow(cp, r))) {
+            struct lev *l = &r->lq[(r->lh + r->ln) & (r->lcap - 1)];
+            l->t0 = q->t0;
+            l->t1 = q->t1;
+            l->site = q->site;
+            l->name = q->name;
+            r->ln++;
+            tail->nlight++;
+            if (!r->ready && !timed_out(cp, r)) return;
+            drain(cp, ri, 0);
+            return;
+        }
+    }
     if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV | QF_NBW))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);
@@ -2359,6 +2459,7 @@ void an_cp_free(struct an_cp *cp)
             if (q->flags & QF_NBW) free(q->nbw);
         }
         free(cp->r[i].q);
+        free(cp->r[i].lq);
         free(cp->r[i].ccount);
         free(cp->r[i].wl.r);
     }

@@ -130,7 +130,8 @@ struct an_cp_result {
  *                    measure, to where its current stretch began), its
  *                    ledger (what it gained, by routine and region), its
  *                    window, wait and useful totals; and a FIFO of the
- *                    rank's events not yet replayed.
+ *                    rank's events not yet replayed (calls without edges
+ *                    in a smaller ring of their own).
  *   replay step      an event runs in two phases.  A: computation since the
  *                    previous call is added, the bytes/cost of the sends it
  *                    starts, and the rank publishes an *edge value* (its
