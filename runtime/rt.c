@@ -1860,6 +1860,76 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
+int ml_coll_blocks(MPI_Comm comm, int nbr, int recv)
+{
+    int n = 0, t = MPI_UNDEFINED, inter = 0;
+    if (comm == MPI_COMM_NULL) return 0;
+    if (nbr == 1 && PMPI_Topo_test(comm, &t) == MPI_SUCCESS) {
+        if (t == MPI_CART) {
+            if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+            return 2 * n;
+        }
+        if (t == MPI_GRAPH) {
+            int me = 0;
+            if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
+                return 0;
+            return n;
+        }
+        if (t == MPI_DIST_GRAPH) {
+            int in = 0, out = 0, w = 0;
+            if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &w) != MPI_SUCCESS) return 0;
+            return recv ? in : out;
+        }
+        return 0;
+    }
+    if (nbr != 2 && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter)
+        return PMPI_Comm_remote_size(comm, &n) == MPI_SUCCESS ? n : 0;
+    return PMPI_Comm_size(comm, &n) == MPI_SUCCESS ? n : 0;
+}
+
+int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int recv)
+{
+    if (!counts || !mpi_ready) return 0;
+    int n = ml_coll_blocks(comm, nbr, recv);
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) s += c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+    return s;
+}
+
+int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Datatype *types, int nbr,
+                       int recv)
+{
+    if (!counts || !types || !mpi_ready) return 0;
+    int n = ml_coll_blocks(comm, nbr, recv);
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t k = c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+        int size = 0;
+        if (k > 0 && types[i] != MPI_DATATYPE_NULL) {
+            ml_type_index(types[i], &size);
+            s += k * size;
+        }
+    }
+    return s;
+}
+
+int64_t ml_coll_mine(MPI_Comm comm, const void *counts, int c64)
+{
+    int me = -1;
+    if (!counts || !mpi_ready || comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || me < 0)
+        return 0;
+    return c64 ? (int64_t)((const MPI_Count *)counts)[me] : ((const int *)counts)[me];
+}
+
+int ml_coll_isroot(MPI_Comm comm, int root)
+{
+    int me = -1, inter = 0;
+    if (root == MPI_ROOT) return 1;
+    if (!mpi_ready || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    return PMPI_Comm_rank(comm, &me) == MPI_SUCCESS && me == root;
+}
+
 void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
                const char *name, int ret)
 {

@@ -138,6 +138,22 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
  * number on the communicator (mlformat.h ML_REC_COLL). */
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
+/* What a collective's count arrays add up to (the v- and w-variants, the
+ * neighbourhood collectives), for ml_rec_coll's counts.  ml_coll_blocks:
+ * how many blocks a count array describes: the neighbours (nbr 1; recv: the
+ * sources, else the destinations), the local group (nbr 2, MPI_Reduce_scatter),
+ * else the group the blocks go to or come from (the remote group of an
+ * inter-communicator).  ml_coll_sum: the array's sum over those blocks (0 for
+ * NULL); c64: MPI_Count entries.  ml_coll_wbytes: sum of count x size of
+ * its type (MPI_Alltoallw).  ml_coll_mine: the entry of this process (MPI_Reduce_scatter).
+ * ml_coll_isroot: whether this process is the root (MPI_ROOT on an
+ * inter-communicator), where the root's arrays alone are significant. */
+int ml_coll_blocks(MPI_Comm comm, int nbr, int recv);
+int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int recv);
+int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Datatype *types, int nbr,
+                       int recv);
+int64_t ml_coll_mine(MPI_Comm comm, const void *counts, int c64);
+int ml_coll_isroot(MPI_Comm comm, int root);
 /* MPI-IO (mlformat.h ML_REC_IO): a read or write of count x datatype on
  * file handle fh, or (ML_IO_OPEN) the handle MPI_File_open made and the
  * file's name (its last ML_IO_NAME_MAX - 1 bytes). */
