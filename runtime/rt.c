@@ -1257,7 +1257,7 @@ uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
 struct tab_entry {
     uint64_t handle;
     uint16_t index;
-    int32_t size;        /* datatypes: MPI_Type_size */
+    int64_t size;        /* datatypes: MPI_Type_size_x */
     uint64_t gid;        /* communicators: global id */
     uint32_t created;    /* communicators: children created so far */
 };
@@ -1710,7 +1710,7 @@ void ml_obj_fortran_post(void *ierr)
 
 /* The calling thread's one-entry cache (rt.h ml_type_cached); gen was read
  * before the table, so a type freed meanwhile invalidates the entry. */
-static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *size)
+static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int64_t *size)
 {
     struct ml_thread *th = &ml_th;
     th->type_handle = h;
@@ -1721,7 +1721,7 @@ static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *s
     return e->index;
 }
 
-uint16_t ml_type_index(MPI_Datatype type, int *size)
+uint16_t ml_type_index(MPI_Datatype type, int64_t *size)
 {
     uint32_t gen = __atomic_load_n(&ml_type_gen, __ATOMIC_ACQUIRE);
     struct tab_entry *e = tab_find(types, ML_HANDLE(type));
@@ -1732,14 +1732,15 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
     pthread_mutex_lock(&lock);
     e = tab_find(types, ML_HANDLE(type));
     if (!e && hdr->ntypes < ML_TYPE_NONE && (e = tab_slot(types, ML_HANDLE(type)))) {
-        int sz = 0, len = 0;
+        int len = 0;
+        MPI_Count sz = 0;
         struct ml_rec *r = def_record(ML_REC_TYPE, sizeof(struct ml_type_def));
-        if (r && PMPI_Type_size(type, &sz) == MPI_SUCCESS) {
+        if (r && PMPI_Type_size_x(type, &sz) == MPI_SUCCESS) {
             struct ml_type_def *d = (struct ml_type_def *)(r + 1);
             char name[MPI_MAX_OBJECT_NAME] = "";
             PMPI_Type_get_name(type, name, &len);
             d->index = hdr->ntypes++;
-            d->size = sz;
+            d->size = sz > INT_MAX ? MPI_UNDEFINED : (int32_t)sz;   /* as MPI_Type_size says */
             d->handle = ML_HANDLE(type);
             copy_str(d->name, sizeof d->name, name);
             def_commit(r);
@@ -1802,10 +1803,10 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
             e->bytes = 0;
             if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
-                int b = ml_status_bytes(s);
+                int64_t b = ml_status_bytes(s);
                 e->source = s->MPI_SOURCE;
                 e->tag = s->MPI_TAG;
-                if (b != MPI_UNDEFINED && b > 0) e->bytes = (uint32_t)b;
+                if (b > 0) e->bytes = (uint32_t)b;
                 /* MPI_Cancel succeeded: the request completed without a message */
                 if (ml_status_cancelled(s)) {
                     e->source = ML_PEER_CANCELLED;
@@ -1826,15 +1827,15 @@ void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest
                      int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
                      MPI_Status *status, int ret)
 {
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = ml_type_index(st, &ssize);
     uint16_t rti = ml_type_index(rt, &rsize);
     uint32_t rbytes = ml_bytes(rcount, rsize);
     if (ret == MPI_SUCCESS && source != MPI_PROC_NULL && status != MPI_STATUS_IGNORE) {
-        int n = ml_status_bytes(status);
+        int64_t n = ml_status_bytes(status);
         source = status->MPI_SOURCE;
         rtag = status->MPI_TAG;
-        if (n != MPI_UNDEFINED) rbytes = (uint32_t)n;
+        if (n >= 0) rbytes = (uint32_t)n;
     }
     struct ml_rec *r = ml_rec_begin(c, ML_REC_SENDRECV, 6);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);
@@ -1847,7 +1848,7 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
                  MPI_Datatype rt, int64_t rcount, uint64_t req, int ret)
 {
     (void)req;
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
     if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
     struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 4);
@@ -1904,7 +1905,7 @@ int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Dat
     int64_t s = 0;
     for (int i = 0; i < n; i++) {
         int64_t k = c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
-        int size = 0;
+        int64_t size = 0;
         if (k > 0 && types[i] != MPI_DATATYPE_NULL) {
             ml_type_index(types[i], &size);
             s += k * size;
@@ -1933,7 +1934,7 @@ int ml_coll_isroot(MPI_Comm comm, int root)
 void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
                const char *name, int ret)
 {
-    int size = 0;
+    int64_t size = 0;
     uint16_t ti = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
     size_t nl = name ? strlen(name) : 0;
     if (nl > ML_IO_NAME_MAX - 1) {
@@ -1963,7 +1964,7 @@ void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st
         ml_rec_coll(c, comm, root, st, scount, rt, rcount, req, ret);
         return;
     }
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
     if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
     struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 6);
@@ -2071,7 +2072,8 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
         MPI_Status s;
         if (fst && mpi_ready && pr != MPI_PROC_NULL && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS) &&
             PMPI_Status_f2c((MPI_Fint *)fst, &s) == MPI_SUCCESS) {
-            int size = 0, b = 0;
+            int64_t size = 0;
+            int b = 0;
             uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
             uint32_t bytes = ml_bytes(n, size);
             if (PMPI_Get_count(&s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED) bytes = (uint32_t)b;
