@@ -2055,6 +2055,74 @@ void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype)
     fort_recv_t0 = c->t0;
 }
 
+static __thread struct {
+    void *sbuf, *scounts, *stypes, *rcounts, *rtypes, *rtype;
+    int kind;
+    uint64_t t0;
+} fort_v;
+
+void ml_fortran_vcoll(struct ml_call *c, void *sbuf, void *scounts, void *stypes, void *rcounts,
+                      void *rtypes, void *rtype, int kind)
+{
+    fort_v.sbuf = sbuf, fort_v.scounts = scounts, fort_v.stypes = stypes;
+    fort_v.rcounts = rcounts, fort_v.rtypes = rtypes, fort_v.rtype = rtype;
+    fort_v.kind = kind;
+    fort_v.t0 = c->t0;
+}
+
+/* Fortran handles to C, for ml_coll_wbytes (at most ML_FV_MAX blocks). */
+#define ML_FV_MAX 4096
+static const MPI_Datatype *fort_types(const void *ft, MPI_Comm comm, int recv, MPI_Datatype *buf)
+{
+    int n = ml_coll_blocks(comm, 0, recv);
+    if (!ft || n <= 0 || n > ML_FV_MAX) return NULL;
+    for (int i = 0; i < n; i++) buf[i] = PMPI_Type_f2c(((const MPI_Fint *)ft)[i]);
+    return buf;
+}
+
+/* What the collective's arrays add up to, as ml_rec_coll's counts of *st and *rt. */
+static void fortran_vcounts(MPI_Comm comm, int root, MPI_Datatype *st, int64_t *sn, MPI_Datatype *rt,
+                            int64_t *rn)
+{
+    static __thread MPI_Datatype tb[ML_FV_MAX];
+    static int *in_place;
+    static int looked;
+    if (!looked) {
+        in_place = (int *)dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");   /* Open MPI's MPI_IN_PLACE */
+        looked = 1;
+    }
+    int rootonly = root != ML_PEER_NONE, isroot = rootonly && ml_coll_isroot(comm, root);
+    if (fort_v.rtype) *rt = PMPI_Type_f2c(*(MPI_Fint *)fort_v.rtype);
+    if (fort_v.kind == 1) {   /* MPI_Reduce_scatter */
+        *sn = ml_coll_sum(comm, fort_v.rcounts, 0, 2, 0);
+        *rn = ml_coll_mine(comm, fort_v.rcounts, 0);
+        *rt = *st;
+        return;
+    }
+    if (fort_v.rcounts && (!rootonly || isroot)) {
+        if (fort_v.rtypes) {
+            *rn = ml_coll_wbytes(comm, fort_v.rcounts, 0, fort_types(fort_v.rtypes, comm, 1, tb), 0, 1);
+            *rt = MPI_BYTE;
+        } else {
+            *rn = ml_coll_sum(comm, fort_v.rcounts, 0, 0, 1);
+        }
+    } else if (fort_v.rcounts) {
+        *rn = 0;
+    }
+    if (!fort_v.scounts) return;
+    if (rootonly) {
+        *sn = isroot ? ml_coll_sum(comm, fort_v.scounts, 0, 0, 0) : 0;
+    } else if (in_place && fort_v.sbuf == (void *)in_place) {   /* the send side is the receive side */
+        *sn = *rn;
+        *st = *rt;
+    } else if (fort_v.stypes) {
+        *sn = ml_coll_wbytes(comm, fort_v.scounts, 0, fort_types(fort_v.stypes, comm, 0, tb), 0, 0);
+        *st = MPI_BYTE;
+    } else {
+        *sn = ml_coll_sum(comm, fort_v.scounts, 0, 0, 0);
+    }
+}
+
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype)
 {
@@ -2088,7 +2156,11 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
             rdt = PMPI_Type_f2c(*(MPI_Fint *)fort_rtype);
             if (fort_rcount) rn = *(MPI_Fint *)fort_rcount;
         }
-        ml_rec_coll(c, ci, pr, dt, n, rdt, rn, 0, MPI_SUCCESS);
+        int64_t sn = n, rn64 = rn;
+        if (fort_v.t0 == c->t0 && mpi_ready && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS))
+            fortran_vcounts(PMPI_Comm_f2c(*(MPI_Fint *)comm), pr, &dt, &sn, &rdt, &rn64);
+        fort_v.t0 = 0;
+        ml_rec_coll(c, ci, pr, dt, sn, rdt, rn64, 0, MPI_SUCCESS);
     } else {
         ml_rec_call(c, MPI_SUCCESS);
     }

@@ -154,6 +154,12 @@ int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Dat
                        int recv);
 int64_t ml_coll_mine(MPI_Comm comm, const void *counts, int c64);
 int ml_coll_isroot(MPI_Comm comm, int root);
+/* The same for a Fortran collective with count arrays recorded by the
+ * Fortran wrapper (Open MPI's binding calls PMPI_ itself): before the call,
+ * its send buffer, count and type arrays (NULL where it has none), its
+ * receive type; kind 1: MPI_Reduce_scatter (its type is the send type). */
+void ml_fortran_vcoll(struct ml_call *c, void *sbuf, void *scounts, void *stypes, void *rcounts,
+                      void *rtypes, void *rtype, int kind);
 /* MPI-IO (mlformat.h ML_REC_IO): a read or write of count x datatype on
  * file handle fh, or (ML_IO_OPEN) the handle MPI_File_open made and the
  * file's name (its last ML_IO_NAME_MAX - 1 bytes). */

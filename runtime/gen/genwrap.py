@@ -802,6 +802,18 @@ def emit_f(w, sym, rid, routine, proto):
         hook_pre = 'ml_obj_fortran_live(&c, a%d, %s, %d);' % (oi, okind, 1 if forget else 0)
         if forget:
             hook_post = 'ml_obj_fortran_post(a%d);' % len(proto[1])
+    vnames = ('sendcounts', 'recvcounts')
+    if is_coll and any(v in names for v in vnames) and not hook_pre and 'Neighbor' not in base \
+            and 'neighbor' not in base and len(names) < 20:
+        # the count arrays (runtime/rt.c ml_fortran_vcoll), read after the call
+        def fa(p):
+            return 'a%d' % names.index(p) if p in names else 'NULL'
+        rs = 1 if 'recvcounts' in names and 'sendcounts' not in names and 'recvtype' not in names else 0
+        hook_pre = 'ml_fortran_vcoll(&c, %s, %s, %s, %s, %s, %s, %d);' % (
+            fa('sendbuf'), fa('sendcounts'), fa('sendtypes'), fa('recvcounts'), fa('recvtypes'),
+            fa('recvtype'), rs)
+        if 'recvtype' in names:   # and the scalar receive side, as below
+            hook_pre += ' ml_fortran_recv(&c, %s, %s);' % (fa('recvcount'), fa('recvtype'))
     if is_coll and 'recvtype' in names and not hook_pre:
         # the receive side, as the C wrapper records it (recvcount: 0 for
         # the v-variants, whose counts are an array)
