@@ -81,7 +81,7 @@ void ml_rec_isendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int des
                       int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
                       MPI_Request *req, int ret)
 {
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
     uint16_t rti = rt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(rt, &rsize);
     uint64_t h = ret == MPI_SUCCESS && req ? ML_HANDLE(*req) : 0;

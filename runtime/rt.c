@@ -1257,7 +1257,7 @@ uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
 struct tab_entry {
     uint64_t handle;
     uint16_t index;
-    int32_t size;        /* datatypes: MPI_Type_size */
+    int64_t size;        /* datatypes: MPI_Type_size_x */
     uint64_t gid;        /* communicators: global id */
     uint32_t created;    /* communicators: children created so far */
 };
@@ -1710,7 +1710,7 @@ void ml_obj_fortran_post(void *ierr)
 
 /* The calling thread's one-entry cache (rt.h ml_type_cached); gen was read
  * before the table, so a type freed meanwhile invalidates the entry. */
-static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *size)
+static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int64_t *size)
 {
     struct ml_thread *th = &ml_th;
     th->type_handle = h;
@@ -1721,7 +1721,7 @@ static uint16_t type_cache(struct tab_entry *e, uint64_t h, uint32_t gen, int *s
     return e->index;
 }
 
-uint16_t ml_type_index(MPI_Datatype type, int *size)
+uint16_t ml_type_index(MPI_Datatype type, int64_t *size)
 {
     uint32_t gen = __atomic_load_n(&ml_type_gen, __ATOMIC_ACQUIRE);
     struct tab_entry *e = tab_find(types, ML_HANDLE(type));
@@ -1732,14 +1732,15 @@ uint16_t ml_type_index(MPI_Datatype type, int *size)
     pthread_mutex_lock(&lock);
     e = tab_find(types, ML_HANDLE(type));
     if (!e && hdr->ntypes < ML_TYPE_NONE && (e = tab_slot(types, ML_HANDLE(type)))) {
-        int sz = 0, len = 0;
+        int len = 0;
+        MPI_Count sz = 0;
         struct ml_rec *r = def_record(ML_REC_TYPE, sizeof(struct ml_type_def));
-        if (r && PMPI_Type_size(type, &sz) == MPI_SUCCESS) {
+        if (r && PMPI_Type_size_x(type, &sz) == MPI_SUCCESS) {
             struct ml_type_def *d = (struct ml_type_def *)(r + 1);
             char name[MPI_MAX_OBJECT_NAME] = "";
             PMPI_Type_get_name(type, name, &len);
             d->index = hdr->ntypes++;
-            d->size = sz;
+            d->size = sz > INT_MAX ? MPI_UNDEFINED : (int32_t)sz;   /* as MPI_Type_size says */
             d->handle = ML_HANDLE(type);
             copy_str(d->name, sizeof d->name, name);
             def_commit(r);
@@ -1802,10 +1803,10 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
             e->bytes = 0;
             if (st && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)) {
                 const MPI_Status *s = idx_kind == 0 ? &st[i] : idx_kind == 1 ? &st[0] : &st[k];
-                int b = ml_status_bytes(s);
+                int64_t b = ml_status_bytes(s);
                 e->source = s->MPI_SOURCE;
                 e->tag = s->MPI_TAG;
-                if (b != MPI_UNDEFINED && b > 0) e->bytes = (uint32_t)b;
+                if (b > 0) e->bytes = (uint32_t)b;
                 /* MPI_Cancel succeeded: the request completed without a message */
                 if (ml_status_cancelled(s)) {
                     e->source = ML_PEER_CANCELLED;
@@ -1826,15 +1827,15 @@ void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest
                      int64_t scount, int source, MPI_Datatype rt, int64_t rcount, int rtag,
                      MPI_Status *status, int ret)
 {
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = ml_type_index(st, &ssize);
     uint16_t rti = ml_type_index(rt, &rsize);
     uint32_t rbytes = ml_bytes(rcount, rsize);
     if (ret == MPI_SUCCESS && source != MPI_PROC_NULL && status != MPI_STATUS_IGNORE) {
-        int n = ml_status_bytes(status);
+        int64_t n = ml_status_bytes(status);
         source = status->MPI_SOURCE;
         rtag = status->MPI_TAG;
-        if (n != MPI_UNDEFINED) rbytes = (uint32_t)n;
+        if (n >= 0) rbytes = (uint32_t)n;
     }
     struct ml_rec *r = ml_rec_begin(c, ML_REC_SENDRECV, 6);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);
@@ -1847,7 +1848,7 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
                  MPI_Datatype rt, int64_t rcount, uint64_t req, int ret)
 {
     (void)req;
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
     if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
     struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 4);
@@ -1860,10 +1861,80 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
+int ml_coll_blocks(MPI_Comm comm, int nbr, int recv)
+{
+    int n = 0, t = MPI_UNDEFINED, inter = 0;
+    if (comm == MPI_COMM_NULL) return 0;
+    if (nbr == 1 && PMPI_Topo_test(comm, &t) == MPI_SUCCESS) {
+        if (t == MPI_CART) {
+            if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return 0;
+            return 2 * n;
+        }
+        if (t == MPI_GRAPH) {
+            int me = 0;
+            if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS)
+                return 0;
+            return n;
+        }
+        if (t == MPI_DIST_GRAPH) {
+            int in = 0, out = 0, w = 0;
+            if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &w) != MPI_SUCCESS) return 0;
+            return recv ? in : out;
+        }
+        return 0;
+    }
+    if (nbr != 2 && PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter)
+        return PMPI_Comm_remote_size(comm, &n) == MPI_SUCCESS ? n : 0;
+    return PMPI_Comm_size(comm, &n) == MPI_SUCCESS ? n : 0;
+}
+
+int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int recv)
+{
+    if (!counts || !mpi_ready) return 0;
+    int n = ml_coll_blocks(comm, nbr, recv);
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) s += c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+    return s;
+}
+
+int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Datatype *types, int nbr,
+                       int recv)
+{
+    if (!counts || !types || !mpi_ready) return 0;
+    int n = ml_coll_blocks(comm, nbr, recv);
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t k = c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+        int64_t size = 0;
+        if (k > 0 && types[i] != MPI_DATATYPE_NULL) {
+            ml_type_index(types[i], &size);
+            s += k * size;
+        }
+    }
+    return s;
+}
+
+int64_t ml_coll_mine(MPI_Comm comm, const void *counts, int c64)
+{
+    int me = -1;
+    if (!counts || !mpi_ready || comm == MPI_COMM_NULL || PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || me < 0)
+        return 0;
+    return c64 ? (int64_t)((const MPI_Count *)counts)[me] : ((const int *)counts)[me];
+}
+
+int ml_coll_isroot(MPI_Comm comm, int root)
+{
+    int me = -1, inter = 0;
+    if (root == MPI_ROOT) return 1;
+    if (!mpi_ready || comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return 0;
+    return PMPI_Comm_rank(comm, &me) == MPI_SUCCESS && me == root;
+}
+
 void ml_rec_io(struct ml_call *c, uint64_t fh, MPI_Datatype dt, int64_t count, unsigned flags,
                const char *name, int ret)
 {
-    int size = 0;
+    int64_t size = 0;
     uint16_t ti = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
     size_t nl = name ? strlen(name) : 0;
     if (nl > ML_IO_NAME_MAX - 1) {
@@ -1893,7 +1964,7 @@ void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st
         ml_rec_coll(c, comm, root, st, scount, rt, rcount, req, ret);
         return;
     }
-    int ssize = 0, rsize = 0;
+    int64_t ssize = 0, rsize = 0;
     uint16_t sti = st == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(st, &ssize);
     if (rt != MPI_DATATYPE_NULL) ml_type_index(rt, &rsize);
     struct ml_rec *r = ml_rec_begin(c, ML_REC_COLL, 6);
@@ -1984,6 +2055,74 @@ void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype)
     fort_recv_t0 = c->t0;
 }
 
+static __thread struct {
+    void *sbuf, *scounts, *stypes, *rcounts, *rtypes, *rtype;
+    int kind;
+    uint64_t t0;
+} fort_v;
+
+void ml_fortran_vcoll(struct ml_call *c, void *sbuf, void *scounts, void *stypes, void *rcounts,
+                      void *rtypes, void *rtype, int kind)
+{
+    fort_v.sbuf = sbuf, fort_v.scounts = scounts, fort_v.stypes = stypes;
+    fort_v.rcounts = rcounts, fort_v.rtypes = rtypes, fort_v.rtype = rtype;
+    fort_v.kind = kind;
+    fort_v.t0 = c->t0;
+}
+
+/* Fortran handles to C, for ml_coll_wbytes (at most ML_FV_MAX blocks). */
+#define ML_FV_MAX 4096
+static const MPI_Datatype *fort_types(const void *ft, MPI_Comm comm, int recv, MPI_Datatype *buf)
+{
+    int n = ml_coll_blocks(comm, 0, recv);
+    if (!ft || n <= 0 || n > ML_FV_MAX) return NULL;
+    for (int i = 0; i < n; i++) buf[i] = PMPI_Type_f2c(((const MPI_Fint *)ft)[i]);
+    return buf;
+}
+
+/* What the collective's arrays add up to, as ml_rec_coll's counts of *st and *rt. */
+static void fortran_vcounts(MPI_Comm comm, int root, MPI_Datatype *st, int64_t *sn, MPI_Datatype *rt,
+                            int64_t *rn)
+{
+    static __thread MPI_Datatype tb[ML_FV_MAX];
+    static int *in_place;
+    static int looked;
+    if (!looked) {
+        in_place = (int *)dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");   /* Open MPI's MPI_IN_PLACE */
+        looked = 1;
+    }
+    int rootonly = root != ML_PEER_NONE, isroot = rootonly && ml_coll_isroot(comm, root);
+    if (fort_v.rtype) *rt = PMPI_Type_f2c(*(MPI_Fint *)fort_v.rtype);
+    if (fort_v.kind == 1) {   /* MPI_Reduce_scatter */
+        *sn = ml_coll_sum(comm, fort_v.rcounts, 0, 2, 0);
+        *rn = ml_coll_mine(comm, fort_v.rcounts, 0);
+        *rt = *st;
+        return;
+    }
+    if (fort_v.rcounts && (!rootonly || isroot)) {
+        if (fort_v.rtypes) {
+            *rn = ml_coll_wbytes(comm, fort_v.rcounts, 0, fort_types(fort_v.rtypes, comm, 1, tb), 0, 1);
+            *rt = MPI_BYTE;
+        } else {
+            *rn = ml_coll_sum(comm, fort_v.rcounts, 0, 0, 1);
+        }
+    } else if (fort_v.rcounts) {
+        *rn = 0;
+    }
+    if (!fort_v.scounts) return;
+    if (rootonly) {
+        *sn = isroot ? ml_coll_sum(comm, fort_v.scounts, 0, 0, 0) : 0;
+    } else if (in_place && fort_v.sbuf == (void *)in_place) {   /* the send side is the receive side */
+        *sn = *rn;
+        *st = *rt;
+    } else if (fort_v.stypes) {
+        *sn = ml_coll_wbytes(comm, fort_v.scounts, 0, fort_types(fort_v.stypes, comm, 0, tb), 0, 0);
+        *st = MPI_BYTE;
+    } else {
+        *sn = ml_coll_sum(comm, fort_v.scounts, 0, 0, 0);
+    }
+}
+
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype)
 {
@@ -2001,7 +2140,8 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
         MPI_Status s;
         if (fst && mpi_ready && pr != MPI_PROC_NULL && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS) &&
             PMPI_Status_f2c((MPI_Fint *)fst, &s) == MPI_SUCCESS) {
-            int size = 0, b = 0;
+            int64_t size = 0;
+            int b = 0;
             uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_index(dt, &size);
             uint32_t bytes = ml_bytes(n, size);
             if (PMPI_Get_count(&s, MPI_BYTE, &b) == MPI_SUCCESS && b != MPI_UNDEFINED) bytes = (uint32_t)b;
@@ -2016,7 +2156,11 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
             rdt = PMPI_Type_f2c(*(MPI_Fint *)fort_rtype);
             if (fort_rcount) rn = *(MPI_Fint *)fort_rcount;
         }
-        ml_rec_coll(c, ci, pr, dt, n, rdt, rn, 0, MPI_SUCCESS);
+        int64_t sn = n, rn64 = rn;
+        if (fort_v.t0 == c->t0 && mpi_ready && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS))
+            fortran_vcounts(PMPI_Comm_f2c(*(MPI_Fint *)comm), pr, &dt, &sn, &rdt, &rn64);
+        fort_v.t0 = 0;
+        ml_rec_coll(c, ci, pr, dt, sn, rdt, rn64, 0, MPI_SUCCESS);
     } else {
         ml_rec_call(c, MPI_SUCCESS);
     }

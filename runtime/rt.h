@@ -73,7 +73,7 @@ struct ml_thread {
     uint16_t type_index;       /* one-entry cache of ml_type_index */
     uint64_t type_handle;
     uint32_t type_gen;
-    int32_t type_size;
+    int64_t type_size;         /* MPI_Type_size_x: a type can hold more than INT_MAX bytes */
     struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
     /* what the thread's scheduler counters said at a recent poll's end
      * (ml_poll_sample): tells work between polls from time off the CPU */
@@ -117,7 +117,7 @@ void ml_time_record(struct ml_thread *th, uint64_t t0, unsigned words);
 void ml_longdur_record(struct ml_call *c);
 void ml_result_record(struct ml_call *c, int err);
 uint16_t ml_comm_lookup(MPI_Comm comm);
-uint16_t ml_type_index(MPI_Datatype type, int *size);
+uint16_t ml_type_index(MPI_Datatype type, int64_t *size);
 void ml_comm_created(MPI_Comm comm, uint16_t parent);
 uint32_t ml_icc_remote(MPI_Comm local, int leader, MPI_Comm peer, int remote);
 void ml_comm_forget(uint64_t handle);
@@ -138,6 +138,28 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
  * number on the communicator (mlformat.h ML_REC_COLL). */
 void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, int64_t scount,
                      MPI_Datatype rt, int64_t rcount, uint64_t req, uint64_t seq, int ret);
+/* What a collective's count arrays add up to (the v- and w-variants, the
+ * neighbourhood collectives), for ml_rec_coll's counts.  ml_coll_blocks:
+ * how many blocks a count array describes: the neighbours (nbr 1; recv: the
+ * sources, else the destinations), the local group (nbr 2, MPI_Reduce_scatter),
+ * else the group the blocks go to or come from (the remote group of an
+ * inter-communicator).  ml_coll_sum: the array's sum over those blocks (0 for
+ * NULL); c64: MPI_Count entries.  ml_coll_wbytes: sum of count x size of
+ * its type (MPI_Alltoallw).  ml_coll_mine: the entry of this process (MPI_Reduce_scatter).
+ * ml_coll_isroot: whether this process is the root (MPI_ROOT on an
+ * inter-communicator), where the root's arrays alone are significant. */
+int ml_coll_blocks(MPI_Comm comm, int nbr, int recv);
+int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int recv);
+int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Datatype *types, int nbr,
+                       int recv);
+int64_t ml_coll_mine(MPI_Comm comm, const void *counts, int c64);
+int ml_coll_isroot(MPI_Comm comm, int root);
+/* The same for a Fortran collective with count arrays recorded by the
+ * Fortran wrapper (Open MPI's binding calls PMPI_ itself): before the call,
+ * its send buffer, count and type arrays (NULL where it has none), its
+ * receive type; kind 1: MPI_Reduce_scatter (its type is the send type). */
+void ml_fortran_vcoll(struct ml_call *c, void *sbuf, void *scounts, void *stypes, void *rcounts,
+                      void *rtypes, void *rtype, int kind);
 /* MPI-IO (mlformat.h ML_REC_IO): a read or write of count x datatype on
  * file handle fh, or (ML_IO_OPEN) the handle MPI_File_open made and the
  * file's name (its last ML_IO_NAME_MAX - 1 bytes). */
@@ -231,7 +253,7 @@ ML_INLINE uint16_t ml_comm_index(MPI_Comm comm)
 }
 
 /* Datatype index and size, through the thread's one-entry cache. */
-ML_INLINE uint16_t ml_type_cached(MPI_Datatype type, int *size)
+ML_INLINE uint16_t ml_type_cached(MPI_Datatype type, int64_t *size)
 {
     struct ml_thread *th = &ml_th;
     if (ML_LIKELY(th->type_handle == ML_HANDLE(type) && th->type_gen == ml_type_gen)) {
@@ -424,10 +446,10 @@ ML_INLINE void ml_rec_call_flag(struct ml_call *c, int ret, int flag)
     else ml_rec_end_idle(c, r, ret);
 }
 
-ML_INLINE uint32_t ml_bytes(int64_t count, int size)
+ML_INLINE uint32_t ml_bytes(int64_t count, int64_t size)
 {
-    int64_t b = (int64_t)count * size;
-    return b < 0 ? 0 : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+    if (count <= 0 || size <= 0) return 0;
+    return size > (int64_t)UINT32_MAX / count ? UINT32_MAX : (uint32_t)(count * size);
 }
 
 ML_INLINE void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int peer,
@@ -449,7 +471,7 @@ ML_INLINE void ml_rec_p2p_raw(struct ml_call *c, uint16_t comm, uint16_t t, int 
 ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int peer,
                               int tag, int64_t count, uint64_t req, int ret, int has_req)
 {
-    int size = 0;
+    int64_t size = 0;
     uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_cached(dt, &size);
     ml_rec_p2p_raw(c, comm, t, peer, tag, ml_bytes(count, size), req, ret, has_req, 0);
 }
@@ -457,18 +479,19 @@ ML_INLINE void ml_rec_p2p(struct ml_call *c, uint16_t comm, MPI_Datatype dt, int
 /* PMPI_Get_count(st, MPI_BYTE, &n) without the call: the byte count the
  * implementation keeps in its status, read as its own MPI_Get_count reads it
  * (Open MPI 4: size_t _ucount; MPICH: count_lo and count_hi_and_cancelled
- * >> 1, combined with count_lo sign-extended), MPI_UNDEFINED above INT_MAX. */
-ML_INLINE int ml_status_bytes(const MPI_Status *st)
+ * >> 1, combined with count_lo sign-extended), as a byte count for the
+ * record (saturating at UINT32_MAX, as ml_bytes), or -1 when unknown. */
+ML_INLINE int64_t ml_status_bytes(const MPI_Status *st)
 {
 #if defined(OPEN_MPI)
     size_t n = st->_ucount;
-    return n > (size_t)INT_MAX ? MPI_UNDEFINED : (int)n;
+    return n > (size_t)UINT32_MAX ? (int64_t)UINT32_MAX : (int64_t)n;
 #elif defined(MPICH_VERSION)
-    int64_t n = (int64_t)st->count_lo | ((int64_t)st->count_hi_and_cancelled >> 1) << (8 * sizeof(int));
-    return n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    int64_t n = (int64_t)(unsigned)st->count_lo | ((int64_t)st->count_hi_and_cancelled >> 1) << (8 * sizeof(int));
+    return n < 0 ? -1 : n > (int64_t)UINT32_MAX ? (int64_t)UINT32_MAX : n;
 #else
     int n = 0;
-    return PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS ? n : MPI_UNDEFINED;
+    return PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED ? n : -1;
 #endif
 }
 
@@ -491,14 +514,14 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
                                      int tag, int64_t count, MPI_Status *st, uint64_t req, int ret,
                                      int has_req, int valid)
 {
-    int size = 0;
+    int64_t size = 0;
     uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_cached(dt, &size);
     uint32_t bytes = ml_bytes(count, size);
     if (ret == MPI_SUCCESS && valid && !has_req && peer != MPI_PROC_NULL) {
         peer = st->MPI_SOURCE;
         tag = st->MPI_TAG;
-        int n = ml_status_bytes(st);
-        if (n != MPI_UNDEFINED) bytes = (uint32_t)n;
+        int64_t n = ml_status_bytes(st);
+        if (n >= 0) bytes = (uint32_t)n;
     }
     ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req, !has_req && !valid);
 }

@@ -100,6 +100,62 @@ IO_RW = re.compile(r'^MPI_File_(i?)(read|write)(_at|_shared)?(_all|_ordered)?(_b
 OBJ_FORGET = re.compile(r'^MPI_(Win_free|File_close)$')
 
 
+def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
+    """The counts ml_rec_coll records where the call has count arrays (the v-
+    and w-variants: their sums, in bytes of MPI_BYTE for the w-variants) or
+    sends a block per neighbour (the neighbourhood collectives: count x
+    neighbours).  An array significant at the root alone (MPI_Gatherv's
+    receive counts, MPI_Scatterv's send counts) is read at the root only;
+    MPI_IN_PLACE for MPI_Alltoallv/w: the send side is the receive side."""
+    def at(p):
+        return pnames.index(p) if p in pnames else None
+    nbr = 1 if 'Neighbor_' in name or 'neighbor_' in name else 0
+    scs, rcs, sts, rts = at('sendcounts'), at('recvcounts'), at('sendtypes'), at('recvtypes')
+    sbuf = at('sendbuf')
+    if comm is None or (scs is None and rcs is None and not nbr):
+        return cnt, dt, rc, rt
+    c = 'a%d' % comm
+
+    def c64(i):
+        return 1 if 'MPI_Count' in ptypes[i] else 0
+
+    def arr(i, ti, recv, kind=None):
+        k = nbr if kind is None else kind
+        if ti is not None:
+            return ('ml_coll_wbytes(%s, a%d, %d, a%d, %d, %d)' % (c, i, c64(i), ti, k, recv), 'MPI_BYTE')
+        return ('ml_coll_sum(%s, a%d, %d, %d, %d)' % (c, i, c64(i), k, recv), None)
+    def ok(e):   # the arrays and the communicator are read after a call that succeeded only
+        return e if e == '0' or re.match(r'^a\d+$', e) else '(ret == MPI_SUCCESS ? %s : 0)' % e
+    isroot = 'ml_coll_isroot(%s, a%d)' % (c, root) if root is not None else None
+    if rcs is not None and scs is None and 'sendtype' not in pnames and 'datatype' in pnames:
+        # MPI_Reduce_scatter: sends the sum of the counts, receives its own
+        cnt = arr(rcs, None, 0, 2)[0]
+        rc = 'ml_coll_mine(%s, a%d, %d)' % (c, rcs, c64(rcs))
+        return ok(cnt), dt, ok(rc), dt
+    if rcs is not None:
+        e, t = arr(rcs, rts, 1)
+        rc = '(%s ? %s : 0)' % (isroot, e) if isroot else e
+        if t:
+            rt = t
+    elif nbr and rc != '0':
+        rc = '(int64_t)%s * ml_coll_blocks(%s, 1, 1)' % (rc, c)
+    if scs is not None:
+        e, t = arr(scs, sts, 0)
+        if isroot:
+            cnt = '(%s ? %s : 0)' % (isroot, e)
+        elif rcs is not None and sbuf is not None and not nbr:
+            cnt = '(a%d == MPI_IN_PLACE ? %s : %s)' % (sbuf, rc, e)
+            if not t and dt != 'MPI_DATATYPE_NULL' and rt != 'MPI_DATATYPE_NULL':
+                dt = '(a%d == MPI_IN_PLACE ? %s : %s)' % (sbuf, rt, dt)
+        else:
+            cnt = e
+        if t:
+            dt = t
+    elif nbr and cnt != '0':
+        cnt = '(int64_t)%s * ml_coll_blocks(%s, 1, 0)' % (cnt, c)
+    return ok(cnt), dt, ok(rc), rt
+
+
 def obj_arg(ptypes):
     """(position, ML_OBJ_WIN|ML_OBJ_FILE, by pointer) of the window or file argument, or None"""
     for i, t in enumerate(ptypes):
@@ -509,6 +565,7 @@ def emit_c(w, name, rid, proto):
             rc = 'a%d' % rcount if rcount is not None else '0'
             rt = 'a%d' % rtype if rtype is not None else 'MPI_DATATYPE_NULL'
             rr = 'a%d' % root if root is not None else 'ML_PEER_NONE'
+            cnt, dt, rc, rt = coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt)
             req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
             if request is not None and not re.search(r'_init(_c)?$', name):
                 # nonblocking: the request and the instance number, for the
@@ -745,6 +802,18 @@ def emit_f(w, sym, rid, routine, proto):
         hook_pre = 'ml_obj_fortran_live(&c, a%d, %s, %d);' % (oi, okind, 1 if forget else 0)
         if forget:
             hook_post = 'ml_obj_fortran_post(a%d);' % len(proto[1])
+    vnames = ('sendcounts', 'recvcounts')
+    if is_coll and any(v in names for v in vnames) and not hook_pre and 'Neighbor' not in base \
+            and 'neighbor' not in base and len(names) < 20:
+        # the count arrays (runtime/rt.c ml_fortran_vcoll), read after the call
+        def fa(p):
+            return 'a%d' % names.index(p) if p in names else 'NULL'
+        rs = 1 if 'recvcounts' in names and 'sendcounts' not in names and 'recvtype' not in names else 0
+        hook_pre = 'ml_fortran_vcoll(&c, %s, %s, %s, %s, %s, %s, %d);' % (
+            fa('sendbuf'), fa('sendcounts'), fa('sendtypes'), fa('recvcounts'), fa('recvtypes'),
+            fa('recvtype'), rs)
+        if 'recvtype' in names:   # and the scalar receive side, as below
+            hook_pre += ' ml_fortran_recv(&c, %s, %s);' % (fa('recvcount'), fa('recvtype'))
     if is_coll and 'recvtype' in names and not hook_pre:
         # the receive side, as the C wrapper records it (recvcount: 0 for
         # the v-variants, whose counts are an array)
