@@ -733,7 +733,7 @@ struct rcalls {
     uint64_t n;
     int64_t *t0, *end, *tag1;
     uint64_t *pcode, *bytes, *comm1;
-    uint64_t *ord;              /* calls by (key, index) */
+    uint64_t *ord;              /* calls by (key, index); NULL: the keys are in order already */
     const int64_t *key;
 };
 
@@ -757,16 +757,19 @@ static struct vread col_reader(const struct vbuf *b)
     return r;
 }
 
-/* Rank k's calls, ordered by end (by_end) or start. */
+/* Rank k's calls, to be found by end (by_end: times only) or by start
+ * (with what a send call says: peer, tag, bytes, communicator). */
 static int rcalls_load(struct an_view *v, struct vrank *k, struct rcalls *c, int by_end)
 {
     memset(c, 0, sizeof *c);
     uint64_t n = c->n = k->ncalls;
     c->t0 = malloc((n + 1) * sizeof *c->t0), c->end = malloc((n + 1) * sizeof *c->end);
-    c->tag1 = malloc((n + 1) * sizeof *c->tag1), c->pcode = malloc((n + 1) * sizeof *c->pcode);
-    c->bytes = malloc((n + 1) * sizeof *c->bytes), c->comm1 = malloc((n + 1) * sizeof *c->comm1);
-    c->ord = malloc((n + 1) * sizeof *c->ord);
-    if (!c->t0 || !c->end || !c->tag1 || !c->pcode || !c->bytes || !c->comm1 || !c->ord) return -1;
+    if (!c->t0 || !c->end) return -1;
+    if (!by_end) {
+        c->tag1 = malloc((n + 1) * sizeof *c->tag1), c->pcode = malloc((n + 1) * sizeof *c->pcode);
+        c->bytes = malloc((n + 1) * sizeof *c->bytes), c->comm1 = malloc((n + 1) * sizeof *c->comm1);
+        if (!c->tag1 || !c->pcode || !c->bytes || !c->comm1) return -1;
+    }
     struct vread t0 = col_reader(&k->c[AN_VC_T0 - AN_VC_T0]), du = col_reader(&k->c[AN_VC_DUR - AN_VC_T0]),
                  co = col_reader(&k->c[AN_VC_COMM - AN_VC_T0]), pe = col_reader(&k->c[AN_VC_PEER - AN_VC_T0]),
                  tg = col_reader(&k->c[AN_VC_TAG - AN_VC_T0]), by = col_reader(&k->c[AN_VC_BYTES - AN_VC_T0]);
@@ -774,14 +777,19 @@ static int rcalls_load(struct an_view *v, struct vrank *k, struct rcalls *c, int
     for (uint64_t i = 0; i < n; i++) {
         c->t0[i] = an_wadd(prev, get_s(&t0));
         c->end[i] = prev = an_wadd(c->t0[i], (int64_t)get_u(&du));
+        if (by_end) continue;
         c->comm1[i] = get_u(&co);
         c->pcode[i] = get_u(&pe);
         c->tag1[i] = get_s(&tg);
         c->bytes[i] = get_u(&by);
-        c->ord[i] = i;
     }
     if (t0.bad || du.bad || co.bad || pe.bad || tg.bad || by.bad) return -1;
     c->key = by_end ? c->end : c->t0;
+    int sorted = 1;
+    for (uint64_t i = 1; i < n && sorted; i++) sorted = c->key[i - 1] <= c->key[i];
+    if (sorted) return 0;       /* mostly: a rank's calls follow each other */
+    if (!(c->ord = malloc((n + 1) * sizeof *c->ord))) return -1;
+    for (uint64_t i = 0; i < n; i++) c->ord[i] = i;
     qsort_r(c->ord, n, sizeof *c->ord, cmp_key, (void *)c->key);
     return 0;
 }
@@ -790,18 +798,14 @@ static int rcalls_load(struct an_view *v, struct vrank *k, struct rcalls *c, int
 static int64_t rcalls_find(const struct rcalls *c, int64_t t)
 {
     uint64_t lo = 0, hi = c->n;
+#define AT(i) (c->ord ? c->ord[i] : (i))
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
-        if (c->key[c->ord[mid]] <= t) lo = mid + 1;
+        if (c->key[AT(mid)] <= t) lo = mid + 1;
         else hi = mid;
     }
-    return lo > 0 && c->key[c->ord[lo - 1]] == t ? (int64_t)c->ord[lo - 1] : -1;
-}
-
-static int cmp_dst(const void *a, const void *b)
-{
-    const struct pending *x = a, *y = b;
-    return (x->dst > y->dst) - (x->dst < y->dst);
+    return lo > 0 && c->key[AT(lo - 1)] == t ? (int64_t)AT(lo - 1) : -1;
+#undef AT
 }
 
 /* Messages in a fixed order: by sender, send start, receive completion, and the rest. */
@@ -821,44 +825,89 @@ static int cmp_msg(const void *a, const void *b)
     return 0;
 }
 
+static int cmp_msg_at(const void *a, const void *b, void *pend)
+{
+    const struct pending *p = pend;
+    return cmp_msg(&p[*(const size_t *)a], &p[*(const size_t *)b]);
+}
+
+/* The messages' indices grouped by receiver (by_src: by sender), in a new
+ * array; *at (nranks + 1 entries) where each rank's start. */
+static size_t *group(struct an_view *v, int by_src, size_t **at)
+{
+    size_t R = (size_t)v->nranks;
+    size_t *ix = malloc((v->npend + 1) * sizeof *ix), *c = calloc(R + 2, sizeof *c);
+    if (!ix || !c) {
+        free(ix), free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < v->npend; i++) {
+        int32_t w = by_src ? v->pend[i].src : v->pend[i].dst;
+        c[(w >= 0 && (size_t)w < R ? (size_t)w : R) + 1]++;
+    }
+    for (size_t w = 1; w <= R + 1; w++) c[w] += c[w - 1];
+    size_t *put = malloc((R + 2) * sizeof *put);
+    if (!put) {
+        free(ix), free(c);
+        return NULL;
+    }
+    memcpy(put, c, (R + 2) * sizeof *put);
+    for (size_t i = 0; i < v->npend; i++) {
+        int32_t w = by_src ? v->pend[i].src : v->pend[i].dst;
+        ix[put[w >= 0 && (size_t)w < R ? (size_t)w : R]++] = i;
+    }
+    free(put);
+    *at = c;
+    return ix;
+}
+
 /* Each message's receive call, among its receiver's calls (here). */
 static int name_receives(struct an_view *v)
 {
-    if (v->npend) qsort(v->pend, v->npend, sizeof *v->pend, cmp_dst);
+    size_t *at, *ix = group(v, 0, &at);
+    if (!ix) return -1;
     struct rcalls c;
-    for (size_t i = 0; i < v->npend;) {
-        int32_t d = v->pend[i].dst;
-        struct vrank *k = vrank_of(v, d);
+    int rc = 0;
+    for (int d = 0; d <= v->nranks && rc == 0; d++) {
+        if (at[d] == at[d + 1]) continue;
+        struct vrank *k = d < v->nranks ? vrank_of(v, d) : NULL;
         int have = k && rcalls_load(v, k, &c, 1) == 0;
-        if (k && !have) {
-            rcalls_free(&c);
-            return -1;
+        if (k && !have) rc = -1;
+        for (size_t i = at[d]; rc == 0 && i < at[d + 1]; i++) {
+            struct pending *p = &v->pend[ix[i]];
+            p->rcall = have ? rcalls_find(&c, p->tr) : -1;
+            if (p->rcall < 0) v->counts.msg_no_recv++;
         }
-        for (; i < v->npend && v->pend[i].dst == d; i++) {
-            v->pend[i].rcall = have ? rcalls_find(&c, v->pend[i].tr) : -1;
-            if (v->pend[i].rcall < 0) v->counts.msg_no_recv++;
-        }
-        if (have) rcalls_free(&c);
+        if (k) rcalls_free(&c);
     }
-    return 0;
+    free(ix);
+    free(at);
+    return rc;
 }
 
 /* The messages into their senders' columns (all senders here), in the
  * fixed order, naming their send calls. */
 static int name_sends(struct an_view *v)
 {
-    if (v->npend) qsort(v->pend, v->npend, sizeof *v->pend, cmp_msg);
+    size_t *at, *ix = group(v, 1, &at);
+    if (!ix) return -1;
     struct rcalls c;
-    for (size_t i = 0; i < v->npend;) {
-        int32_t sw = v->pend[i].src;
-        struct vrank *k = vrank_of(v, sw);
+    int rc = 0;
+    for (int sw = 0; sw <= v->nranks && rc == 0; sw++) {
+        size_t a = at[sw], b = at[sw + 1];
+        if (a == b) continue;
+        struct vrank *k = sw < v->nranks ? vrank_of(v, sw) : NULL;
         if (!k || rcalls_load(v, k, &c, 0) != 0) {   /* never: messages go to their sender's owner */
             if (k) rcalls_free(&c);
-            return -1;
+            rc = -1;
+            break;
         }
+        int sorted = 1;
+        for (size_t i = a + 1; i < b && sorted; i++) sorted = cmp_msg(&v->pend[ix[i - 1]], &v->pend[ix[i]]) <= 0;
+        if (!sorted) qsort_r(ix + a, b - a, sizeof *ix, cmp_msg_at, v->pend);
         struct vbuf *m = k->m;
-        for (; i < v->npend && v->pend[i].src == sw; i++) {
-            const struct pending *p = &v->pend[i];
+        for (size_t i = a; i < b; i++) {
+            const struct pending *p = &v->pend[ix[i]];
             int64_t s = rcalls_find(&c, p->ts);
             unsigned flags = 0;
             if (s < 0) {
@@ -879,8 +928,8 @@ static int name_sends(struct an_view *v)
             if (p->rcall >= 0) {
                 uint64_t *last = pair_slot(&v->pairs, (uint64_t)(uint32_t)p->src << 32 | (uint32_t)p->dst);
                 if (!last) {
-                    rcalls_free(&c);
-                    return -1;
+                    rc = -1;
+                    break;
                 }
                 put_s(&m[AN_VM_RCALL - AN_VM_FLAGS], (int64_t)((uint64_t)p->rcall - *last));
                 *last = (uint64_t)p->rcall;
@@ -895,6 +944,9 @@ static int name_sends(struct an_view *v)
         }
         rcalls_free(&c);
     }
+    free(ix);
+    free(at);
+    if (rc) return -1;
     free(v->pend);
     v->pend = NULL;
     v->npend = v->pend_cap = 0;
