@@ -611,25 +611,21 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
         fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
                 errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
         bad = 1;
+    } else if (fd > 1) {
+        /* it can be created; created again when the page is made: a job
+         * that fails on the way (MPI_Abort) leaves no empty file */
+        close(fd);
+        unlink(outpath);
+        fd = -1;
     }
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);   /* every process stops, or none */
-    if (bad) {
-        if (fd > 1) {
-            close(fd);
-            unlink(outpath);
-        }
-        return 1;
-    }
+    if (bad) return 1;
     struct an_run run;
     if (an_run_open_slice(dir, x, &run) != 0) {
         const char *p = an_run_problem(&run, NULL);
         if (x->rank == 0)
             fprintf(stderr, "mpilens view: %s: not a run directory (%s)\n", dir, p ? p : "no readable rank file");
         an_run_close(&run);
-        if (fd > 1) {
-            close(fd);
-            unlink(outpath);
-        }
         return 1;
     }
     if (getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
@@ -648,10 +644,6 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
     if (sr.why) {
         an_run_close(&run);
         sym_cleanup();
-        if (fd > 1) {
-            close(fd);
-            unlink(outpath);
-        }
         if (x->rank == 0)
             fprintf(stderr, "mpilens view: note: %s, so process 0 reads every rank (docs/PARALLEL.md)\n", sr.why);
         return -2;
@@ -664,7 +656,13 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
         for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
             if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
         struct view_pre pre = {sr.prof, v, &sr.res, first};
-        rc = view_to_file(fd, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
+        if (fd != 1 && (fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+            fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
+                    errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+            rc = 1;
+        } else {
+            rc = view_to_file(fd, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
+        }
         an_view_free(v);
         an_slice_report_free(&sr);
     }
