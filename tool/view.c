@@ -698,7 +698,9 @@ static void help(FILE *out)
             "  --port N         the port for --serve (default: any free one)\n"
             "  --window-cap N   --serve: the most calls + messages in one window's answer\n"
             "                   (default 1000000); a busier window stays summarised\n"
-            "  --no-critical-path  leave the critical path out (faster on big runs)\n"
+            "  --no-critical-path  leave the critical path out (faster on big runs; under\n"
+            "                   mpirun -n P, each process reads only its share of the\n"
+            "                   rank files)\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
