@@ -705,6 +705,15 @@ struct an_slice_report {
 };
 int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
                     struct an_slice_report *out);
+/* The same, feeding beside the profile what hook->read gives before each
+ * read of the slice (the first, and one per clock repair round: the last
+ * one read the final clocks; collective, the same calls everywhere). */
+struct an_slice_hook {
+    void *ctx;
+    struct an_sink (*read)(void *ctx, struct an_run *run);
+};
+int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
+                         const struct an_slice_hook *hook, struct an_slice_report *out);
 void an_slice_report_free(struct an_slice_report *out);
 
 /* ---- the page of `mpilens view` (viewdata.c) ----------------------------
@@ -824,5 +833,25 @@ int an_view_want_overview(struct an_view *v, unsigned bins, size_t max_entries);
 const struct an_view_overview *an_view_overview(const struct an_view *v);
 void an_view_arrays_free(struct an_view_arrays *a);
 void an_view_free(struct an_view *v);
+/* Before the pass: time 0 is origin (a sliced run: the whole run's first call). */
+void an_view_set_origin(struct an_view *v, int64_t origin);
+
+/* A sliced run's view (slice_view.c, docs/PARALLEL.md).  Collective: every
+ * process feeds its slice to a view (beside the sliced report's profile,
+ * an_slice_report_with); each message goes to its sender's owner, which
+ * names its calls; process 0 merges every process's columns into *out, the
+ * view of the serial pass (an_view_finish done), and gets the report's
+ * result in sr.  sr->why set: nothing else (analyse the run serially).
+ * *first: the earliest anchor of every rank (an_run_span's first).  0. */
+int an_slice_view(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
+                  struct an_slice_report *sr, struct an_view **out, int64_t *first);
+/* Its parts (viewdata.c): after the pass, the messages whose senders lie
+ * in other slices sent to their owners (bytes sent added to *sent); this
+ * process's columns packed; process 0: the packs merged (origin: time 0). */
+int an_view_slice_messages(struct an_view *v, struct an_xch *x, uint64_t *sent);
+int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_t *len);
+struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P);
+/* World rank w's process id from a merged view, -1 unknown. */
+int an_view_pid(const struct an_view *v, int w);
 
 #endif

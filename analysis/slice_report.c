@@ -19,6 +19,7 @@
  * findings beyond the matcher's cap.
  */
 #include "analysis.h"
+#include "critpath.h"
 #include "exchange.h"
 
 #include <stddef.h>
@@ -193,8 +194,25 @@ static int fkey_cmp(const void *a, const void *b)
     X(repair_late) X(repair_skipped) X(repairable) X(moved)
 #define MAXES(X) X(held_max) X(repair_max)
 
+/* The profile's sink, and beside it the hook's for this read (collective). */
+static struct an_sink read_sink(struct an_run *run, struct an_profile *prof, const struct an_slice_hook *hook,
+                                struct an_tee *tee)
+{
+    struct an_sink ps = an_profile_sink(prof);
+    if (!hook) return ps;
+    tee->a = ps;
+    tee->b = hook->read(hook->ctx, run);
+    return an_tee_sink(tee);
+}
+
 int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
                     struct an_slice_report *out)
+{
+    return an_slice_report_with(run, where, site, progress, NULL, out);
+}
+
+int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
+                         const struct an_slice_hook *hook, struct an_slice_report *out)
 {
     struct an_slice *sl = run->slice;
     struct an_xch *x = sl->x;
@@ -202,7 +220,8 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
     memset(out, 0, sizeof *out);
     struct an_profile *prof = an_profile_new(run);
     if (!prof) x->fail(x, "mpilens report: out of memory");
-    struct an_sink sink = an_profile_sink(prof);
+    struct an_tee tee;
+    struct an_sink sink = read_sink(run, prof, hook, &tee);
     uint64_t remote = 0, cancels = 0;
     struct an_slice_sends xs;
     memset(&xs, 0, sizeof xs);
@@ -223,7 +242,7 @@ int an_slice_report(struct an_run *run, an_site_namer where, an_site_namer site,
         an_match_free(m);
         an_profile_free(prof);
         if (!(prof = an_profile_new(run))) x->fail(x, "mpilens report: out of memory");
-        sink = an_profile_sink(prof);
+        sink = read_sink(run, prof, hook, &tee);
         rep.exchanged += an_slice_ship(run, &xs);
         snprintf(what, sizeof what, "repairing clocks (round %u)", ++rep.rounds);
         m = an_slice_round(run, &sink, &xs, progress, what);

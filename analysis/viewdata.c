@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "analysis.h"
+#include "exchange.h"
 
 struct vbuf {
     uint8_t *p;
@@ -39,24 +40,24 @@ struct keymap {                 /* (rank index, id) -> small global index */
 #define NCCOL (AN_VC_REPEAT - AN_VC_T0 + 1)      /* per-call columns */
 #define NMCOL (AN_VM_COMM - AN_VM_FLAGS + 1)     /* per-message columns */
 
-struct recent {                 /* one of a rank's last calls: what a message may name */
-    int64_t t0, end;
-    uint64_t idx, pcode;
-    int64_t tag1;
-    uint32_t bytes, comm1;
-};
-
 struct vrank {                  /* per rank read, while the pass runs */
     struct vbuf c[NCCOL], m[NMCOL];
     uint64_t ncalls, nmsgs, prev_scall;
     int64_t prev_end;
-    struct recent *ring;        /* the last ring_cap calls (ring_cap: a power of 2) */
 };
 
-struct pending {                /* a message, until its calls are in the rings */
+struct pending {                /* a message, until every call is read */
     int32_t src, dst, tag;
     uint32_t bytes, comm1;
+    int32_t ts_local;           /* sliced: ts is still the send's local start, for the sender's owner */
     int64_t ts, tr;
+    int64_t rcall;              /* the receive call: its index among dst's calls, -1 none */
+};
+
+struct crec {                   /* a collective instance, until the pass ends */
+    uint32_t comm, name, members, pad;
+    uint64_t index, bytes;
+    int64_t first, end;
 };
 
 struct pairmap {                /* (sender, receiver) -> last receive call index */
@@ -72,7 +73,6 @@ struct an_view {
     int64_t prev_coll;
     int nranks;
     struct vrank *rk;           /* per rank read (an_run.ranks) */
-    unsigned ring_cap;
     struct pending *pend;
     size_t npend, pend_cap;
     struct pairmap pairs;
@@ -82,8 +82,13 @@ struct an_view {
     uint64_t *site_keys, *type_keys;   /* global index -> key */
     unsigned site_cap, type_cap;
     uint32_t *site_map;         /* keymap index -> index of its name (names shared by ranks) */
-    unsigned nsite_names;
+    uint32_t *type_map;         /* the same for datatypes */
+    unsigned nsite_names, ntype_names;
     char **site_names, **type_names;
+    struct crec *colls;
+    size_t ncolls, colls_cap;
+    int merged;                 /* an_view_slice_merge made it */
+    int32_t *pid;               /* merged: per world rank, its process id (-1 none) */
     int oom;
     int windowed, over;         /* an_view_window */
     int64_t win_from, win_to;
@@ -473,73 +478,6 @@ static struct vrank *vrank_of(struct an_view *v, int32_t w)
     return &v->rk[v->run->slot[w]];
 }
 
-/* The newest of rank w's last calls that starts (send) or ends (receive) at t. */
-static const struct recent *find_call(struct an_view *v, int32_t w, int64_t t, int end)
-{
-    struct vrank *k = vrank_of(v, w);
-    if (!k || !k->ring) return NULL;
-    uint64_t n = k->ncalls < v->ring_cap ? k->ncalls : v->ring_cap;
-    for (uint64_t i = 1; i <= n; i++) {
-        const struct recent *c = &k->ring[(k->ncalls - i) & (v->ring_cap - 1)];
-        if ((end ? c->end : c->t0) == t) return c;
-    }
-    return NULL;
-}
-
-/* A message into its sender's columns, naming its calls where they are found. */
-static void resolve(struct an_view *v, const struct pending *p)
-{
-    struct vrank *k = vrank_of(v, p->src);
-    if (!k) {
-        v->oom = 1;               /* never: matching only pairs ranks of the run */
-        return;
-    }
-    struct vbuf *m = k->m;
-    const struct recent *s = find_call(v, p->src, p->ts, 0);
-    const struct recent *r = find_call(v, p->dst, p->tr, 1);
-    unsigned flags = 0;
-    if (!s) {
-        flags = AN_VMF_TS | AN_VMF_DST | AN_VMF_BYTES | AN_VMF_TAG | AN_VMF_COMM;
-        v->counts.msg_no_send++;
-    } else {
-        if (s->pcode < 4 || s->pcode - 4 != (uint64_t)(int64_t)p->dst) flags |= AN_VMF_DST;
-        if (s->bytes != p->bytes) flags |= AN_VMF_BYTES;
-        if (s->tag1 != (int64_t)p->tag + 1) flags |= AN_VMF_TAG;
-        if (s->comm1 != p->comm1) flags |= AN_VMF_COMM;
-    }
-    if (!r) {
-        flags |= AN_VMF_TR;
-        v->counts.msg_no_recv++;
-    }
-    put_u(&m[AN_VM_FLAGS - AN_VM_FLAGS], flags);
-    if (s) {
-        put_s(&m[AN_VM_SCALL - AN_VM_FLAGS], (int64_t)(s->idx - k->prev_scall));
-        k->prev_scall = s->idx;
-    }
-    if (r) {
-        uint64_t *last = pair_slot(&v->pairs, (uint64_t)(uint32_t)p->src << 32 | (uint32_t)p->dst);
-        if (!last) {
-            v->oom = 1;
-            return;
-        }
-        put_s(&m[AN_VM_RCALL - AN_VM_FLAGS], (int64_t)(r->idx - *last));
-        *last = r->idx;
-    }
-    if (flags & AN_VMF_DST) put_u(&m[AN_VM_DST - AN_VM_FLAGS], (uint64_t)(int64_t)p->dst);
-    if (flags & AN_VMF_TS) put_s(&m[AN_VM_TS - AN_VM_FLAGS], an_wsub(p->ts, v->origin));
-    if (flags & AN_VMF_TR) put_s(&m[AN_VM_TR - AN_VM_FLAGS], an_wsub(p->tr, p->ts));
-    if (flags & AN_VMF_BYTES) put_u(&m[AN_VM_BYTES - AN_VM_FLAGS], p->bytes);
-    if (flags & AN_VMF_TAG) put_s(&m[AN_VM_TAG - AN_VM_FLAGS], p->tag);
-    if (flags & AN_VMF_COMM) put_u(&m[AN_VM_COMM - AN_VM_FLAGS], p->comm1);
-    k->nmsgs++;
-}
-
-static void resolve_pending(struct an_view *v)
-{
-    for (size_t i = 0; i < v->npend; i++) resolve(v, &v->pend[i]);
-    v->npend = 0;
-}
-
 static void view_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_view *v = ctx;
@@ -560,10 +498,7 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     if (an_wsub(end, v->origin) > v->counts.last) v->counts.last = an_wsub(end, v->origin);
     int ckind = call_kind(nm, ev->type);
     if (v->ov) ov_call(v, ri, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur, ckind);
-    if (!keep(v, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur)) {
-        resolve_pending(v);
-        return;
-    }
+    if (!keep(v, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur)) return;
     v->counts.shown_calls++;
     uint16_t comm = ML_COMM_NONE, dtype = ML_TYPE_NONE;
     int32_t peer = ML_PEER_NONE, tag = ML_PEER_NONE;
@@ -616,20 +551,7 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     put_u(&c[AN_VC_BYTES - AN_VC_T0], bytes);
     put_u(&c[AN_VC_TYPE - AN_VC_T0], type);
     put_u(&c[AN_VC_REPEAT - AN_VC_T0], ev->repeat);
-    if (!k->ring && !(k->ring = malloc(v->ring_cap * sizeof *k->ring))) v->oom = 1;
-    if (k->ring) {
-        struct recent *x = &k->ring[k->ncalls & (v->ring_cap - 1)];
-        x->t0 = e->t0;
-        x->end = an_wadd(e->t0, dur);
-        x->idx = k->ncalls;
-        x->pcode = pcode;
-        x->tag1 = tag1;
-        x->bytes = bytes;
-        x->comm1 = gc == UINT32_MAX ? 0 : gc + 1;
-    }
     k->ncalls++;
-    /* the messages this event matched name it or calls before it */
-    resolve_pending(v);
 }
 
 /* Aligned time of a message end: the call's local time on its rank's clock. */
@@ -642,7 +564,10 @@ static int64_t end_time(struct an_run *run, const struct an_end *e, int64_t loca
 static void view_message(void *ctx, const struct an_msg *m)
 {
     struct an_view *v = ctx;
-    int64_t ts = end_time(v->run, &m->send, m->send.t0);
+    /* a sliced run pairs a send of another slice here: its start is
+     * aligned by its sender's owner (an_view_slice_messages) */
+    int remote = m->send.rank < 0 || m->send.rank >= v->run->size || v->run->slot[m->send.rank] < 0;
+    int64_t ts = remote ? m->send.t0 : end_time(v->run, &m->send, m->send.t0);
     int64_t tr = end_time(v->run, &m->recv, m->recv.t1);
     set_origin(v, ts);
     v->counts.messages++;
@@ -666,8 +591,10 @@ static void view_message(void *ctx, const struct an_msg *m)
     p->tag = m->tag;
     p->bytes = m->bytes;
     p->comm1 = m->comm == UINT32_MAX ? 0 : m->comm + 1;
+    p->ts_local = remote;
     p->ts = ts;
     p->tr = tr;
+    p->rcall = -1;
 }
 
 static void view_coll(void *ctx, const struct an_coll *c)
@@ -679,13 +606,25 @@ static void view_coll(void *ctx, const struct an_coll *c)
     if (v->windowed && (v->over || an_wsub(c->end, v->origin) < v->win_from || an_wsub(c->first, v->origin) > v->win_to))
         return;
     v->counts.shown_colls++;
-    put_u(&v->col[AN_VK_COMM], (uint64_t)c->comm + 1);
-    put_u(&v->col[AN_VK_NAME], c->name);
-    put_s(&v->col[AN_VK_FIRST], an_wsub(c->first, v->prev_coll));
-    v->prev_coll = c->first;
-    put_s(&v->col[AN_VK_LEN], an_wsub(c->end, c->first));
-    put_u(&v->col[AN_VK_MEMBERS], c->members);
-    put_u(&v->col[AN_VK_BYTES], c->bytes);
+    if (v->ncolls == v->colls_cap) {
+        size_t cap = v->colls_cap ? v->colls_cap * 2 : 64;
+        struct crec *q = realloc(v->colls, cap * sizeof *q);
+        if (!q) {
+            v->oom = 1;
+            return;
+        }
+        v->colls = q;
+        v->colls_cap = cap;
+    }
+    struct crec *q = &v->colls[v->ncolls++];
+    memset(q, 0, sizeof *q);
+    q->comm = c->comm;
+    q->name = c->name;
+    q->members = c->members;
+    q->index = c->index;
+    q->bytes = c->bytes;
+    q->first = c->first;
+    q->end = c->end;
 }
 
 /* ---- public face ----------------------------------------------------------------- */
@@ -702,10 +641,6 @@ struct an_view *an_view_new(struct an_run *run)
         return NULL;
     }
     for (unsigned i = 0; i < run->n; i++) v->rk[i].prev_end = INT64_MIN;
-    /* a message names one of the last calls of its ranks: 256 per rank, fewer
-     * (not under 16) when ranks are many */
-    v->ring_cap = 256;
-    while (v->ring_cap > 16 && (uint64_t)v->ring_cap * run->n > (1u << 20)) v->ring_cap /= 2;
     return v;
 }
 
@@ -715,55 +650,359 @@ struct an_sink an_view_sink(struct an_view *v)
     return s;
 }
 
+void an_view_set_origin(struct an_view *v, int64_t origin)
+{
+    v->origin = v->prev_coll = v->counts.origin = origin;
+    v->have_origin = 1;
+}
+
 static int cmp_name(const void *a, const void *b, void *names)
 {
     char **n = names;
     return strcmp(n[*(const uint32_t *)a], n[*(const uint32_t *)b]);
 }
 
-/* Call sites named once however many ranks share them: site_map[i] is the
- * index of keymap site i's name in site_names. */
+/* all[0..n) (taken) as sorted unique names: (*map)[i] is the index of all[i]'s. */
+static int unique_names(char **all, unsigned n, uint32_t **map, char ***names, unsigned *nu)
+{
+    uint32_t *ord = malloc((n + 1) * sizeof *ord);
+    *map = malloc((n + 1) * sizeof **map);
+    *names = calloc(n + 1, sizeof **names);
+    *nu = 0;
+    if (!ord || !*map || !*names) {
+        free(ord);
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) ord[i] = i;
+    qsort_r(ord, n, sizeof *ord, cmp_name, all);
+    unsigned u = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (u == 0 || strcmp(all[ord[i]], (*names)[u - 1]) != 0) {
+            (*names)[u++] = all[ord[i]];
+            all[ord[i]] = NULL;
+        }
+        (*map)[ord[i]] = u - 1;
+    }
+    *nu = u;
+    free(ord);
+    return 0;
+}
+
+/* Call sites and datatypes named once however many ranks share them, in
+ * the order of their names (not the order they were met: the same in a
+ * sliced run): site_map[i] is the index of keymap site i's name in
+ * site_names, type_map the same for types. */
 static int name_sites(struct an_view *v, an_site_namer where)
 {
-    unsigned n = v->sites.n;
+    unsigned n = v->sites.n, nt = v->types.n;
     char buf[1024];
-    char **all = calloc(n + 1, sizeof *all);
-    uint32_t *ord = malloc((n + 1) * sizeof *ord);
-    v->site_map = malloc((n + 1) * sizeof *v->site_map);
-    v->site_names = calloc(n + 1, sizeof *v->site_names);
+    char **all = calloc(n + 1, sizeof *all), **tall = calloc(nt + 1, sizeof *tall);
     int rc = -1;
-    if (!all || !ord || !v->site_map || !v->site_names) goto out;
+    if (!all || !tall) goto out;
     for (unsigned i = 0; i < n; i++) {
         const struct an_rank *r = &v->run->ranks[v->site_keys[i] >> 32];
         const char *s = where ? where(r->f, (uint32_t)v->site_keys[i], buf, sizeof buf) : NULL;
         if (!(all[i] = strdup(s ? s : "(unknown)"))) goto out;
-        ord[i] = i;
     }
-    qsort_r(ord, n, sizeof *ord, cmp_name, all);
-    unsigned u = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (u == 0 || strcmp(all[ord[i]], v->site_names[u - 1]) != 0) {
-            v->site_names[u++] = all[ord[i]];
-            all[ord[i]] = NULL;
-        }
-        v->site_map[ord[i]] = u - 1;
+    for (unsigned i = 0; i < nt; i++) {
+        const struct an_rank *r = &v->run->ranks[v->type_keys[i] >> 32];
+        const struct mlr_type *t = mlr_type(r->f, (uint16_t)v->type_keys[i]);
+        if (!t) snprintf(buf, sizeof buf, "type #%u", (unsigned)(uint16_t)v->type_keys[i]);
+        else if (t->name[0]) snprintf(buf, sizeof buf, "%s", t->name);
+        else snprintf(buf, sizeof buf, "derived (%d bytes)", t->size);
+        if (!(tall[i] = strdup(buf))) goto out;
     }
-    v->nsite_names = u;
+    if (unique_names(all, n, &v->site_map, &v->site_names, &v->nsite_names) != 0 ||
+        unique_names(tall, nt, &v->type_map, &v->type_names, &v->ntype_names) != 0)
+        goto out;
     rc = 0;
 out:
     for (unsigned i = 0; all && i < n; i++) free(all[i]);
+    for (unsigned i = 0; tall && i < nt; i++) free(tall[i]);
     free(all);
-    free(ord);
+    free(tall);
     return rc;
 }
 
-int an_view_finish(struct an_view *v, an_site_namer where)
+/* ---- messages: the calls they name ------------------------------------------------ */
+
+/* One rank's calls decoded from its columns, for naming the calls of its
+ * messages: any of its calls may be named, whatever the order the messages
+ * came in (the same in a sliced run, where they come in another order). */
+struct rcalls {
+    uint64_t n;
+    int64_t *t0, *end, *tag1;
+    uint64_t *pcode, *bytes, *comm1;
+    uint64_t *ord;              /* calls by (key, index); NULL: the keys are in order already */
+    const int64_t *key;
+};
+
+static void rcalls_free(struct rcalls *c)
 {
-    resolve_pending(v);
-    for (int i = 0; i < AN_VIEW_NCOLS; i++)
-        if (v->col[i].oom) v->oom = 1;
-    if (v->oom || name_sites(v, where) != 0) return -1;
-    /* the ranks' columns joined, rank after rank; call sites by name */
+    free(c->t0), free(c->end), free(c->tag1), free(c->pcode), free(c->bytes), free(c->comm1), free(c->ord);
+    memset(c, 0, sizeof *c);
+}
+
+static int cmp_key(const void *a, const void *b, void *ctx)
+{
+    const int64_t *key = ctx;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    if (key[x] != key[y]) return key[x] < key[y] ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+static struct vread col_reader(const struct vbuf *b)
+{
+    struct vread r = {b->p, b->p ? b->p + b->n : NULL, 0};
+    return r;
+}
+
+/* Rank k's calls, to be found by end (by_end: times only) or by start
+ * (with what a send call says: peer, tag, bytes, communicator). */
+static int rcalls_load(struct an_view *v, struct vrank *k, struct rcalls *c, int by_end)
+{
+    memset(c, 0, sizeof *c);
+    uint64_t n = c->n = k->ncalls;
+    c->t0 = malloc((n + 1) * sizeof *c->t0), c->end = malloc((n + 1) * sizeof *c->end);
+    if (!c->t0 || !c->end) return -1;
+    if (!by_end) {
+        c->tag1 = malloc((n + 1) * sizeof *c->tag1), c->pcode = malloc((n + 1) * sizeof *c->pcode);
+        c->bytes = malloc((n + 1) * sizeof *c->bytes), c->comm1 = malloc((n + 1) * sizeof *c->comm1);
+        if (!c->tag1 || !c->pcode || !c->bytes || !c->comm1) return -1;
+    }
+    struct vread t0 = col_reader(&k->c[AN_VC_T0 - AN_VC_T0]), du = col_reader(&k->c[AN_VC_DUR - AN_VC_T0]),
+                 co = col_reader(&k->c[AN_VC_COMM - AN_VC_T0]), pe = col_reader(&k->c[AN_VC_PEER - AN_VC_T0]),
+                 tg = col_reader(&k->c[AN_VC_TAG - AN_VC_T0]), by = col_reader(&k->c[AN_VC_BYTES - AN_VC_T0]);
+    int64_t prev = v->origin;
+    for (uint64_t i = 0; i < n; i++) {
+        c->t0[i] = an_wadd(prev, get_s(&t0));
+        c->end[i] = prev = an_wadd(c->t0[i], (int64_t)get_u(&du));
+        if (by_end) continue;
+        c->comm1[i] = get_u(&co);
+        c->pcode[i] = get_u(&pe);
+        c->tag1[i] = get_s(&tg);
+        c->bytes[i] = get_u(&by);
+    }
+    if (t0.bad || du.bad || co.bad || pe.bad || tg.bad || by.bad) return -1;
+    c->key = by_end ? c->end : c->t0;
+    int sorted = 1;
+    for (uint64_t i = 1; i < n && sorted; i++) sorted = c->key[i - 1] <= c->key[i];
+    if (sorted) return 0;       /* mostly: a rank's calls follow each other */
+    if (!(c->ord = malloc((n + 1) * sizeof *c->ord))) return -1;
+    for (uint64_t i = 0; i < n; i++) c->ord[i] = i;
+    qsort_r(c->ord, n, sizeof *c->ord, cmp_key, (void *)c->key);
+    return 0;
+}
+
+/* The last call (by index) whose key is t, -1 none. */
+static int64_t rcalls_find(const struct rcalls *c, int64_t t)
+{
+    uint64_t lo = 0, hi = c->n;
+#define AT(i) (c->ord ? c->ord[i] : (i))
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (c->key[AT(mid)] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo > 0 && c->key[AT(lo - 1)] == t ? (int64_t)AT(lo - 1) : -1;
+#undef AT
+}
+
+/* Messages in a fixed order: by sender, send start, receive completion, and the rest. */
+static int cmp_msg(const void *a, const void *b)
+{
+    const struct pending *x = a, *y = b;
+#define K(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+    K(src);
+    K(ts);
+    K(tr);
+    K(dst);
+    K(tag);
+    K(bytes);
+    K(comm1);
+    K(rcall);
+#undef K
+    return 0;
+}
+
+static int cmp_msg_at(const void *a, const void *b, void *pend)
+{
+    const struct pending *p = pend;
+    return cmp_msg(&p[*(const size_t *)a], &p[*(const size_t *)b]);
+}
+
+/* The messages' indices grouped by receiver (by_src: by sender), in a new
+ * array; *at (nranks + 1 entries) where each rank's start. */
+static size_t *group(struct an_view *v, int by_src, size_t **at)
+{
+    size_t R = (size_t)v->nranks;
+    size_t *ix = malloc((v->npend + 1) * sizeof *ix), *c = calloc(R + 2, sizeof *c);
+    if (!ix || !c) {
+        free(ix), free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < v->npend; i++) {
+        int32_t w = by_src ? v->pend[i].src : v->pend[i].dst;
+        c[(w >= 0 && (size_t)w < R ? (size_t)w : R) + 1]++;
+    }
+    for (size_t w = 1; w <= R + 1; w++) c[w] += c[w - 1];
+    size_t *put = malloc((R + 2) * sizeof *put);
+    if (!put) {
+        free(ix), free(c);
+        return NULL;
+    }
+    memcpy(put, c, (R + 2) * sizeof *put);
+    for (size_t i = 0; i < v->npend; i++) {
+        int32_t w = by_src ? v->pend[i].src : v->pend[i].dst;
+        ix[put[w >= 0 && (size_t)w < R ? (size_t)w : R]++] = i;
+    }
+    free(put);
+    *at = c;
+    return ix;
+}
+
+/* Each message's receive call, among its receiver's calls (here). */
+static int name_receives(struct an_view *v)
+{
+    size_t *at, *ix = group(v, 0, &at);
+    if (!ix) return -1;
+    struct rcalls c;
+    int rc = 0;
+    for (int d = 0; d <= v->nranks && rc == 0; d++) {
+        if (at[d] == at[d + 1]) continue;
+        struct vrank *k = d < v->nranks ? vrank_of(v, d) : NULL;
+        int have = k && rcalls_load(v, k, &c, 1) == 0;
+        if (k && !have) rc = -1;
+        for (size_t i = at[d]; rc == 0 && i < at[d + 1]; i++) {
+            struct pending *p = &v->pend[ix[i]];
+            p->rcall = have ? rcalls_find(&c, p->tr) : -1;
+            if (p->rcall < 0) v->counts.msg_no_recv++;
+        }
+        if (k) rcalls_free(&c);
+    }
+    free(ix);
+    free(at);
+    return rc;
+}
+
+/* The messages into their senders' columns (all senders here), in the
+ * fixed order, naming their send calls. */
+static int name_sends(struct an_view *v)
+{
+    size_t *at, *ix = group(v, 1, &at);
+    if (!ix) return -1;
+    struct rcalls c;
+    int rc = 0;
+    for (int sw = 0; sw <= v->nranks && rc == 0; sw++) {
+        size_t a = at[sw], b = at[sw + 1];
+        if (a == b) continue;
+        struct vrank *k = sw < v->nranks ? vrank_of(v, sw) : NULL;
+        if (!k || rcalls_load(v, k, &c, 0) != 0) {   /* never: messages go to their sender's owner */
+            if (k) rcalls_free(&c);
+            rc = -1;
+            break;
+        }
+        int sorted = 1;
+        for (size_t i = a + 1; i < b && sorted; i++) sorted = cmp_msg(&v->pend[ix[i - 1]], &v->pend[ix[i]]) <= 0;
+        if (!sorted) qsort_r(ix + a, b - a, sizeof *ix, cmp_msg_at, v->pend);
+        struct vbuf *m = k->m;
+        for (size_t i = a; i < b; i++) {
+            const struct pending *p = &v->pend[ix[i]];
+            int64_t s = rcalls_find(&c, p->ts);
+            unsigned flags = 0;
+            if (s < 0) {
+                flags = AN_VMF_TS | AN_VMF_DST | AN_VMF_BYTES | AN_VMF_TAG | AN_VMF_COMM;
+                v->counts.msg_no_send++;
+            } else {
+                if (c.pcode[s] < 4 || c.pcode[s] - 4 != (uint64_t)(int64_t)p->dst) flags |= AN_VMF_DST;
+                if (c.bytes[s] != p->bytes) flags |= AN_VMF_BYTES;
+                if (c.tag1[s] != (int64_t)p->tag + 1) flags |= AN_VMF_TAG;
+                if (c.comm1[s] != p->comm1) flags |= AN_VMF_COMM;
+            }
+            if (p->rcall < 0) flags |= AN_VMF_TR;
+            put_u(&m[AN_VM_FLAGS - AN_VM_FLAGS], flags);
+            if (s >= 0) {
+                put_s(&m[AN_VM_SCALL - AN_VM_FLAGS], (int64_t)((uint64_t)s - k->prev_scall));
+                k->prev_scall = (uint64_t)s;
+            }
+            if (p->rcall >= 0) {
+                uint64_t *last = pair_slot(&v->pairs, (uint64_t)(uint32_t)p->src << 32 | (uint32_t)p->dst);
+                if (!last) {
+                    rc = -1;
+                    break;
+                }
+                put_s(&m[AN_VM_RCALL - AN_VM_FLAGS], (int64_t)((uint64_t)p->rcall - *last));
+                *last = (uint64_t)p->rcall;
+            }
+            if (flags & AN_VMF_DST) put_u(&m[AN_VM_DST - AN_VM_FLAGS], (uint64_t)(int64_t)p->dst);
+            if (flags & AN_VMF_TS) put_s(&m[AN_VM_TS - AN_VM_FLAGS], an_wsub(p->ts, v->origin));
+            if (flags & AN_VMF_TR) put_s(&m[AN_VM_TR - AN_VM_FLAGS], an_wsub(p->tr, p->ts));
+            if (flags & AN_VMF_BYTES) put_u(&m[AN_VM_BYTES - AN_VM_FLAGS], p->bytes);
+            if (flags & AN_VMF_TAG) put_s(&m[AN_VM_TAG - AN_VM_FLAGS], p->tag);
+            if (flags & AN_VMF_COMM) put_u(&m[AN_VM_COMM - AN_VM_FLAGS], p->comm1);
+            k->nmsgs++;
+        }
+        rcalls_free(&c);
+    }
+    free(ix);
+    free(at);
+    if (rc) return -1;
+    free(v->pend);
+    v->pend = NULL;
+    v->npend = v->pend_cap = 0;
+    return 0;
+}
+
+/* Collective instances in a fixed order: first arrival, communicator, instance. */
+static int cmp_coll(const void *a, const void *b)
+{
+    const struct crec *x = a, *y = b;
+#define K(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+    K(first);
+    K(comm);
+    K(index);
+#undef K
+    return 0;
+}
+
+static void put_colls(struct an_view *v)
+{
+    if (v->ncolls) qsort(v->colls, v->ncolls, sizeof *v->colls, cmp_coll);
+    int64_t prev = v->origin;
+    for (size_t i = 0; i < v->ncolls; i++) {
+        const struct crec *c = &v->colls[i];
+        put_u(&v->col[AN_VK_COMM], (uint64_t)c->comm + 1);
+        put_u(&v->col[AN_VK_NAME], c->name);
+        put_s(&v->col[AN_VK_FIRST], an_wsub(c->first, prev));
+        prev = c->first;
+        put_s(&v->col[AN_VK_LEN], an_wsub(c->end, c->first));
+        put_u(&v->col[AN_VK_MEMBERS], c->members);
+        put_u(&v->col[AN_VK_BYTES], c->bytes);
+    }
+}
+
+/* A site or type column (n values) rewritten through map (nmap entries):
+ * value i + 1 becomes map[i] + 1, 0 stays 0. */
+static int remap_col(struct vbuf *b, uint64_t n, const uint32_t *map, unsigned nmap)
+{
+    struct vbuf o = {0};
+    struct vread rd = col_reader(b);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t s = get_u(&rd);
+        put_u(&o, s && s <= nmap ? (uint64_t)map[s - 1] + 1 : 0);
+    }
+    if (rd.bad || o.oom) {
+        free(o.p);
+        return -1;
+    }
+    free(b->p);
+    *b = o;
+    return 0;
+}
+
+/* The ranks' columns joined, rank after rank, and the collectives. */
+static int join(struct an_view *v)
+{
     for (int w = 0; w < v->nranks; w++) {
         struct vrank *k = vrank_of(v, w);
         put_u(&v->col[AN_VC_COUNT], k ? k->ncalls : 0);
@@ -771,16 +1010,7 @@ int an_view_finish(struct an_view *v, an_site_namer where)
         if (!k) continue;
         for (int c = 0; c < NCCOL; c++) {
             if (k->c[c].oom) v->oom = 1;
-            if (c + AN_VC_T0 == AN_VC_SITE) {
-                struct vread rd = {k->c[c].p, k->c[c].p ? k->c[c].p + k->c[c].n : NULL, 0};
-                for (uint64_t i = 0; i < k->ncalls; i++) {
-                    uint64_t s = get_u(&rd);
-                    put_u(&v->col[AN_VC_SITE], s && s <= v->sites.n ? (uint64_t)v->site_map[s - 1] + 1 : 0);
-                }
-                if (rd.bad) v->oom = 1;
-            } else {
-                put_bytes(&v->col[c + AN_VC_T0], k->c[c].p, k->c[c].n);
-            }
+            put_bytes(&v->col[c + AN_VC_T0], k->c[c].p, k->c[c].n);
             free(k->c[c].p);
             memset(&k->c[c], 0, sizeof k->c[c]);
         }
@@ -790,28 +1020,36 @@ int an_view_finish(struct an_view *v, an_site_namer where)
             free(k->m[c].p);
             memset(&k->m[c], 0, sizeof k->m[c]);
         }
-        free(k->ring);
-        k->ring = NULL;
     }
+    put_colls(v);
     for (int i = 0; i < AN_VIEW_NCOLS; i++)
         if (v->col[i].oom) v->oom = 1;
     if (v->oom) return -1;
     v->counts.origin = v->origin;
     v->counts.sites = v->nsite_names;
-    v->counts.types = v->types.n;
-    v->type_names = calloc(v->types.n + 1, sizeof *v->type_names);
-    if (!v->type_names) return -1;
-    char buf[1024];
-    for (unsigned i = 0; i < v->types.n; i++) {
-        const struct an_rank *r = &v->run->ranks[v->type_keys[i] >> 32];
-        const struct mlr_type *t = mlr_type(r->f, (uint16_t)v->type_keys[i]);
-        if (!t) snprintf(buf, sizeof buf, "type #%u", (unsigned)(uint16_t)v->type_keys[i]);
-        else if (t->name[0]) snprintf(buf, sizeof buf, "%s", t->name);
-        else snprintf(buf, sizeof buf, "derived (%d bytes)", t->size);
-        v->type_names[i] = strdup(buf);
-        if (!v->type_names[i]) return -1;
+    v->counts.types = v->ntype_names;
+    return 0;
+}
+
+/* This process's calls named: sites and types by their sorted names. */
+static int name_calls(struct an_view *v, an_site_namer where)
+{
+    if (name_sites(v, where) != 0) return -1;
+    for (unsigned i = 0; i < v->run->n; i++) {
+        struct vrank *k = &v->rk[i];
+        if (remap_col(&k->c[AN_VC_SITE - AN_VC_T0], k->ncalls, v->site_map, v->sites.n) != 0 ||
+            remap_col(&k->c[AN_VC_TYPE - AN_VC_T0], k->ncalls, v->type_map, v->types.n) != 0)
+            return -1;
     }
     return 0;
+}
+
+int an_view_finish(struct an_view *v, an_site_namer where)
+{
+    for (int i = 0; i < AN_VIEW_NCOLS; i++)
+        if (v->col[i].oom) v->oom = 1;
+    if (v->oom || name_receives(v) != 0 || name_sends(v) != 0 || name_calls(v, where) != 0) return -1;
+    return join(v);
 }
 
 const uint8_t *an_view_column(const struct an_view *v, int i, size_t *len)
@@ -832,7 +1070,7 @@ const char *an_view_site(const struct an_view *v, unsigned i)
 
 const char *an_view_type(const struct an_view *v, unsigned i)
 {
-    return v->type_names && i < v->types.n ? v->type_names[i] : "?";
+    return v->type_names && i < v->ntype_names ? v->type_names[i] : "?";
 }
 
 void an_view_arrays_free(struct an_view_arrays *a)
@@ -974,17 +1212,19 @@ void an_view_free(struct an_view *v)
     for (unsigned w = 0; v->rk && w < v->run->n; w++) {
         for (int c = 0; c < NCCOL; c++) free(v->rk[w].c[c].p);
         for (int c = 0; c < NMCOL; c++) free(v->rk[w].m[c].p);
-        free(v->rk[w].ring);
     }
     free(v->rk);
     free(v->pend);
     free(v->pairs.key);
     free(v->pairs.val);
     for (unsigned i = 0; v->site_names && i < v->nsite_names; i++) free(v->site_names[i]);
-    for (unsigned i = 0; v->type_names && i < v->types.n; i++) free(v->type_names[i]);
+    for (unsigned i = 0; v->type_names && i < v->ntype_names; i++) free(v->type_names[i]);
     free(v->site_names);
     free(v->type_names);
     free(v->site_map);
+    free(v->type_map);
+    free(v->colls);
+    free(v->pid);
     free(v->sites.key);
     free(v->sites.val);
     free(v->types.key);
@@ -993,4 +1233,284 @@ void an_view_free(struct an_view *v)
     free(v->type_keys);
     ov_free(v);
     free(v);
+}
+
+/* ---- a sliced run (slice_view.c) -------------------------------------------------- */
+
+int an_view_pid(const struct an_view *v, int w)
+{
+    return v->pid && w >= 0 && w < v->nranks ? v->pid[w] : -1;
+}
+
+/* Receive calls named here; a message whose sender lies in another slice
+ * goes to that sender's owner, which aligns its send start on its clock. */
+int an_view_slice_messages(struct an_view *v, struct an_xch *x, uint64_t *sent)
+{
+    struct an_run *run = v->run;
+    int P = x->size;
+    int64_t bad = v->oom || name_receives(v) != 0;
+    struct pending **out = calloc((size_t)P, sizeof *out);
+    size_t *n = calloc((size_t)P, sizeof *n), *len = calloc((size_t)P, sizeof *len),
+           *inlen = calloc((size_t)P, sizeof *inlen);
+    bad |= !out || !n || !len || !inlen;
+    size_t keep = 0;
+    for (size_t i = 0; !bad && i < v->npend; i++) {
+        struct pending *p = &v->pend[i];
+        if (!p->ts_local) {
+            v->pend[keep++] = *p;
+            continue;
+        }
+        int o = p->src >= 0 && p->src < run->size ? run->slice->owner[p->src] : -1;
+        if (o < 0 || o == x->rank) {   /* never: a send is shipped only to a rank with a file elsewhere */
+            bad = 1;
+            break;
+        }
+        if (!(n[o] & (n[o] + 1)) || !n[o]) {   /* grow at 0, 1, 3, 7, ... */
+            struct pending *q = realloc(out[o], (2 * n[o] + 2) * sizeof *q);
+            if (!q) {
+                bad = 1;
+                break;
+            }
+            out[o] = q;
+        }
+        out[o][n[o]++] = *p;
+    }
+    if (!bad) v->npend = keep;
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
+    if (bad) x->fail(x, "mpilens view: out of memory sending the messages to their senders");
+    for (int p = 0; p < P; p++) {
+        len[p] = n[p] * sizeof(struct pending);
+        if (p != x->rank) *sent += len[p];
+    }
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)out, len, &in, inlen) != 0) x->fail(x, "mpilens view: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) {
+        total += inlen[p] / sizeof(struct pending);
+        free(out[p]);
+    }
+    free(out), free(n), free(len), free(inlen);
+    if (v->npend + total > v->pend_cap) {
+        struct pending *q = realloc(v->pend, (v->npend + total + 1) * sizeof *q);
+        if (!q) {
+            free(in);
+            return -1;
+        }
+        v->pend = q;
+        v->pend_cap = v->npend + total + 1;
+    }
+    const struct pending *got = in;
+    for (size_t i = 0; i < total; i++) {
+        struct pending p = got[i];
+        if (p.src < 0 || p.src >= run->size || run->slot[p.src] < 0) {
+            free(in);
+            return -1;
+        }
+        const struct an_clock *c = &run->ranks[run->slot[p.src]].clock;
+        p.ts = an_wadd(an_clock_base(c, p.ts), an_clock_extra(c, p.ts));
+        p.ts_local = 0;
+        v->pend[v->npend++] = p;
+    }
+    free(in);
+    return 0;
+}
+
+#define PACK_COUNTS 11
+
+static int pk_put(struct vbuf *b, const void *p, size_t n)
+{
+    put_bytes(b, p, n);
+    return b->oom ? -1 : 0;
+}
+
+static int pk_names(struct vbuf *b, char **names, unsigned n)
+{
+    uint32_t n32 = n;
+    if (pk_put(b, &n32, 4)) return -1;
+    for (unsigned i = 0; i < n; i++)
+        if (pk_put(b, names[i], strlen(names[i]) + 1)) return -1;
+    return 0;
+}
+
+int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (v->oom || name_sends(v) != 0 || name_calls(v, where) != 0) return -1;
+    struct vbuf b = {0};
+    const struct an_view_counts *c = &v->counts;
+    uint64_t cnt[PACK_COUNTS] = {c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, (uint64_t)c->last,
+                                 c->msg_no_send, c->msg_no_recv, c->shown_calls, c->shown_messages, c->shown_colls};
+    uint64_t nc = v->ncolls;
+    uint32_t nr = v->run->n;
+    int rc = pk_put(&b, cnt, sizeof cnt) || pk_names(&b, v->site_names, v->nsite_names) ||
+             pk_names(&b, v->type_names, v->ntype_names) || pk_put(&b, &nc, 8) ||
+             pk_put(&b, v->colls, v->ncolls * sizeof *v->colls) || pk_put(&b, &nr, 4);
+    for (unsigned i = 0; !rc && i < v->run->n; i++) {
+        struct vrank *k = &v->rk[i];
+        int32_t wp[2] = {v->run->ranks[i].rank, mlr_header(v->run->ranks[i].f)->pid};
+        uint64_t nn[2] = {k->ncalls, k->nmsgs};
+        rc = pk_put(&b, wp, 8) || pk_put(&b, nn, 16);
+        for (int j = 0; !rc && j < NCCOL + NMCOL; j++) {
+            struct vbuf *x = j < NCCOL ? &k->c[j] : &k->m[j - NCCOL];
+            uint64_t l = x->n;
+            rc = x->oom || pk_put(&b, &l, 8) || pk_put(&b, x->p, x->n);
+        }
+    }
+    if (rc) {
+        free(b.p);
+        return -1;
+    }
+    *out = b.p;
+    *len = b.n;
+    return 0;
+}
+
+struct pk_read {
+    const char *p, *end;
+    int bad;
+};
+
+static void pk_get(struct pk_read *r, void *to, size_t n)
+{
+    if ((size_t)(r->end - r->p) < n) {
+        r->bad = 1;
+        memset(to, 0, n);
+        return;
+    }
+    memcpy(to, r->p, n);
+    r->p += n;
+}
+
+static const char *pk_str(struct pk_read *r)
+{
+    const char *s = r->p, *z = r->p < r->end ? memchr(r->p, 0, (size_t)(r->end - r->p)) : NULL;
+    if (!z) {
+        r->bad = 1;
+        return "";
+    }
+    r->p = z + 1;
+    return s;
+}
+
+/* Block p's names (its first *np of all[*base...]) into all, taken by unique_names later. */
+static int pk_read_names(struct pk_read *r, char ***all, unsigned *n, unsigned *cap)
+{
+    uint32_t k;
+    pk_get(r, &k, 4);
+    for (uint32_t i = 0; i < k && !r->bad; i++) {
+        if (*n == *cap) {
+            unsigned nc = *cap ? *cap * 2 : 256;
+            char **t = realloc(*all, nc * sizeof *t);
+            if (!t) return -1;
+            *all = t;
+            *cap = nc;
+        }
+        if (!((*all)[*n] = strdup(pk_str(r)))) return -1;
+        (*n)++;
+    }
+    return r->bad ? -1 : 0;
+}
+
+struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P)
+{
+    struct an_view *v = an_view_new(full);
+    unsigned *sbase = calloc((size_t)P + 1, sizeof *sbase), *tbase = calloc((size_t)P + 1, sizeof *tbase);
+    char **sn = NULL, **tn = NULL;
+    unsigned nsn = 0, csn = 0, ntn = 0, ctn = 0;
+    uint32_t *smap = NULL, *tmap = NULL;
+    int ok = v && sbase && tbase;
+    if (ok) {
+        an_view_set_origin(v, origin);
+        v->merged = 1;
+        ok = !!(v->pid = malloc((size_t)v->nranks * sizeof *v->pid));
+        for (int w = 0; ok && w < v->nranks; w++) v->pid[w] = -1;
+    }
+    /* the names of every block, then one sorted list */
+    const char *b = all;
+    for (int p = 0; ok && p < P; p++) {
+        struct pk_read r = {b, b + lens[p], 0};
+        uint64_t cnt[PACK_COUNTS];
+        pk_get(&r, cnt, sizeof cnt);
+        sbase[p] = nsn;
+        tbase[p] = ntn;
+        ok = !r.bad && pk_read_names(&r, &sn, &nsn, &csn) == 0 && pk_read_names(&r, &tn, &ntn, &ctn) == 0;
+        b += lens[p];
+    }
+    sbase[P] = nsn;
+    tbase[P] = ntn;
+    if (ok)
+        ok = unique_names(sn, nsn, &smap, &v->site_names, &v->nsite_names) == 0 &&
+             unique_names(tn, ntn, &tmap, &v->type_names, &v->ntype_names) == 0;
+    b = all;
+    for (int p = 0; ok && p < P; p++) {
+        struct pk_read r = {b, b + lens[p], 0};
+        uint64_t cnt[PACK_COUNTS];
+        pk_get(&r, cnt, sizeof cnt);
+        struct an_view_counts *c = &v->counts;
+        c->calls += cnt[0], c->calls_repeated += cnt[1], c->messages += cnt[2], c->bytes += cnt[3];
+        c->colls += cnt[4];
+        if ((int64_t)cnt[5] > c->last) c->last = (int64_t)cnt[5];
+        c->msg_no_send += cnt[6], c->msg_no_recv += cnt[7], c->shown_calls += cnt[8];
+        c->shown_messages += cnt[9], c->shown_colls += cnt[10];
+        for (int z = 0; z < 2; z++) {
+            uint32_t k;
+            pk_get(&r, &k, 4);
+            for (uint32_t i = 0; i < k && !r.bad; i++) pk_str(&r);
+        }
+        uint64_t nc;
+        pk_get(&r, &nc, 8);
+        if (r.bad || nc > (size_t)(r.end - r.p) / sizeof(struct crec)) {
+            ok = 0;
+            break;
+        }
+        struct crec *q = realloc(v->colls, (v->ncolls + nc + 1) * sizeof *q);
+        if (!q) {
+            ok = 0;
+            break;
+        }
+        v->colls = q;
+        pk_get(&r, v->colls + v->ncolls, nc * sizeof *q);
+        v->ncolls += nc;
+        uint32_t nr;
+        pk_get(&r, &nr, 4);
+        for (uint32_t i = 0; i < nr && ok && !r.bad; i++) {
+            int32_t wp[2];
+            uint64_t nn[2];
+            pk_get(&r, wp, 8);
+            pk_get(&r, nn, 16);
+            struct vrank *k = r.bad ? NULL : vrank_of(v, wp[0]);
+            if (!k || k->ncalls || k->c[0].n) {
+                ok = 0;
+                break;
+            }
+            v->pid[wp[0]] = wp[1];
+            k->ncalls = nn[0];
+            k->nmsgs = nn[1];
+            for (int j = 0; j < NCCOL + NMCOL && !r.bad; j++) {
+                struct vbuf *x = j < NCCOL ? &k->c[j] : &k->m[j - NCCOL];
+                uint64_t l;
+                pk_get(&r, &l, 8);
+                if (r.bad || l > (size_t)(r.end - r.p)) {
+                    r.bad = 1;
+                    break;
+                }
+                put_bytes(x, (const uint8_t *)r.p, l);
+                r.p += l;
+            }
+            if (r.bad || remap_col(&k->c[AN_VC_SITE - AN_VC_T0], k->ncalls, smap + sbase[p], sbase[p + 1] - sbase[p]) ||
+                remap_col(&k->c[AN_VC_TYPE - AN_VC_T0], k->ncalls, tmap + tbase[p], tbase[p + 1] - tbase[p]))
+                ok = 0;
+        }
+        if (r.bad || r.p != r.end) ok = 0;
+        b += lens[p];
+    }
+    for (unsigned i = 0; sn && i < nsn; i++) free(sn[i]);
+    for (unsigned i = 0; tn && i < ntn; i++) free(tn[i]);
+    free(sn), free(tn), free(smap), free(tmap), free(sbase), free(tbase);
+    if (!ok || join(v) != 0) {
+        an_view_free(v);
+        return NULL;
+    }
+    return v;
 }

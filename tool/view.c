@@ -327,7 +327,8 @@ static void put_critpath(FILE *o, const struct an_run *run, const struct an_cp_r
 /* The run's metadata as one JSON object (names, profile, diagnosis). */
 static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
                      const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw,
-                     const struct an_view_overview *ov, size_t ov_packed, uint64_t cap, const struct an_cp_result *cp)
+                     const struct an_view_overview *ov, size_t ov_packed, uint64_t cap, const struct an_cp_result *cp,
+                     int64_t first)
 {
     const struct an_view_counts *c = an_view_counts(v);
     fputs("{\"mpilens_view\":1,\"dir\":", o);
@@ -348,8 +349,6 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
         fprintf(o, ",\"overview\":{\"ranks\":%u,\"bins\":%u,\"bin_ns\":%.17g,\"entries\":%zu,\"msg_bin_ns\":%.17g"
                    ",\"max_lat\":%" PRId64 ",\"max_coll\":%" PRId64 ",\"packed\":%zu,\"cap\":%" PRIu64 "}",
                 ov->ranks, ov->bins, ov->bin_ns, ov->n, ov->msg_bin_ns, ov->max_lat, ov->max_coll, ov_packed, cap);
-    int64_t first, last;
-    an_run_span(run, &first, &last);
     fprintf(o, ",\"diag_origin_ns\":%" PRId64, first == INT64_MAX ? c->origin : first);
     const struct an_match_stats *st = &res->stats;
     fprintf(o, ",\"match\":{\"unmatched_sends\":%" PRIu64 ",\"unmatched_receives\":%" PRIu64
@@ -359,8 +358,10 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     for (unsigned i = 0; i < run->n; i++) {
         const struct an_rank *r = &run->ranks[i];
         fprintf(o, "%s{\"rank\":%d,\"host\":", i ? "," : "", r->rank);
-        json_str(o, mlr_host(r->f));
-        fprintf(o, ",\"pid\":%d}", mlr_header(r->f)->pid);
+        /* a sliced run's ranks read elsewhere: from the slices */
+        const char *host = r->f ? mlr_host(r->f) : run->slice && run->slice->host[r->rank] ? run->slice->host[r->rank] : "";
+        json_str(o, host);
+        fprintf(o, ",\"pid\":%d}", r->f ? mlr_header(r->f)->pid : an_view_pid(v, r->rank));
     }
     fputs("],\"names\":[", o);
     for (unsigned i = 0; i < run->nnames; i++) {
@@ -444,19 +445,29 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
  * per rank, merged messages) instead of its calls and messages, its
  * Content-Security-Policy lets it connect to its own server, and sv
  * receives what window queries need. */
+struct view_pre {               /* a sliced run's data, from its processes (an_slice_view) */
+    struct an_profile *prof;
+    struct an_view *v;
+    const struct an_result *res;
+    int64_t first;              /* the earliest anchor (an_run_span) */
+};
+
 static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, int critpath, uint64_t *msgs,
-                      size_t *page, struct view_served *sv)
+                      size_t *page, struct view_served *sv, const struct view_pre *pre)
 {
-    struct an_profile *prof = an_profile_new(run);
-    struct an_view *v = an_view_new(run);
+    struct an_profile *prof = pre ? pre->prof : an_profile_new(run);
+    struct an_view *v = pre ? pre->v : an_view_new(run);
     struct an_result res;
     memset(&res, 0, sizeof res);
+    int64_t first = pre ? pre->first : 0, last;
+    if (!pre) an_run_span(run, &first, &last);
     int rc = -1;
     uint8_t *ovp = NULL;
     size_t ovl = 0, ovraw = 0;
     const struct an_view_overview *ov = NULL;
     struct an_cp *cp = NULL;
     if (!prof || !v) goto out;
+    if (pre) goto write;
     if (sv) {
         /* served: the page holds the overview only; windows come on demand */
         unsigned R = run->size > 0 ? (unsigned)run->size : 1, B = 8192;
@@ -477,7 +488,9 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
      * final pass, the one with the final clocks, beside the page's data */
     struct an_cp_opts cpo;
     an_cp_opts_default(&cpo);
-    struct an_tee tee;
+    /* the profile too, with the final clocks, as the report's (and a sliced
+     * view's) profile */
+    struct an_tee tee, tee2;
     struct an_sink ps = an_profile_sink(prof), vs = an_view_sink(v);
     if (critpath) {
         if (!(cp = an_cp_new(run, &cpo))) goto out;
@@ -485,10 +498,14 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         tee.b = an_cp_sink(cp);
         vs = an_tee_sink(&tee);
     }
-    if (an_analyse_marked(run, &ps, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
+    tee2.a = ps;
+    tee2.b = vs;
+    vs = an_tee_sink(&tee2);
+    if (an_analyse_marked(run, NULL, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
     if (cp && an_cp_finish(cp) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
     if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
+write:
     if (sv) {
         if (!(ov = an_view_overview(v)) || pack_overview(ov, &ovp, &ovl, &ovraw) != 0) goto out;
         sv->origin = an_view_counts(v)->origin;
@@ -504,7 +521,8 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
         free(packed);
         goto out;
     }
-    put_meta(m, dir, run, v, prof, &res, plen, raw, ov, ovl, sv ? sv->cap : 0, cp ? an_cp_result(cp) : NULL);
+    put_meta(m, dir, run, v, prof, pre ? pre->res : &res, plen, raw, ov, ovl, sv ? sv->cap : 0,
+             cp ? an_cp_result(cp) : NULL, first);
     fclose(m);
     if (sv) {
         const char *csp = strstr(ml_view_head, "connect-src 'none'");
@@ -535,8 +553,121 @@ out:
     free(ovp);
     an_result_free(&res);
     an_cp_free(cp);
-    if (v) an_view_free(v);
-    if (prof) an_profile_free(prof);
+    if (v && !pre) an_view_free(v);
+    if (prof && !pre) an_profile_free(prof);
+    return rc;
+}
+
+/* The page of run into fd (1: stdout; else the new file outpath, removed
+ * on failure): 0, 1 (cannot write) or 2 (over --max-size). */
+static int view_to_file(int fd, const char *outpath, const char *dir, struct an_run *run, int progress, int critpath,
+                        double max_mb, const struct view_pre *pre)
+{
+    FILE *o = fd == 1 ? stdout : fdopen(fd, "w");
+    uint64_t msgs = 0;
+    size_t page = 0;
+    /* built in memory first: a page over --max-size is never written */
+    char *pg = NULL;
+    size_t pl = 0;
+    FILE *m = open_memstream(&pg, &pl);
+    int rc = m ? view_write(m, dir, run, progress, critpath, &msgs, &page, NULL, pre) : -1;
+    if (m && fclose(m) != 0) rc = -1;
+    int too_big = rc == 0 && (double)pl > max_mb * 1e6;
+    if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;
+    free(pg);
+    if (!o) rc = -1;
+    if (o && o != stdout && fclose(o) != 0) rc = -1;
+    if (too_big) {
+        fprintf(stderr, "mpilens view: the page would be %.*f MB, over --max-size %g MB: serve it with "
+                        "'mpilens view --serve %s', or raise --max-size\n", pl < 10000000 ? 2 : 0, pl / 1e6, max_mb, dir);
+        if (fd != 1) unlink(outpath);
+        return 2;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
+        if (fd != 1) unlink(outpath);   /* no half-written page left behind */
+    } else if (progress && fd != 1) {
+        fprintf(stderr, "mpilens view: wrote %s (%" PRIu64 " messages on %d ranks); open it in a browser\n", outpath,
+                msgs, run->size);
+    }
+    return rc == 0 ? 0 : 1;
+}
+
+/* `mpirun -n P mpilens view --no-critical-path DIR`: every process reads
+ * its slice (an_slice_view), process 0 writes the page; where the slices
+ * cannot give the serial page, process 0 makes it alone (-2). */
+static int view_job(const char *dir, const char *outpath, int progress, double max_mb)
+{
+    struct an_xch *x = tool_xch;
+    int64_t bad = 0;
+    int fd = -1;
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (x->rank == 0)
+            fprintf(stderr, "mpilens view: %s: %s (give the directory the run wrote, e.g. mpilens-app-1234/)\n", dir,
+                    strerror(errno));
+        bad = 1;
+    } else if (x->rank == 0 && (fd = strcmp(outpath, "-") == 0 ? 1 : open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+        fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
+                errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+        bad = 1;
+    } else if (fd > 1) {
+        /* it can be created; created again when the page is made: a job
+         * that fails on the way (MPI_Abort) leaves no empty file */
+        close(fd);
+        unlink(outpath);
+        fd = -1;
+    }
+    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);   /* every process stops, or none */
+    if (bad) return 1;
+    struct an_run run;
+    if (an_run_open_slice(dir, x, &run) != 0) {
+        const char *p = an_run_problem(&run, NULL);
+        if (x->rank == 0)
+            fprintf(stderr, "mpilens view: %s: not a run directory (%s)\n", dir, p ? p : "no readable rank file");
+        an_run_close(&run);
+        return 1;
+    }
+    if (getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
+        char line[4096];
+        size_t o = (size_t)snprintf(line, sizeof line, "mpilens view: process %d of %d read", x->rank, x->size);
+        for (unsigned i = 0; i < run.n && o < sizeof line; i++) {
+            const char *f = strrchr(mlr_path(run.ranks[i].f), '/');
+            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run.ranks[i].f));
+        }
+        fprintf(stderr, "%s\n", line);
+    }
+    struct an_slice_report sr;
+    struct an_view *v = NULL;
+    int64_t first = 0;
+    an_slice_view(&run, sym_stack, sym_site, progress && x->rank == 0, &sr, &v, &first);
+    if (sr.why) {
+        an_run_close(&run);
+        sym_cleanup();
+        if (x->rank == 0)
+            fprintf(stderr, "mpilens view: note: %s, so process 0 reads every rank (docs/PARALLEL.md)\n", sr.why);
+        return -2;
+    }
+    int rc = 0;
+    if (x->rank == 0) {
+        if (getenv("MPILENS_SLICE_LOG") && sr.res.passes > 1)   /* tests: the clocks were repaired in slices */
+            fprintf(stderr, "mpilens view: clocks repaired across slices in %u round%s\n", sr.res.passes - 1,
+                    sr.res.passes == 2 ? "" : "s");
+        for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
+            if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
+        struct view_pre pre = {sr.prof, v, &sr.res, first};
+        if (fd != 1 && (fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+            fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
+                    errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
+            rc = 1;
+        } else {
+            rc = view_to_file(fd, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
+        }
+        an_view_free(v);
+        an_slice_report_free(&sr);
+    }
+    an_run_close(&run);
+    sym_cleanup();
     return rc;
 }
 
@@ -567,7 +698,9 @@ static void help(FILE *out)
             "  --port N         the port for --serve (default: any free one)\n"
             "  --window-cap N   --serve: the most calls + messages in one window's answer\n"
             "                   (default 1000000); a busier window stays summarised\n"
-            "  --no-critical-path  leave the critical path out (faster on big runs)\n"
+            "  --no-critical-path  leave the critical path out (faster on big runs; under\n"
+            "                   mpirun -n P, each process reads only its share of the\n"
+            "                   rank files)\n"
             "  -q, --quiet      no progress line\n"
             "  -h, --help       this text\n");
 }
@@ -634,22 +767,28 @@ int cmd_view(int argc, char **argv)
         fprintf(stderr, "mpilens view: --serve writes no file; leave out -o\n");
         return 2;
     }
+    int job = 0;
     if (tool_xch->size > 1) {
-        /* an MPI job of several processes (docs/PARALLEL.md): the page is
-         * not split yet; process 0 writes it, the others wait for the
-         * job's end, so one page is made, not P racing for a file.  A
-         * server would keep the others spinning in MPI for as long as it
-         * serves: refused. */
+        /* an MPI job of several processes (docs/PARALLEL.md): each process
+         * reads its slice and process 0 writes the page, where the slices
+         * give the serial page; otherwise process 0 reads every rank and
+         * the others wait for the job's end.  A server would keep the
+         * others spinning in MPI for as long as it serves: refused. */
         if (serve) {
             if (tool_xch->rank == 0)
                 fprintf(stderr, "mpilens view: --serve is one process: run 'mpilens view --serve DIR' without "
                                 "mpirun\n");
             return 2;
         }
-        if (tool_xch->rank != 0) return 0;
-        if (progress)
-            fprintf(stderr, "mpilens view: note: %d processes, but the view is not split: process 0 reads every "
-                            "rank (docs/PARALLEL.md)\n", tool_xch->size);
+        if (critpath) {
+            if (tool_xch->rank != 0) return 0;
+            if (progress)
+                fprintf(stderr, "mpilens view: note: %d analysis processes, but the critical path across slices is "
+                                "not yet written (--no-critical-path leaves it out): process 0 reads every rank "
+                                "(docs/PARALLEL.md)\n", tool_xch->size);
+        } else {
+            job = 1;
+        }
     }
     const char *dir = argv[optind];
     char def[4096];
@@ -661,6 +800,11 @@ int cmd_view(int argc, char **argv)
         const char *b = strrchr(tmp, '/');
         snprintf(def, sizeof def, "%s.html", b ? b + 1 : tmp);
         outpath = def;
+    }
+    if (job) {
+        int rc = view_job(dir, outpath, progress, max_mb);
+        if (rc != -2) return rc;
+        if (tool_xch->rank != 0) return 0;
     }
     struct stat st;
     if (stat(dir, &st) != 0) {
@@ -683,7 +827,7 @@ int cmd_view(int argc, char **argv)
         uint64_t msgs = 0;
         struct view_served sv = {0, 0, cap, NULL};
         FILE *m = open_memstream(&pg, &pl);
-        int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &packed, &sv) : -1;
+        int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &packed, &sv, NULL) : -1;
         if (m && fclose(m) != 0) rc = -1;
         if (rc != 0) {
             fprintf(stderr, "mpilens view: %s: cannot build the page (out of memory?)\n", dir);
@@ -706,36 +850,8 @@ int cmd_view(int argc, char **argv)
         an_run_close(&run);
         return 1;
     }
-    FILE *o = fd == 1 ? stdout : fdopen(fd, "w");
-    uint64_t msgs = 0;
-    size_t page = 0;
-    /* built in memory first: a page over --max-size is never written */
-    char *pg = NULL;
-    size_t pl = 0;
-    FILE *m = open_memstream(&pg, &pl);
-    int rc = m ? view_write(m, dir, &run, progress, critpath, &msgs, &page, NULL) : -1;
-    if (m && fclose(m) != 0) rc = -1;
-    int too_big = rc == 0 && (double)pl > max_mb * 1e6;
-    if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;
-    free(pg);
-    if (!o) rc = -1;
-    if (o && o != stdout && fclose(o) != 0) rc = -1;
-    if (too_big) {
-        fprintf(stderr, "mpilens view: the page would be %.*f MB, over --max-size %g MB: serve it with "
-                        "'mpilens view --serve %s', or raise --max-size\n", pl < 10000000 ? 2 : 0, pl / 1e6, max_mb, dir);
-        if (fd != 1) unlink(outpath);
-        an_run_close(&run);
-        sym_cleanup();
-        return 2;
-    }
-    if (rc != 0) {
-        fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
-        if (fd != 1) unlink(outpath);   /* no half-written page left behind */
-    } else if (progress && fd != 1) {
-        fprintf(stderr, "mpilens view: wrote %s (%" PRIu64 " messages on %d ranks); open it in a browser\n", outpath,
-                msgs, run.size);
-    }
+    int rc = view_to_file(fd, outpath, dir, &run, progress, critpath, max_mb, NULL);
     an_run_close(&run);
     sym_cleanup();
-    return rc == 0 ? 0 : 1;
+    return rc;
 }

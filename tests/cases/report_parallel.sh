@@ -26,11 +26,16 @@
 # ring of 5 whose repairs chain across the slices both ways) are repaired
 # across the slices: the report and the OTF2 archive are the serial ones,
 # P = 2, 3, 4, both engines, and no process 0 fallback.
-# `view` under mpirun writes one page, the serial one (process 0; not yet
-# split).  The analysis is not recorded when its mpirun preloads the runtime; a
+# `view --no-critical-path` under mpirun is split the same way (each
+# process reads only its block, MPILENS_SLICE_LOG) and writes the serial
+# page byte for byte (cmp), P = 2, 3, 4, both engines, on those
+# directories (a rank file missing, one cut, a deadlocked run, a rank gone),
+# deadlock_coll_mismatch and the clocks needing repair (repaired in slices);
+# with the critical path (the default) process 0 writes it, with a note.
+# The analysis is not recorded when its mpirun preloads the runtime; a
 # process of the analysis that dies makes the job fail, never hang; without
 # mpilens-mpi-<impl> next to mpilens, a one-line error.
-# timeout: 700
+# timeout: 1000
 need_mpilens
 engines=""
 for e in openmpi mpich; do
@@ -178,15 +183,16 @@ for e in $engines; do
         soft_fail "$e: mpirun -n 3 mpilens export failed: $(head -3 "$d/exp-$e.out")"
     cmp -s "$d/serial.json" "$d/par-$e.json" || soft_fail "$e: the export under mpirun -n 3 differs from the serial one"
 done
-# view under mpirun: one page, the serial one's (not yet split: process 0
-# writes it); before, every process wrote the page and all but one failed
-# on the existing file, so the job failed
+# view under mpirun with the critical path: one page, the serial one's
+# (process 0 writes it, a note says why); before, every process wrote the
+# page and all but one failed on the existing file, so the job failed
 "$MPILENS" view -q -o "$d/serial.html" "$first" || soft_fail "serial view failed"
 for e in $engines; do
     (cd "$d" && timeout 60 $(launcher $e 3) "$MPILENS" view "$first") >"$d/view-$e.out" 2>&1 ||
         soft_fail "$e: mpirun -n 3 mpilens view failed: $(grep -m2 mpilens "$d/view-$e.out")"
     cmp -s "$d/serial.html" "$d/$(basename "$first").html" || soft_fail "$e: the view under mpirun -n 3 differs from the serial one"
     assert_eq 1 "$(grep -c '^mpilens view: wrote' "$d/view-$e.out")" "$e: pages written by mpirun -n 3 mpilens view"
+    assert_eq 1 "$(grep -c 'critical path across slices is not yet written' "$d/view-$e.out")" "$e: the view's critical-path note"
     rm -f "$d/$(basename "$first").html"
     # a server under mpirun would keep the other processes spinning in MPI: refused, at once
     timeout 30 $(launcher $e 2) "$MPILENS" view --serve "$first" >"$d/serve-$e.out" 2>&1
@@ -314,6 +320,45 @@ for dir in $kdirs; do
         done
     done
 done
+
+# the view in slices (--no-critical-path): the serial page byte for byte,
+# each process reading only its block; falls back to process 0 (a note)
+# only where the sliced report does (rep_cancel's timing-dependent cancel,
+# the cut file)
+collmis=$(echo $sdirs | tr ' ' '\n' | grep collmis | head -1)
+for dir in $dirs $collmis $kdirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" view -q --no-critical-path -o "$dir.vs.html" "$dir" 2>"$dir.vs.err" ||
+        { soft_fail "$name: serial view failed: $(head -2 "$dir.vs.err")"; continue; }
+    for e in $engines; do
+        for n in 2 3 4; do
+            out=$dir.vp.$e.$n.html
+            MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e $n) "$MPILENS" view -q --no-critical-path -o "$out" "$dir" \
+                >"$out.err" 2>&1
+            rc=$?
+            [ $rc = 0 ] || { soft_fail "$name: mpirun ($e) -n $n mpilens view --no-critical-path: exit $rc: $(head -3 "$out.err")"; continue; }
+            cmp -s "$dir.vs.html" "$out" || soft_fail "$name: $e -n $n: the sliced page differs from the serial one: $(cmp "$dir.vs.html" "$out")"
+            [ "$(grep -c "^mpilens view: process [0-9] of $n read" "$out.err")" = $n ] ||
+                soft_fail "$name: $e -n $n: the view was not read in slices: $(head -3 "$out.err")"
+            case $name in
+            */cancel-run|bad/cut) ;;
+            *) ! grep -q "process 0 reads every rank" "$out.err" ||
+                soft_fail "$name: $e -n $n: view not sliced: $(grep note "$out.err")" ;;
+            esac
+            case " $kdirs " in
+            *" $dir "*) grep -q "^mpilens view: clocks repaired across slices in [1-8] round" "$out.err" ||
+                soft_fail "$name: $e -n $n: the view's clocks were not repaired in slices: $(head -3 "$out.err")" ;;
+            esac
+            rm -f "$out"
+        done
+    done
+done
+MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) "$MPILENS" view -q --no-critical-path -o "$d/vlog.html" "$second" \
+    >/dev/null 2>"$d/vlog.err" || soft_fail "$e: -n 3 view of rep_cancel failed: $(head -3 "$d/vlog.err")"
+assert_eq "0 rank-00000.mlt rank-00001.mlt
+1 rank-00002.mlt rank-00003.mlt
+2 rank-00004.mlt" "$(grep '^mpilens view: process' "$d/vlog.err" | sed 's/^mpilens view: process \([0-9]\) of 3 read/\1/' | sort)" \
+    "rank files each of 3 processes of the view read"
 
 # bad input is named once, by one process (the serial report names it once too)
 c=$(grep -c 'rank-00002.mlt\|rank 2)' "$d/missing.openmpi.3.txt" 2>/dev/null || true)
