@@ -34,6 +34,10 @@ struct an_xch {
     int (*alltoall)(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen);
     /* End the whole job: message on stderr, exit status 1 everywhere. */
     void (*fail)(struct an_xch *x, const char *msg);
+    /* The sliced reads' batches (analysis/stream.c): all-to-alls made, and
+     * the most crossing-send records this process held at once (its
+     * outgoing batches and the one that came in). */
+    uint64_t batches, batch_held;
 };
 
 /* The serial exchange: rank 0 of 1. */
