@@ -38,6 +38,10 @@ struct an_xch {
      * the most crossing-send records this process held at once (its
      * outgoing batches and the one that came in). */
     uint64_t batches, batch_held;
+    /* CPU seconds this process spent inside the exchange's calls (MPI
+     * spins while it waits for the others): bench/report_bench subtracts
+     * it to get each process's own work */
+    double xch_cpu;
 };
 
 /* The serial exchange: rank 0 of 1. */

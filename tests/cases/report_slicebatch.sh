@@ -35,7 +35,7 @@ otf2_dump() {  # archive.otf2 out
 command -v otf2-print >/dev/null || fail "otf2-print missing (setup.sh deps installs otf2-tools)"
 # stats FILE: "batches held" summed/maxed over the processes' MPILENS_XCH_STATS lines
 stats() {
-    sed -n 's/^mpilens-mpi: process .* \([0-9]*\) batches, at most \([0-9]*\) crossing sends held$/\1 \2/p' "$1" |
+    sed -n 's/^mpilens-mpi: process .* \([0-9]*\) batches, at most \([0-9]*\) crossing sends held;.*$/\1 \2/p' "$1" |
         awk '{b += $1; if ($2 > h) h = $2; n++} END {print n + 0, b + 0, h + 0}'
 }
 cc -O1 -o "$TEST_TMP/patch" "$ROOT/tests/progs/rankfile_patch.c" || fail "build rankfile_patch"
