@@ -495,10 +495,10 @@ int an_replay(struct an_run *run, const struct an_marks *marks, const struct an_
               int64_t until, const int *stop, uint64_t *read);
 void an_result_free(struct an_result *res);
 
-/* The sends crossing slices of a sliced run, kept from its first pass for
- * the clock repair's rounds (an_slice_repair): those this process shipped,
- * per receiving process in its order, and those it got, each sender
- * process's in its order. */
+/* What a sliced read tells about the sends crossing slices.  They travel
+ * in bounded batches during each read (docs/PARALLEL.md, "Bounded
+ * batches"), so nothing is kept between reads: out, nout and in stay NULL;
+ * nin: the sends of other slices the last read posted. */
 struct an_slice_sends {
     struct an_send_rec **out;
     size_t *nout;
@@ -507,17 +507,16 @@ struct an_slice_sends {
 };
 void an_slice_sends_free(struct an_slice_sends *xs, int nprocs);
 /* A sliced run (an_run_open_slice), collective: every process reads its
- * slice twice, once while the sends to other slices are kept, which then
- * go to their receivers' owners, and once to check every receive against
- * its send, with repair on both times; the second read is fed to sink
- * (out->wrote) when the first repaired nothing.  The serial analysis
+ * slice once, fed to sink (out->wrote), the sends to other slices going to
+ * their receivers' owners in bounded batches during the read, so every
+ * receive is checked against its send, with repair on.  The serial analysis
  * repairs the clocks only when some receive ends before its send began by
  * a repairable amount: out->repairable counts those, and while it is 0
  * what sink got is what the serial analysis gives; otherwise the clocks
- * are repaired further by an_slice_repair from what keep (if not NULL)
- * holds.  too_large: receives that end more than the repair allows before
+ * are repaired further by an_slice_repair (keep, if not NULL: nin).
+ * too_large: receives that end more than the repair allows before
  * their send began.  first/last: the run's earliest call start and latest
- * call end, aligned, as the second read saw them.  0 or -1. */
+ * call end, aligned, as the read saw them.  0 or -1. */
 struct an_slice_clocks {
     uint64_t repairable, too_large;
     int wrote;
@@ -526,9 +525,8 @@ struct an_slice_clocks {
 };
 int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
                    struct an_slice_sends *keep);
-/* Clock repair across slices (collective), after a first pass that kept
- * its crossing sends in xs: rounds of a forward replay (an_slice_ship,
- * then an_slice_round), until a round repairs nothing (converged: the
+/* Clock repair across slices (collective), after a first pass: rounds
+ * of a forward replay (an_slice_round), until a round repairs nothing (converged: the
  * clocks are the serial analysis's) or 8 rounds were read or some receive
  * ends too far before its send (too_large: the serial analysis does not
  * repair it, and its result then follows its order).  exchanged: bytes
@@ -540,13 +538,12 @@ struct an_slice_repair {
     uint64_t exchanged;
 };
 int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress, struct an_slice_repair *out);
-/* One round's parts (collective): the aligned starts of the sends this
- * process shipped, recomputed from its clocks and sent again (returns the
- * bytes sent to others); one read of the slice with repair on, fed to
- * sink, those sends posted first (the matcher, finished: its stats say
- * what was repaired; an_match_free it). */
-uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs);
-struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+/* One round (collective): one read of the slice with repair on, fed to
+ * sink, the crossing sends exchanged in batches with their senders'
+ * aligned starts as the senders' clocks then are (the matcher, finished:
+ * its stats say what was repaired; an_match_free it; xs->nin: the sends
+ * of other slices it posted). */
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, struct an_slice_sends *xs,
                                 int progress, const char *what);
 /* One read of the slice with the clocks as they are (no repair), fed to
  * sink; first/last: the run's earliest call start and latest call end,
@@ -556,15 +553,15 @@ int an_slice_pass(struct an_run *run, const struct an_sink *sink, int progress, 
  * the first call of each slice (collective). */
 int64_t an_slice_first(struct an_run *run);
 /* A sliced run's matching (collective): one read of the slice fed to sink,
- * the sends to other slices kept and shipped to their receivers' owners
- * at its end, then posted in their channels (analysis/stream.c says why
+ * the sends to other slices shipped to their receivers' owners in bounded
+ * batches during it and posted there in their channels (analysis/stream.c says why
  * every receive of this slice then meets the send the serial matcher pairs
  * it with).  Returns the matcher, finished (its stats, findings and
  * an_match_coll_parts; an_match_free it); *remote: the sends of other
  * slices it posted (counted in its stats' sends too), *cancels: successful
  * cancels of sends shipped to another slice (the serial matcher may have
- * paired such a send: not reproducible here).  keep (if not NULL): the
- * crossing sends, for an_slice_repair. */
+ * paired such a send: not reproducible here).  keep (if not NULL): its
+ * nin, the sends of other slices posted. */
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
                                 uint64_t *cancels, struct an_slice_sends *keep);
 

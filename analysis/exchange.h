@@ -34,6 +34,14 @@ struct an_xch {
     int (*alltoall)(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen);
     /* End the whole job: message on stderr, exit status 1 everywhere. */
     void (*fail)(struct an_xch *x, const char *msg);
+    /* The sliced reads' batches (analysis/stream.c): all-to-alls made, and
+     * the most crossing-send records this process held at once (its
+     * outgoing batches and the one that came in). */
+    uint64_t batches, batch_held;
+    /* CPU seconds this process spent inside the exchange's calls (MPI
+     * spins while it waits for the others): bench/report_bench subtracts
+     * it to get each process's own work */
+    double xch_cpu;
 };
 
 /* The serial exchange: rank 0 of 1. */

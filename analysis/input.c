@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void problem(struct an_run *run, const char *fmt, ...)
@@ -796,6 +797,73 @@ void an_run_header_text(struct an_run *run, const struct ml_header *h0, const ch
     snprintf(run->exe, sizeof run->exe, "%s", exe ? exe : "");
 }
 
+/* ---- slices balanced by events (docs/PARALLEL.md) ----------------------- */
+
+/* What a rank file weighs, in bytes of events: its chunks in use by its
+ * header, no more than the file holds (a cut file); the file's size when
+ * the header is unreadable.  At least 1, so that files that hold nothing
+ * still spread over the processes. */
+static uint64_t file_weight(const char *path)
+{
+    uint64_t w = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        struct ml_header h;
+        w = (uint64_t)st.st_size;
+        if (pread(fd, &h, sizeof h, 0) == (ssize_t)sizeof h && !memcmp(h.magic, ML_MAGIC, 8) &&
+            h.chunks_off < (uint64_t)st.st_size) {
+            uint64_t used = (uint64_t)h.nchunks * h.chunk_size, room = (uint64_t)st.st_size - h.chunks_off;
+            w = used < room ? used : room;
+        }
+    }
+    if (fd >= 0) close(fd);
+    return w ? w : 1;
+}
+
+/* The files [cut[p], cut[p + 1]) are process p's: contiguous blocks of
+ * about equal weight (file_weight), the same on every process.  Each
+ * process weighs an equal-count block of the files, one allgather brings
+ * every weight everywhere, and every process makes the same cut: block k
+ * ends at the first file where the weight before it reaches k / P of the
+ * whole (with equal weights, an_xch_slice's blocks).  MPILENS_SLICE_BY=ranks:
+ * equal counts (an_xch_slice), to compare. */
+static void slice_cut(struct an_xch *x, const struct mlr_dir *d, int *cut)
+{
+    int P = x->size, n = (int)d->n;
+    const char *by = getenv("MPILENS_SLICE_BY");
+    if (P == 1 || (by && !strcmp(by, "ranks"))) {
+        for (int p = 0; p < P; p++) an_xch_slice(n, P, p, &cut[p], &cut[p + 1]);
+        return;
+    }
+    int lo, hi;
+    an_xch_slice(n, P, x->rank, &lo, &hi);
+    uint64_t *mine = malloc(((size_t)(hi - lo) + 1) * sizeof *mine);
+    size_t *lens = malloc((size_t)P * sizeof *lens);
+    if (!mine || !lens) x->fail(x, "mpilens: out of memory");
+    for (int i = lo; i < hi; i++) mine[i - lo] = file_weight(d->files[i]);
+    void *all = NULL;
+    if (an_xch_allgather(x, mine, (size_t)(hi - lo) * sizeof *mine, &all, lens) != 0)
+        x->fail(x, "mpilens: the exchange failed");
+    size_t got = 0;
+    for (int p = 0; p < P; p++) got += lens[p];
+    if (got != (size_t)n * sizeof *mine)
+        x->fail(x, "mpilens: the processes of the analysis disagree on the rank files (bad exchange)");
+    const uint64_t *w = all;
+    unsigned __int128 total = 0, sum = 0;
+    for (int i = 0; i < n; i++) total += w[i];
+    cut[0] = 0;
+    int i = 0;
+    for (int k = 1; k < P; k++) {
+        while (i < n && sum * (unsigned)P < total * (unsigned)k) sum += w[i++];
+        cut[k] = i;
+    }
+    cut[P] = n;
+    free(all);
+    free(lens);
+    free(mine);
+}
+
 int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
 {
     memset(run, 0, sizeof *run);
@@ -826,8 +894,11 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
         return err;
     }
     run->nfiles = d.n;
-    int P = x->size, flo, fhi;
-    an_xch_slice((int)d.n, P, x->rank, &flo, &fhi);
+    int P = x->size;
+    int *cut = malloc(((size_t)P + 1) * sizeof *cut);
+    if (!cut) x->fail(x, "mpilens: out of memory");
+    slice_cut(x, &d, cut);
+    int flo = cut[x->rank], fhi = cut[x->rank + 1];
     struct mlr_file **fs = calloc((size_t)(fhi - flo) + 1, sizeof *fs);
     struct fent *fe = calloc(d.n, sizeof *fe);
     struct buf b = {0};
@@ -947,11 +1018,14 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
         }
         free(mt.key);
         free(mt.mem);
-        for (int p = 0; p < P; p++) {
-            int lo, hi;
-            an_xch_slice((int)d.n, P, p, &lo, &hi);
-            for (unsigned q = 0; q < ns; q++)
-                if (gfile[sorted[q]] >= lo && gfile[sorted[q]] < hi) sl->owner[sorted[q]] = p;
+        for (unsigned q = 0; q < ns; q++) {   /* the last process whose block starts at or before the file */
+            int a = 0, b = P - 1, f = gfile[sorted[q]];
+            while (a < b) {
+                int mid = a + (b - a + 1) / 2;
+                if (cut[mid] <= f) a = mid;
+                else b = mid - 1;
+            }
+            sl->owner[sorted[q]] = a;
         }
         for (unsigned q = 0; q < ns; q++) sl->host[sorted[q]] = fe[gfile[sorted[q]]].host;
         memcpy(run->mpi_impl, fe[gfile[sorted[0]]].job.impl, 32);
@@ -977,6 +1051,7 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
             problem(run, "%s: %s", d.files[gfile[sorted[q]]], fe[gfile[sorted[q]]].clock_why);
     free(sorted);
     free(gfile);
+    free(cut);
     free(fs);
     free(fe);
     if (d.files == single) free(single[0]);

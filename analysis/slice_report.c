@@ -243,9 +243,10 @@ int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer 
         an_profile_free(prof);
         if (!(prof = an_profile_new(run))) x->fail(x, "mpilens report: out of memory");
         sink = read_sink(run, prof, hook, &tee);
-        rep.exchanged += an_slice_ship(run, &xs);
+        uint64_t before = x->bytes;
         snprintf(what, sizeof what, "repairing clocks (round %u)", ++rep.rounds);
         m = an_slice_round(run, &sink, &xs, progress, what);
+        rep.exchanged += x->bytes - before;
         st = *an_match_stats(m);
         remote = xs.nin;
         int64_t v[2] = {(int64_t)st.repaired, (int64_t)(st.repaired - st.repairable)};

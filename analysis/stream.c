@@ -523,13 +523,62 @@ void an_result_free(struct an_result *res)
 
 /* ---- a sliced run (an_run_open_slice, docs/PARALLEL.md) ------------------ */
 
+/* The sends that cross to other slices travel in bounded batches during a
+ * read ("Bounded batches" in docs/PARALLEL.md): the read goes in rounds of
+ * stream time that all processes agree on; in a round each process reads
+ * its slice up to the round's time, or until the sends it holds for one
+ * receiving process reach the batch size B, then one all-to-all takes them
+ * to their receivers' owners, which post them in their channels.  A
+ * channel's sends all come from one rank and come in its order, batch
+ * after batch, so the k-th send still takes the k-th receive released
+ * (docs/PARALLEL.md, "Matching"), whether the receive waited for it or it
+ * for the receive.  The next round's time is the earliest position any
+ * process stopped at plus a window W that halves when a batch filled and
+ * doubles when every batch stayed under half of B, so the crossing sends
+ * held at once stay within B per peer, and the receives waiting for them
+ * within what a window holds. */
+
+#define BATCH_DEFAULT 65536      /* records per receiving process and round (80 bytes each) */
+#define WINDOW_MAX ((int64_t)1 << 60)
+
+static size_t batch_size(void)
+{
+    const char *e = getenv("MPILENS_SLICE_BATCH");   /* tests: small batches, many rounds */
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return v > 0 ? (size_t)v : BATCH_DEFAULT;
+}
+
 struct outbox {                  /* sends to other slices, per receiving process */
     const struct an_slice *sl;
     struct an_send_rec **rec;
     size_t *n, *cap;
+    size_t batch;                /* a round ends when one n[p] reaches it */
+    int full;
     int oom;
     uint64_t cancels;            /* shipped sends taken back */
+    uint64_t shipped;            /* records sent to other processes */
 };
+
+static int outbox_init(struct outbox *o, const struct an_slice *sl)
+{
+    int P = sl->x->size;
+    memset(o, 0, sizeof *o);
+    o->sl = sl;
+    o->rec = calloc((size_t)P, sizeof *o->rec);
+    o->n = calloc((size_t)P, sizeof *o->n);
+    o->cap = calloc((size_t)P, sizeof *o->cap);
+    o->batch = batch_size();
+    return o->rec && o->n && o->cap ? 0 : -1;
+}
+
+static void outbox_free(struct outbox *o)
+{
+    for (int p = 0; o->rec && p < o->sl->x->size; p++) free(o->rec[p]);
+    free(o->rec);
+    free(o->n);
+    free(o->cap);
+    memset(o, 0, sizeof *o);
+}
 
 static void outbox_put(void *ctx, const struct an_send_rec *s)
 {
@@ -537,6 +586,8 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
     int p = o->sl->owner[s->dst];
     if (p < 0) return;           /* no file: unmatched, as in the serial analysis */
     if (s->cancel) {
+        /* counted even when its batch is gone: the caller decides
+         * (the report falls back to process 0) */
         o->cancels++;
         for (size_t i = o->n[p]; s->id && i-- > 0;)
             if (o->rec[p][i].src == s->src && o->rec[p][i].id == s->id) {
@@ -547,7 +598,7 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
         return;
     }
     if (o->n[p] == o->cap[p]) {
-        size_t cap = o->cap[p] ? o->cap[p] * 2 : 1024;
+        size_t cap = o->cap[p] ? o->cap[p] * 2 : 256;
         struct an_send_rec *r = realloc(o->rec[p], cap * sizeof *r);
         if (!r) {
             o->oom = 1;
@@ -557,51 +608,95 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
         o->cap[p] = cap;
     }
     o->rec[p][o->n[p]++] = *s;
+    if (o->n[p] >= o->batch) o->full = 1;
 }
 
 static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
 
-/* Every process sends what its outbox holds to the receivers' owners (one
- * all-to-all, each sender's records in its order) and frees the outbox;
- * returns what came (*nin records) and adds the records sent to other
- * processes to *sent.  bad: this process failed reading; any failure, here or
- * elsewhere, ends the job. */
-static struct an_send_rec *outbox_ship(struct an_xch *x, struct outbox *o, int64_t bad, size_t *nin,
-                                       uint64_t *sent, struct an_slice_sends *keep)
+/* One read of this slice fed to m, which has repair set and its sink: the
+ * sends to other slices exchanged in rounds during it (above) and the
+ * other slices' sends posted in their channels as they come.  *nremote:
+ * the sends of other slices posted; first/last: the earliest start and
+ * latest end this slice read.  Collective; a failure anywhere ends the
+ * job. */
+static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o, int progress, const char *what,
+                       uint64_t *nremote, int64_t *first, int64_t *last)
 {
+    struct an_xch *x = run->slice->x;
     int P = x->size;
+    struct an_stream *s = an_stream_new(run);
     size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen);
-    bad |= o->oom || !outlen || !inlen;
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    for (int p = 0; p < P; p++) outlen[p] = o->n[p] * sizeof(struct an_send_rec);
-    void *in = NULL;
-    if (x->alltoall(x, (void *const *)o->rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
-    size_t total = 0;
-    for (int p = 0; p < P; p++) {
-        total += inlen[p];
-        if (!keep) free(o->rec[p]);
-        *sent += o->n[p] * (p != x->rank);
+    int64_t bad = !s || !outlen || !inlen;
+    an_match_set_outbox(m, outbox_put, o);
+    /* the first window: a 64th of the run's span (by the headers) */
+    int64_t span[2];
+    an_run_span(run, &span[0], &span[1]);
+    span[1] = span[1] == INT64_MIN ? INT64_MAX : -span[1];
+    x->reduce_i64(x, span, 2, AN_XCH_MIN);
+    int64_t lo = span[0], hi = span[1] == INT64_MAX ? INT64_MIN : -span[1];
+    int64_t w = hi > lo && lo != INT64_MAX ? an_wsub(hi, lo) / 64 : 1000000;
+    if (w < 1) w = 1;
+    int64_t t = lo == INT64_MAX ? INT64_MAX : an_wadd(lo, w);
+    struct an_progress pr;
+    an_progress_init(&pr, run, what);
+    if (!progress) pr.on = 0;
+    const struct an_event *e = NULL;
+    uint64_t n = 0;
+    *first = INT64_MAX;
+    *last = INT64_MIN;
+    *nremote = 0;
+    for (;;) {
+        o->full = 0;
+        while (!bad) {
+            if (!e && !(e = an_stream_next(s))) break;
+            if (e->t0 > t || o->full) break;
+            if (n == 0) *first = e->t0;
+            if (e->t1 > *last) *last = e->t1;
+            an_match_event(m, e);
+            if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
+            e = NULL;
+        }
+        bad |= o->oom;
+        /* the batch: every process's sends to each other one, in its order */
+        size_t fill = 0, held = 0;
+        for (int p = 0; p < P; p++) {
+            outlen[p] = bad ? 0 : o->n[p] * sizeof(struct an_send_rec);
+            if (o->n[p] > fill) fill = o->n[p];
+            held += o->n[p];
+            if (p != x->rank && !bad) o->shipped += o->n[p];
+        }
+        void *in = NULL;
+        if (x->alltoall(x, (void *const *)o->rec, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+        size_t total = 0;
+        for (int p = 0; p < P; p++) {
+            total += inlen[p];
+            o->n[p] = 0;
+        }
+        size_t nin = total / sizeof(struct an_send_rec);
+        x->batches++;
+        if (held + nin > x->batch_held) x->batch_held = held + nin;
+        for (size_t i = 0; !bad && i < nin; i++) an_match_remote_send(m, (const struct an_send_rec *)in + i);
+        *nremote += nin;
+        free(in);
+        /* where the next round ends: the earliest position plus the window */
+        int64_t v[3] = {e ? e->t0 : INT64_MAX, -(int64_t)fill, -bad};
+        x->reduce_i64(x, v, 3, AN_XCH_MIN);
+        if (v[2]) x->fail(x, "mpilens: out of memory reading the slice");
+        if (v[0] == INT64_MAX) break;
+        if ((size_t)-v[1] >= o->batch) w = w > 1 ? w / 2 : 1;
+        else if (2 * (size_t)-v[1] < o->batch && w < WINDOW_MAX) w *= 2;
+        t = an_wadd(v[0], w);
     }
-    if (keep) {           /* the clock repair's rounds send their times again */
-        keep->out = o->rec;
-        keep->nout = o->n;
-    } else {
-        free(o->rec);
-        free(o->n);
-    }
-    free(o->cap);
+    an_progress_done(&pr);
+    an_match_set_outbox(m, outbox_drop, NULL);   /* the batches are done */
+    an_stream_free(s);
     free(outlen);
     free(inlen);
-    *nin = total / sizeof(struct an_send_rec);
-    return in;
 }
 
-/* One pass over this slice's ranks: remote sends posted first, sends to
- * other slices to out (or dropped). */
-static int slice_pass(struct an_run *run, const struct an_sink *sink, const struct an_send_rec *in, size_t nin,
-                      struct outbox *out, int repair, int progress, const char *what, struct an_match_stats *st,
-                      int64_t *first, int64_t *last, struct an_match **keep)
+/* One read of this slice with no exchange: sends to other slices dropped. */
+static int slice_pass(struct an_run *run, const struct an_sink *sink, int progress, const char *what,
+                      int64_t *first, int64_t *last)
 {
     struct an_match *m = an_match_new(run, sink);
     struct an_stream *s = an_stream_new(run);
@@ -610,9 +705,8 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
         an_stream_free(s);
         return -1;
     }
-    an_match_set_repair(m, repair);
-    an_match_set_outbox(m, out ? outbox_put : outbox_drop, out);
-    for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
+    an_match_set_repair(m, 0);
+    an_match_set_outbox(m, outbox_drop, NULL);
     struct an_progress pr;
     an_progress_init(&pr, run, what);
     if (!progress) pr.on = 0;
@@ -628,11 +722,30 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, const stru
     }
     an_progress_done(&pr);
     an_match_finish(m);
-    *st = *an_match_stats(m);
     an_stream_free(s);
-    if (keep) *keep = m;
-    else an_match_free(m);
+    an_match_free(m);
     return 0;
+}
+
+/* A read with the exchange (slice_read) with a fresh matcher, finished;
+ * NULL only where the job already failed. */
+static struct an_match *slice_matched(struct an_run *run, const struct an_sink *sink, int progress, const char *what,
+                                      uint64_t *nremote, uint64_t *cancels, uint64_t *shipped, int64_t *first,
+                                      int64_t *last)
+{
+    struct an_xch *x = run->slice->x;
+    struct outbox o;
+    struct an_match *m = an_match_new(run, sink);
+    if (outbox_init(&o, run->slice) != 0 || !m) x->fail(x, "mpilens: out of memory");
+    /* the clocks repaired as the serial matcher does (any repair: the
+     * caller repairs them across the slices, an_slice_repair) */
+    an_match_set_repair(m, 1);
+    slice_read(run, m, &o, progress, what, nremote, first, last);
+    if (cancels) *cancels = o.cancels;
+    if (shipped) *shipped = o.shipped;
+    outbox_free(&o);
+    an_match_finish(m);
+    return m;
 }
 
 int64_t an_slice_first(struct an_run *run)
@@ -651,46 +764,22 @@ int64_t an_slice_first(struct an_run *run)
 int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress, struct an_slice_clocks *out,
                    struct an_slice_sends *keep)
 {
-    struct an_slice *sl = run->slice;
-    struct an_xch *x = sl->x;
-    int P = x->size;
-    struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
-                       calloc((size_t)P, sizeof *o.cap), 0, 0};
-    if (!o.rec || !o.n || !o.cap) x->fail(x, "mpilens: out of memory");
-    struct an_match_stats st;
+    struct an_xch *x = run->slice->x;
     int64_t first, last;
-    /* the first read ships the sends and repairs what its slice alone
-     * shows; the second, the other slices' sends posted first, checks
-     * every receive (repair on: it is the clock repair's first round) and
-     * feeds sink when the first repaired nothing anywhere: then, if it
-     * repairs nothing either, the clocks it read are final */
-    int rc = slice_pass(run, NULL, NULL, 0, &o, 1, progress, "reading", &st, &first, &last, NULL);
-    size_t nin;
-    struct an_send_rec *in = outbox_ship(x, &o, rc != 0, &nin, &out->sends_out, keep);
-    int64_t v1[2] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable)};
-    x->reduce_i64(x, v1, 2, AN_XCH_SUM);
-    out->wrote = v1[0] == 0;
-    /* the records of each sender come in its order: every channel's sends in posting order */
-    rc |= slice_pass(run, out->wrote ? sink : NULL, in, nin, NULL, 1, progress,
-                     out->wrote ? "writing" : "checking clocks", &st, &first, &last, NULL);
-    if (keep) {
-        keep->in = in;
-        keep->nin = nin;
-    } else {
-        free(in);
-    }
-    int64_t bad = rc != 0;
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
-    int64_t v[5] = {(int64_t)st.repairable, (int64_t)(st.repaired - st.repairable), -first, last,
-                    (int64_t)out->sends_out};
-    if (x->rank == 0) {            /* the first read's, already summed */
-        v[0] += v1[0];
-        v[1] += v1[1];
-    }
+    uint64_t nremote = 0, shipped = 0;
+    /* one read, fed to sink, every receive checked against its send as the
+     * batches bring it (repair on): if nothing was repaired anywhere, the
+     * clocks it read are the headers', final */
+    struct an_match *m = slice_matched(run, sink, progress, "writing", &nremote, NULL, &shipped, &first, &last);
+    const struct an_match_stats *st = an_match_stats(m);
+    int64_t v[5] = {(int64_t)st->repairable, (int64_t)(st->repaired - st->repairable), -first, last,
+                    (int64_t)shipped};
+    an_match_free(m);
+    if (keep) keep->nin = nremote;
     x->reduce_i64(x, v, 2, AN_XCH_SUM);
     x->reduce_i64(x, v + 2, 2, AN_XCH_MAX);
     x->reduce_i64(x, v + 4, 1, AN_XCH_SUM);
+    out->wrote = 1;
     out->repairable = (uint64_t)v[0];
     out->too_large = (uint64_t)v[1];
     out->first = -v[2];
@@ -702,9 +791,8 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
 int an_slice_pass(struct an_run *run, const struct an_sink *sink, int progress, int64_t *first, int64_t *last)
 {
     struct an_xch *x = run->slice->x;
-    struct an_match_stats st;
     int64_t v[3] = {0, 0, 0};
-    v[0] = slice_pass(run, sink, NULL, 0, NULL, 0, progress, "writing", &st, first, last, NULL) != 0;
+    v[0] = slice_pass(run, sink, progress, "writing", first, last) != 0;
     v[1] = -*first;
     v[2] = *last;
     x->reduce_i64(x, v, 3, AN_XCH_MAX);
@@ -723,62 +811,20 @@ void an_slice_sends_free(struct an_slice_sends *xs, int P)
     memset(xs, 0, sizeof *xs);
 }
 
-/* Each sender's owner recomputes the aligned start of every send it
- * shipped from its clocks as they now are and sends them again, 8 bytes a
- * send in the records' order (one all-to-all); returns the bytes sent to
- * other processes. */
-uint64_t an_slice_ship(struct an_run *run, struct an_slice_sends *xs)
-{
-    struct an_xch *x = run->slice->x;
-    int P = x->size;
-    int64_t **S = calloc((size_t)P, sizeof *S);
-    size_t *len = calloc((size_t)P, sizeof *len), *inlen = calloc((size_t)P, sizeof *inlen);
-    int64_t bad = !S || !len || !inlen;
-    uint64_t sent = 0;
-    for (int p = 0; !bad && p < P; p++) {
-        len[p] = xs->nout[p] * sizeof(int64_t);
-        if (xs->nout[p] && !(S[p] = malloc(len[p]))) bad = 1;
-        for (size_t i = 0; !bad && i < xs->nout[p]; i++) {
-            struct an_send_rec *r = &xs->out[p][i];
-            const struct an_clock *k = &run->ranks[run->slot[r->src]].clock;
-            r->at = S[p][i] = an_wadd(an_clock_base(k, r->send.t0), an_clock_extra(k, r->send.t0));
-        }
-        if (p != x->rank) sent += len[p];
-    }
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory repairing the clocks");
-    void *in = NULL;
-    if (x->alltoall(x, (void *const *)S, len, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
-    size_t total = 0;
-    for (int p = 0; p < P; p++) total += inlen[p];
-    if (total != xs->nin * sizeof(int64_t))
-        x->fail(x, "mpilens: the processes of the analysis disagree (bad exchange)");
-    for (size_t j = 0; j < xs->nin; j++) memcpy(&xs->in[j].at, (const char *)in + j * sizeof(int64_t), sizeof(int64_t));
-    free(in);
-    for (int p = 0; p < P; p++) free(S[p]);
-    free(S);
-    free(len);
-    free(inlen);
-    return sent;
-}
-
-struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, const struct an_slice_sends *xs,
+struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, struct an_slice_sends *xs,
                                 int progress, const char *what)
 {
-    struct an_match *m = NULL;
-    struct an_match_stats st;
+    uint64_t nremote = 0;
     int64_t first, last;
-    int64_t bad = slice_pass(run, sink, xs->in, xs->nin, NULL, 1, progress, what, &st, &first, &last, &m) != 0;
-    struct an_xch *x = run->slice->x;
-    x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
-    if (bad) x->fail(x, "mpilens: out of memory reading the slice");
+    struct an_match *m = slice_matched(run, sink, progress, what, &nremote, NULL, NULL, &first, &last);
+    if (xs) xs->nin = nremote;
     return m;
 }
 
 /* The clock repair across slices (docs/PARALLEL.md, "Clock repair across
  * slices"): a forward replay in rounds.  Each round reads every slice with
- * repair on, the sends of other slices posted first with their senders'
- * aligned starts as the last round left them (an_slice_ship), so every
+ * repair on, the sends of other slices coming in batches with their
+ * senders' aligned starts as the senders' clocks then are, so every
  * receive is checked, and its own rank repaired, as in the serial
  * analysis.  The clocks only ever move later, to no more than the least
  * ones that satisfy every message: a round that repaired nothing anywhere
@@ -790,13 +836,14 @@ int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress,
     memset(out, 0, sizeof *out);
     char what[64];
     for (unsigned round = 1; round <= MAX_PASSES; round++) {
-        out->exchanged += an_slice_ship(run, xs);
+        uint64_t before = x->bytes;
         snprintf(what, sizeof what, "repairing clocks (round %u)", round);
         struct an_match *m = an_slice_round(run, NULL, xs, progress, what);
         const struct an_match_stats *st = an_match_stats(m);
         int64_t v[2] = {(int64_t)st->repaired, (int64_t)(st->repaired - st->repairable)};
         an_match_free(m);
         x->reduce_i64(x, v, 2, AN_XCH_SUM);
+        out->exchanged += x->bytes - before;
         out->rounds = round;
         out->too_large = (uint64_t)v[1];
         if (v[1]) break;   /* not repaired by the serial analysis either, which then depends on its order */
@@ -811,51 +858,14 @@ int an_slice_repair(struct an_run *run, struct an_slice_sends *xs, int progress,
 struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, int progress, uint64_t *remote,
                                 uint64_t *cancels, struct an_slice_sends *keep)
 {
-    struct an_slice *sl = run->slice;
-    struct an_xch *x = sl->x;
-    int P = x->size;
-    struct outbox o = {sl, calloc((size_t)P, sizeof *o.rec), calloc((size_t)P, sizeof *o.n),
-                       calloc((size_t)P, sizeof *o.cap), 0, 0};
-    struct an_match *m = an_match_new(run, sink);
-    struct an_stream *s = an_stream_new(run);
-    int64_t bad = !o.rec || !o.n || !o.cap || !m || !s;
-    if (!bad) {
-        /* one read: the sends to other slices kept, the receives whose
-         * sends are there wait in their channels; the clocks repaired
-         * where both ends are here (any repair: the caller repairs them
-         * across the slices, an_slice_repair) */
-        an_match_set_repair(m, 1);
-        an_match_set_outbox(m, outbox_put, &o);
-        struct an_progress pr;
-        an_progress_init(&pr, run, "reading");
-        if (!progress) pr.on = 0;
-        const struct an_event *e;
-        uint64_t n = 0;
-        while ((e = an_stream_next(s))) {
-            an_match_event(m, e);
-            if ((++n & 0xffff) == 0) an_progress_tick(&pr, n, e->t0);
-        }
-        an_progress_done(&pr);
-    }
-    an_stream_free(s);
-    size_t nin;
-    uint64_t sent = 0;
-    struct an_send_rec *in = outbox_ship(x, &o, bad, &nin, &sent, keep);
-    /* The sends of other slices, each sender's in its order: a channel's
-     * sends all come from one rank, so its receives are all still waiting
-     * in it, in the order they were released, and the k-th send takes the
-     * k-th receive as when it is posted first (a receive cancelled meanwhile
-     * left the channel either way; a send cancelled was taken back). */
-    *remote = nin;
-    *cancels = o.cancels;
-    an_match_set_repair(m, 0);   /* the slice is read: only counted */
-    for (size_t i = 0; i < nin; i++) an_match_remote_send(m, &in[i]);
-    if (keep) {
-        keep->in = in;
-        keep->nin = nin;
-    } else {
-        free(in);
-    }
-    an_match_finish(m);
+    /* One read: the sends to other slices go to their receivers' owners in
+     * batches and are posted there in their channels, each sender's in its
+     * order: a channel's sends all come from one rank, so the k-th send
+     * takes the k-th receive released, whichever came first (a receive
+     * cancelled meanwhile left the channel either way; a send cancelled
+     * before its batch left was taken back). */
+    int64_t first, last;
+    struct an_match *m = slice_matched(run, sink, progress, "reading", remote, cancels, NULL, &first, &last);
+    if (keep) keep->nin = *remote;
     return m;
 }

@@ -3,14 +3,17 @@
  * rank files (format/mlformat.h) of a halo-exchange program, as large as
  * asked, without running MPI.
  *
- *   gen_ranks DIR RANKS EVENTS
+ *   gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR]
  *
  * writes DIR/rank-00000.mlt ... with about EVENTS events in all.  Each rank
  * repeats: Irecv from both neighbours, Isend to both, Waitall (the two
  * receives with their status); every 4th step a blocking Send/Recv ring;
  * every 16th an Allreduce; between steps MPI_Wtime.  Every message matches
  * and every receive ends after its send began, so `mpilens report` finds
- * 0 unmatched and needs no clock repair.
+ * 0 unmatched and needs no clock repair.  HEAVY:FACTOR: ranks 0 to
+ * HEAVY - 1 make FACTOR times the calls (2 to 10), the extra ones MPI_Wtime
+ * between steps (a skewed run, for the slices balanced by events); EVENTS
+ * then counts the steps as if every rank were light.
  *
  *   gen_ranks --live DIR RANKS SCENARIO [PID]
  *
@@ -140,7 +143,7 @@ static void p2p(struct out *o, uint16_t routine, uint32_t site, uint64_t t0, uin
     if (req) memcpy(p + 1, &req, 8);
 }
 
-static void gen_rank(const char *dir, int rank, int size, uint64_t steps, uint64_t *events)
+static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsigned extra, uint64_t *events)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/rank-%05d.mlt", dir, rank);
@@ -266,6 +269,7 @@ static void gen_rank(const char *dir, int rank, int size, uint64_t steps, uint64
             c->bytes = 8;
         }
         rec(o, ML_REC_CALL, 2, R_WTIME, 11, b + 9000, b + 9050);
+        for (unsigned i = 0; i < extra; i++) rec(o, ML_REC_CALL, 2, R_WTIME, 11, b + 9100 + 15 * i, b + 9105 + 15 * i);
     }
     t += steps * 10000;
     rec(o, ML_REC_CALL, 2, R_FINALIZE, 12, t + 1000, t + 3000);
@@ -286,8 +290,13 @@ static int gen_live(int argc, char **argv);
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--live")) return gen_live(argc, argv);
-    if (argc != 4) {
-        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS\n       gen_ranks --live DIR RANKS SCENARIO [PID]\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR]\n       gen_ranks --live DIR RANKS SCENARIO [PID]\n");
+        return 2;
+    }
+    int heavy = 0, factor = 1;
+    if (argc == 5 && (sscanf(argv[4], "%d:%d", &heavy, &factor) != 2 || heavy < 0 || factor < 2 || factor > 10)) {
+        fprintf(stderr, "gen_ranks: HEAVY:FACTOR, e.g. 64:10 (ranks 0-63 make 10 times the calls; FACTOR 2 to 10)\n");
         return 2;
     }
     const char *dir = argv[1];
@@ -301,7 +310,9 @@ int main(int argc, char **argv)
     /* events per step: 5 + 2/4 + 1/16 + 1 = 6.5625 */
     uint64_t steps = (uint64_t)((double)want / size / 6.5625);
     uint64_t events = 0;
-    for (int r = 0; r < size; r++) gen_rank(dir, r, size, steps, &events);
+    /* a heavy rank's extra calls per step: (FACTOR - 1) x 6.5625, at most 59 (they fit 9.1-9.99 us) */
+    unsigned extra = (unsigned)((factor - 1) * 6.5625 + 0.5);
+    for (int r = 0; r < size; r++) gen_rank(dir, r, size, steps, r < heavy ? extra : 0, &events);
     printf("%llu\n", (unsigned long long)events);
     return 0;
 }

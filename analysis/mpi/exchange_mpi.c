@@ -13,8 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-static int m_reduce(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op)
+/* CPU time inside the exchange (x->xch_cpu): what waiting costs */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int m_reduce_(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op)
 {
     MPI_Op o = op == AN_XCH_SUM ? MPI_SUM : op == AN_XCH_MIN ? MPI_MIN : MPI_MAX;
     x->bytes += (uint64_t)n * sizeof *v;
@@ -24,7 +33,7 @@ static int m_reduce(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op)
 /* Blocks beyond 1 GiB travel in pieces of this many bytes (int counts). */
 #define PIECE (1u << 30)
 
-static int m_gather(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens)
+static int m_gather_(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens)
 {
     unsigned long long l = len, *ls = NULL;
     if (x->rank == 0 && !(ls = malloc((size_t)x->size * sizeof *ls))) x->fail(x, "mpilens: out of memory");
@@ -57,7 +66,7 @@ static int m_gather(struct an_xch *x, const void *buf, size_t len, void **all, s
     return 0;
 }
 
-static int m_bcast(struct an_xch *x, void *buf, size_t len)
+static int m_bcast_(struct an_xch *x, void *buf, size_t len)
 {
     if (x->rank == 0) x->bytes += len * (size_t)(x->size - 1);
     for (size_t o = 0; o < len; o += PIECE) {
@@ -68,7 +77,7 @@ static int m_bcast(struct an_xch *x, void *buf, size_t len)
 }
 
 /* Pairwise: the lengths first, then each block in pieces of at most PIECE. */
-static int m_alltoall(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen)
+static int m_alltoall_(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen)
 {
     int n = x->size;
     unsigned long long *ol = malloc((size_t)n * sizeof *ol), *il = malloc((size_t)n * sizeof *il);
@@ -108,6 +117,38 @@ static int m_alltoall(struct an_xch *x, void *const *out, const size_t *outlen, 
     free(il);
     *in = b;
     return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int m_reduce(struct an_xch *x, int64_t *v, unsigned n, enum an_xch_op op)
+{
+    double t = cpu_now();
+    int rc = m_reduce_(x, v, n, op);
+    x->xch_cpu += cpu_now() - t;
+    return rc;
+}
+
+static int m_gather(struct an_xch *x, const void *buf, size_t len, void **all, size_t *lens)
+{
+    double t = cpu_now();
+    int rc = m_gather_(x, buf, len, all, lens);
+    x->xch_cpu += cpu_now() - t;
+    return rc;
+}
+
+static int m_bcast(struct an_xch *x, void *buf, size_t len)
+{
+    double t = cpu_now();
+    int rc = m_bcast_(x, buf, len);
+    x->xch_cpu += cpu_now() - t;
+    return rc;
+}
+
+static int m_alltoall(struct an_xch *x, void *const *out, const size_t *outlen, void **in, size_t *inlen)
+{
+    double t = cpu_now();
+    int rc = m_alltoall_(x, out, outlen, in, inlen);
+    x->xch_cpu += cpu_now() - t;
+    return rc;
 }
 
 static void m_fail(struct an_xch *x, const char *msg)

@@ -59,10 +59,13 @@ int main(int argc, char **argv)
     if (getenv("MPILENS_XCH_STATS")) {         /* bench/report_bench: this process's share */
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        fprintf(stderr, "mpilens-mpi: process %d of %d sent %llu bytes; cpu %.2f s, peak RSS %.1f MiB\n", x->rank,
-                x->size, (unsigned long long)x->bytes,
+        fprintf(stderr,
+                "mpilens-mpi: process %d of %d sent %llu bytes; cpu %.2f s, peak RSS %.1f MiB; "
+                "%llu batches, at most %llu crossing sends held; %.2f s of cpu in the exchange\n",
+                x->rank, x->size, (unsigned long long)x->bytes,
                 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
-                ru.ru_maxrss / 1024.0);
+                ru.ru_maxrss / 1024.0, (unsigned long long)x->batches, (unsigned long long)x->batch_held,
+                x->xch_cpu);
     }
     fflush(stdout);
     an_xch_mpi_end(x);

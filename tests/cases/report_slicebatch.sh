@@ -1,0 +1,135 @@
+# report_slicebatch: the sliced analysis (`mpirun -n P mpilens report
+# --no-critical-path`, `export --format=otf2`) exchanges the sends that cross
+# slices in bounded batches during its read (docs/PARALLEL.md, "Bounded
+# batches"), and cuts the slices by the rank files' weight in events, not by
+# their count ("Slices balanced by events").
+# - Batches: with MPILENS_SLICE_BATCH=1 (a round ends at every crossing send)
+#   the sliced report and OTF2 archive of p2p_patterns (4 ranks, recorded by
+#   both MPIs), and of a copy whose rank 1 is 5 ms behind (clocks repaired
+#   across the slices in rounds), are the serial ones, P = 3, both engines;
+#   the engine's MPILENS_XCH_STATS line says the batches were many and the
+#   crossing sends held at once few.  On a synthetic halo run (bench/gen_ranks,
+#   8 ranks, thousands of crossing sends) at P = 2 the sends held at once are
+#   at most 2 x 16 (and one event's) with MPILENS_SLICE_BATCH=16, over a
+#   thousand with the default batch (before the batches: all of them, held
+#   until the end of the read), and the report is the serial one either way.
+# - Balance: on a synthetic run whose ranks 0 and 1 make 10 times the calls,
+#   process 0 of 2 reads only those two files (by count it read four), and
+#   the report is the serial one; MPILENS_SLICE_BY=ranks gives the old cut.
+# timeout: 400
+need_mpilens
+engines=""
+for e in openmpi mpich; do
+    have_impl $e && [ -x "$ROOT/build/bin/mpilens-mpi-$e" ] && engines="$engines $e"
+done
+[ -n "$engines" ] || fail "no mpilens-mpi-<impl> built (run make)"
+launcher() {  # impl n
+    case $1 in
+    openmpi) echo "mpirun.openmpi --oversubscribe -n $2" ;;
+    mpich) echo "mpirun.mpich -n $2" ;;
+    esac
+}
+otf2_dump() {  # archive.otf2 out
+    { otf2-print -A "$1" | grep -v "^Trace identifier" && otf2-print -G "$1" && otf2-print "$1"; } >"$2" 2>&1
+}
+command -v otf2-print >/dev/null || fail "otf2-print missing (setup.sh deps installs otf2-tools)"
+# stats FILE: "batches held" summed/maxed over the processes' MPILENS_XCH_STATS lines
+stats() {
+    sed -n 's/^mpilens-mpi: process .* \([0-9]*\) batches, at most \([0-9]*\) crossing sends held;.*$/\1 \2/p' "$1" |
+        awk '{b += $1; if ($2 > h) h = $2; n++} END {print n + 0, b + 0, h + 0}'
+}
+cc -O1 -o "$TEST_TMP/patch" "$ROOT/tests/progs/rankfile_patch.c" || fail "build rankfile_patch"
+cc -O2 -o "$TEST_TMP/gen" "$ROOT/bench/gen_ranks.c" || fail "build gen_ranks"
+
+dirs=""
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    d=$TEST_TMP/$impl
+    mkdir -p "$d"
+    "mpicc.$impl" -g -O1 -w -o "$d/pp" "$ROOT/tests/progs/p2p_patterns.c" || { soft_fail "$impl: build p2p_patterns"; continue; }
+    rt=$(runtime_of $impl)
+    case $impl in
+    openmpi) timeout -k 2 120 mpirun.openmpi --oversubscribe -x LD_PRELOAD="$rt" -x MPILENS_DIR="$d/pp-run" -n 4 "$d/pp" ;;
+    mpich) timeout -k 2 120 mpirun.mpich -genv LD_PRELOAD "$rt" -genv MPILENS_DIR "$d/pp-run" -n 4 "$d/pp" ;;
+    esac >"$d/pp.out" 2>&1 || { soft_fail "$impl: p2p_patterns failed"; continue; }
+    cp -r "$d/pp-run" "$d/skew-run"
+    "$TEST_TMP/patch" "$d/skew-run/rank-00001.mlt" init_offset=-5000000 final_offset=-5000000 >/dev/null ||
+        fail "rankfile_patch"
+    dirs="$dirs $d/pp-run $d/skew-run"
+done
+[ -n "$dirs" ] || fail "no run recorded"
+
+# batches of one record: every crossing send its own round
+for dir in $dirs; do
+    name=${dir#$TEST_TMP/}
+    "$MPILENS" report -q --no-critical-path "$dir" >"$dir.s.txt" 2>/dev/null || { soft_fail "$name: serial report failed"; continue; }
+    "$MPILENS" export -q --format=otf2 -o "$dir.o2s/t" "$dir" >/dev/null 2>&1 || { soft_fail "$name: serial export failed"; continue; }
+    otf2_dump "$dir.o2s/t.otf2" "$dir.o2s.txt" || soft_fail "$name: otf2-print of the serial archive failed"
+    for e in $engines; do
+        out=$dir.$e
+        MPILENS_SLICE_BATCH=1 MPILENS_XCH_STATS=1 MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) \
+            "$MPILENS" report -q --no-critical-path "$dir" >"$out.txt" 2>"$out.err" ||
+            { soft_fail "$name: $e -n 3 sliced report: exit $?: $(head -3 "$out.err")"; continue; }
+        cmp -s "$dir.s.txt" "$out.txt" ||
+            soft_fail "$name: $e: the sliced report in batches of 1 differs: $(diff "$dir.s.txt" "$out.txt" | head -4 | tr '\n' ' ')"
+        ! grep -q "process 0 analyses every rank" "$out.err" || soft_fail "$name: $e: not sliced: $(grep note "$out.err")"
+        case $name in
+        */skew-run) grep -q "^mpilens report: clocks repaired across slices in [1-8] round" "$out.err" ||
+            soft_fail "$name: $e: the clocks were not repaired in slices" ;;
+        esac
+        read -r np nb held <<<"$(stats "$out.err")"
+        assert_eq 3 "$np" "$name: $e: processes that gave their batches"
+        [ "$nb" -ge 30 ] || soft_fail "$name: $e: $nb batches in all with MPILENS_SLICE_BATCH=1, want many"
+        # one record a peer and round, plus what one event adds; 2 peers out, 2 in
+        assert_le "$held" 8 "$name: $e: crossing sends held at once with batches of 1"
+        case $name in */skew-run) ;; *) continue ;; esac   # the export: where its clocks are repaired in rounds
+        o=$dir.o2-$e
+        MPILENS_SLICE_BATCH=1 MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) \
+            "$MPILENS" export -q --format=otf2 -o "$o/t" "$dir" >"$o.out" 2>"$o.err" ||
+            { soft_fail "$name: $e -n 3 sliced export: exit $?: $(head -3 "$o.err")"; continue; }
+        ! grep -q "process 0 exports the run alone" "$o.err" || soft_fail "$name: $e: export not sliced"
+        otf2_dump "$o/t.otf2" "$o.txt" || { soft_fail "$name: $e: otf2-print failed"; continue; }
+        cmp -s "$dir.o2s.txt" "$o.txt" ||
+            soft_fail "$name: $e: the OTF2 archive in batches of 1 differs: $(diff "$dir.o2s.txt" "$o.txt" | head -4 | tr '\n' ' ')"
+    done
+done
+
+# a run with thousands of crossing sends: held at once within the batch
+e=$(echo $engines | cut -d' ' -f1)
+g=$TEST_TMP/halo
+"$TEST_TMP/gen" "$g" 8 60000 >/dev/null || fail "gen_ranks"
+"$MPILENS" report -q --no-critical-path "$g" >"$g.s.txt" 2>/dev/null || fail "serial report of the halo run failed"
+for b in 16 default; do
+    env=MPILENS_XCH_STATS=1; [ $b = default ] || env="$env MPILENS_SLICE_BATCH=$b"
+    env $env timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$g" >"$g.$b.txt" 2>"$g.$b.err" ||
+        { soft_fail "halo: $e -n 2, batch $b: exit $?: $(head -3 "$g.$b.err")"; continue; }
+    cmp -s "$g.s.txt" "$g.$b.txt" || soft_fail "halo: batch $b: the sliced report differs from the serial one"
+    read -r np nb held <<<"$(stats "$g.$b.err")"
+    assert_eq 2 "$np" "halo: batch $b: processes that gave their batches"
+    note "halo, batch $b: $nb batches, at most $held crossing sends held"
+    if [ $b = 16 ]; then
+        assert_le "$held" 34 "halo: crossing sends held at once with batches of 16 (16 out, 16 in, one event's more)"
+        [ "$nb" -ge 50 ] || soft_fail "halo: only $nb batches with MPILENS_SLICE_BATCH=16"
+    else
+        [ "$held" -ge 1000 ] || soft_fail "halo: only $held crossing sends in a default batch: the run is too small to show the bound"
+    fi
+done
+
+# slices balanced by events: ranks 0 and 1 make 10 times the calls
+k=$TEST_TMP/skewed
+"$TEST_TMP/gen" "$k" 8 80000 2:10 >/dev/null || fail "gen_ranks 2:10"
+"$MPILENS" report -q --no-critical-path "$k" >"$k.s.txt" 2>/dev/null || fail "serial report of the skewed run failed"
+for by in events ranks; do
+    env=MPILENS_SLICE_LOG=1; [ $by = ranks ] && env="$env MPILENS_SLICE_BY=ranks"
+    env $env timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$k" >"$k.$by.txt" 2>"$k.$by.err" ||
+        { soft_fail "skewed: $e -n 2 by $by: exit $?: $(head -3 "$k.$by.err")"; continue; }
+    cmp -s "$k.s.txt" "$k.$by.txt" || soft_fail "skewed: by $by: the sliced report differs from the serial one"
+    want="0 rank-00000.mlt rank-00001.mlt
+1 rank-00002.mlt rank-00003.mlt rank-00004.mlt rank-00005.mlt rank-00006.mlt rank-00007.mlt"
+    [ $by = ranks ] && want="0 rank-00000.mlt rank-00001.mlt rank-00002.mlt rank-00003.mlt
+1 rank-00004.mlt rank-00005.mlt rank-00006.mlt rank-00007.mlt"
+    assert_eq "$want" "$(grep '^mpilens report: process' "$k.$by.err" | sed 's/^mpilens report: process \([0-9]\) of 2 read/\1/' | sort)" \
+        "skewed: the files each process read, slices by $by"
+done
+true
