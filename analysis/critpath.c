@@ -333,6 +333,9 @@ enum qflag {
     QF_NB = 128, QF_UNFIN = 256,
     QF_NBC = 512,             /* a nonblocking collective: publishes its entry, local otherwise */
     QF_NBW = 1024,            /* completes nonblocking collectives (qev.nbw) */
+    QF_PROBE = 2048,          /* MPI_Probe/Iprobe: comm, pos (source, world, -1 any), root (tag, -1 any) */
+    QF_PTGT = 4096,           /* ... its receive is known: cidx is its local start, pos the sender */
+    QF_PNONE = 8192,          /* ... no receive of the thread took what it probed: local */
 };
 
 /* A nonblocking collective's member, from its call until the call that
@@ -424,6 +427,7 @@ struct cp_rank {
     unsigned lh, ln, lcap;
     uint64_t *ccount;         /* per an_comm: instances entered */
     int pcontrol;             /* MPI_Pcontrol calls seen */
+    unsigned nprobe;          /* queued probes whose receive is not known yet */
     int bpos;                 /* index in an_cp.blocked, -1 */
     int ready;                /* blocked, and what it waits for may have come */
     int inq;                  /* in an_cp.rq */
@@ -1567,6 +1571,40 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     /* the dependencies and when each let the call go on */
     int peer = -1;
     int64_t tdep = INT64_MIN;
+    if (q->flags & QF_PROBE) {
+        if (!(q->flags & (QF_PTGT | QF_PNONE))) {
+            if (!forced(cp, q, force)) return 0;   /* probe_target wakes it */
+            q->flags |= QF_PNONE;                  /* no receive in time: local */
+            r->nprobe--;
+        }
+        const struct cmsg *pm = NULL;
+        if (q->flags & QF_PTGT) {
+            /* the probed message: from the sender it found, the earliest sent */
+            for (struct cmsg *m = map_get(&cp->inbox, ckey(ri, q->thread), (int64_t)q->cidx); m; m = m->next)
+                if (m->src == q->pos && (!pm || m->send_lt0 < pm->send_lt0)) pm = m;
+            if (!pm && !forced(cp, q, force)) return 0;   /* not matched yet: on_message wakes it */
+        }
+        const struct snap *s = NULL;
+        if (pm) {
+            s = pm->snap ? pm->snap : map_get(&cp->snaps, ckey(pm->src, pm->send_th), pm->send_lt0);
+            if (!s && !forced(cp, q, force)) {
+                wl_add(cp, &cp->r[pm->src].wl, ri, pm->send_th, pm->send_lt0);
+                return 0;
+            }
+        }
+        if (s) {
+            /* the send began while the probe was on: it went on from there;
+             * after it ended (an Iprobe that found nothing): all waiting */
+            kind = AN_CP_W_LATE_SENDER;
+            peer = pm->src;
+            tdep = s->t < q->t1 ? s->t : q->t1;
+            if (s->t < q->t1) {
+                deps[nd].s = s;
+                deps[nd].t = s->t;
+                nd++;
+            }
+        }
+    }
     for (struct cmsg *m = in; m; m = m->next) {
         const struct snap *s = m->snap;
         if (!s || nd == 64) continue;
@@ -1761,7 +1799,7 @@ CP_INLINE void light_run(struct an_cp *cp, int ri, struct cp_rank *r, unsigned n
 
 static inline int is_local(const struct qev *q)
 {
-    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV | QF_NBW));
+    return !q->nrecv && !(q->flags & (QF_SYNC | QF_COLL | QF_BRECV | QF_NBW | QF_PROBE));
 }
 
 /* Replay what rank ri can; other ranks waiting for it are tried after. */
@@ -1970,6 +2008,49 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct 
     q->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
 }
 
+/* MPI_Probe, MPI_Iprobe (found something or not: the record does not
+ * say): it waits, as a receive would, for the send of the message that the
+ * thread's next receive takes from what it probed (docs/CRITPATH.md). */
+static void probe_note(struct an_cp *cp, const struct an_rank *rk, struct cp_rank *r, const struct mlr_event *ev,
+                       struct qev *q)
+{
+    const struct ml_p2p *p = &ev->p2p[0];
+    if (p->peer == rk->proc_null || p->comm >= rk->ncomms) return;
+    q->comm = rk->comm[p->comm];
+    q->pos = p->peer == rk->any_source ? -1 : an_peer_world(cp->run, rk, p->comm, p->peer);
+    if (q->comm >= cp->run->ncomms || (p->peer != rk->any_source && q->pos < 0)) return;
+    q->root = p->tag < 0 ? -1 : p->tag;
+    q->flags |= QF_PROBE;
+    r->nprobe++;
+}
+
+/* The thread's next call that completes a receive (q, not queued yet)
+ * decides its queued probes: one of its messages fits what a probe asked
+ * for (communicator, source, tag): the probe waits for that send; none
+ * does, or MPI_Finalize came first: the probe is local. */
+static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *ops, unsigned nops)
+{
+    struct cp_rank *r = &cp->r[ri];
+    for (unsigned i = 0; i < r->qn && r->nprobe; i++) {
+        struct qev *p = &r->q[(r->qh + i) & (r->qcap - 1)];
+        if (!(p->flags & QF_PROBE) || (p->flags & (QF_PTGT | QF_PNONE)) || p->thread != q->thread) continue;
+        p->flags |= QF_PNONE;
+        r->nprobe--;
+        for (unsigned k = 0; k < nops && !(q->flags & QF_FIN); k++) {
+            const struct an_op *o = &ops[k];
+            if ((o->kind != AN_OP_RECV && o->kind != AN_OP_RECV_DONE) || o->peer < 0 || o->peer >= cp->run->size ||
+                cp->run->slot[o->peer] < 0 || o->comm != p->comm || (p->pos >= 0 && o->peer != p->pos) ||
+                (p->root >= 0 && o->tag != p->root))
+                continue;
+            p->flags = (uint16_t)((p->flags & ~QF_PNONE) | QF_PTGT);
+            p->cidx = (uint64_t)q->lt0;
+            p->pos = cp->run->slot[o->peer];
+            break;
+        }
+    }
+    set_ready(cp, ri);
+}
+
 /* A nonblocking collective started: its member is remembered under its
  * request handle (a handle is reused once completed: forgotten then). */
 static void nb_start(struct an_cp *cp, int ri, uint64_t handle, struct qev *q)
@@ -2116,6 +2197,8 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
         nb_complete(cp, ri, ev, q);
     if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
+    if (r->nprobe && (nrecv || (q->flags & QF_FIN))) probe_target(cp, ri, q, ops, nops);
+    if (role == AN_PROBE && ev->type == ML_REC_P2P && !ev->unfinished) probe_note(cp, rk, r, ev, q);
     if (!heavy && !nrecv && !q->flags && (int)q->name != cp->pcontrol_name) {
         /* a light call: at once, or behind the last qev queued */
         if (!r->qn) {
@@ -2137,7 +2220,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             return;
         }
     }
-    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV | QF_NBW))) {
+    if (!r->qn && !q->nrecv && !(q->flags & (QF_COLL | QF_SYNC | QF_BRECV | QF_NBW | QF_PROBE))) {
         /* nothing to wait for, nothing queued before it: replayed at once */
         phase_a(cp, ri, q);
         phase_b_local(cp, ri, q);

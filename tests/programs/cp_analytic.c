@@ -59,6 +59,23 @@
  *   in its MPI_Wait.  The run-time path goes through rank 2's spin:
  *   computation on it 10·D; bytes on it 8 (one Iallreduce on every chain),
  *   latency cost Barrier ⌈log₂3⌉·α + Iallreduce ⌈log₂3⌉·α = 4α.
+ * probe (3 ranks): Barrier; rank 0 spins 3·D, then sends 100 bytes (tag 7)
+ *   to rank 1; rank 1 calls MPI_Probe(0, 7) at once, then MPI_Recv; rank 2
+ *   does nothing.  The probe waits for the send like a receive: a late-sender
+ *   wait of rank 1 at MPI_Probe, peer 0, of nb_ia(0) - nb_wait(1) (rank 0's
+ *   mark just before MPI_Send, rank 1's just before MPI_Probe: ~3·D); the
+ *   MPI_Recv after it waits for nothing.  The run-time path: rank 0's spin,
+ *   the message, rank 1 (the path ends [0, 1], leaving rank 0 by
+ *   "MPI_Send -> rank 1 MPI_Probe"): computation on it 3·D; rank 1's path
+ *   time is only its calls after the send began (< 1% of the path).
+ * iprobe (3 ranks): the same with a loop of MPI_Iprobe(0, 7) until one finds
+ *   the message, then MPI_Recv.  The polls before the send began wait for it:
+ *   late-sender wait of rank 1 at MPI_Iprobe, peer 0; the time inside the
+ *   polls (a record of repeated polls: each as long as the first, the rest
+ *   computation) is waiting, at least half of nb_ia(0) - nb_wait(1) on a
+ *   tight loop, and the path is as for probe (hop "MPI_Send -> rank 1
+ *   MPI_Iprobe"), computation on it 3·D plus at most rank 1's time between
+ *   polls after the send began.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -175,6 +192,23 @@ int main(int argc, char **argv)
         if (rank != 2) spin(2 * D_NS);
         nb_wait = now();
         M(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    } else if (strcmp(mode, "probe") == 0 || strcmp(mode, "iprobe") == 0) {
+        MPI_Status st;
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) {
+            spin(3 * D_NS);
+            nb_ia = now();
+            M(MPI_Send(buf, 100, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+        } else if (rank == 1) {
+            nb_wait = now();
+            if (mode[0] == 'p') {
+                M(MPI_Probe(0, 7, MPI_COMM_WORLD, &st));
+            } else {
+                int flag = 0;
+                while (!flag) M(MPI_Iprobe(0, 7, MPI_COMM_WORLD, &flag, &st));
+            }
+            M(MPI_Recv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
     } else {
         if (rank == 0) fprintf(stderr, "cp_analytic: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
