@@ -49,6 +49,9 @@ enum an_role {
     AN_INIT,        /* MPI_Init, Init_thread */
     AN_FINALIZE,    /* MPI_Finalize */
     AN_FREE,        /* MPI_Request_free: COMPLETE layout naming its request */
+    AN_RMA,         /* MPI_Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap
+                       and the R-forms: P2P, peer = target rank (in the window's communicator),
+                       tag ML_PEER_NONE, bytes = origin bytes; never a message to match */
 };
 
 enum an_role an_role_of(const char *routine);

@@ -78,6 +78,9 @@ enum an_role an_role_of(const char *n)
         {"MPI_Cancel", AN_CANCEL}, {"MPI_Request_free", AN_FREE},
         {"MPI_Init", AN_INIT}, {"MPI_Init_thread", AN_INIT},
         {"MPI_Finalize", AN_FINALIZE},
+        {"MPI_Put", AN_RMA}, {"MPI_Rput", AN_RMA}, {"MPI_Get", AN_RMA}, {"MPI_Rget", AN_RMA},
+        {"MPI_Accumulate", AN_RMA}, {"MPI_Raccumulate", AN_RMA}, {"MPI_Get_accumulate", AN_RMA},
+        {"MPI_Rget_accumulate", AN_RMA}, {"MPI_Fetch_and_op", AN_RMA}, {"MPI_Compare_and_swap", AN_RMA},
     };
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (name_is(n, t[i].name)) return t[i].role;

@@ -9,7 +9,8 @@
  *    Start of a send request, the send half of Sendrecv), what it receives
  *    when it completes a receive (Recv, the Wait/Test that completes an
  *    Irecv, the receive half of Sendrecv), both directions for collectives,
- *    count x type size for the MPI_File read/write family;
+ *    count x type size for the MPI_File read/write family, the origin's
+ *    count x type size for one-sided calls (MPI_Put, MPI_Get, ...);
  *  - application time of a rank: from the end of MPI_Init to the start of
  *    MPI_Finalize (or its first to its last call when one is missing);
  *    MPI time: the calls in that window other than MPI_Init/MPI_Finalize,
@@ -241,6 +242,8 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         }
         if (!open) bytes = ev->io.bytes;
     }
+    if (role == AN_RMA && ev->type == ML_REC_P2P && !ev->unfinished)
+        bytes = ev->p2p[0].bytes;   /* one-sided: the origin bytes, put or got (never matched) */
     for (unsigned i = 0; i < nops; i++) {
         uint8_t k = ops[i].kind;
         if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;

@@ -304,7 +304,8 @@ struct ml_rec {          /* 16 bytes, starts every record */
 #define ML_SR_NOSTATUS 1u        /* SENDRECV flags: the request's completion status is not the
                                     receive's (MPICH 4.0's MPI_Isendrecv) */
 
-struct ml_p2p {          /* 16 bytes */
+struct ml_p2p {          /* 16 bytes; one-sided calls (MPI_Put, MPI_Get, ...) too: comm = the
+                            window's, peer = target rank in it, tag ML_PEER_NONE, origin bytes */
     uint16_t comm;       /* comm definition index */
     uint16_t dtype;      /* datatype definition index */
     int32_t peer;        /* rank in comm (actual source for receives), or MPI_PROC_NULL / ANY_SOURCE as recorded */

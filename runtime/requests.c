@@ -142,6 +142,20 @@ void ml_f_p2p_req(struct ml_call *c, void *comm, void *peer, void *tag, void *co
     ml_rec_p2p(c, ci, dt, fint(peer, ML_PEER_NONE), fint(tag, ML_PEER_NONE), fint(count, 0), h, ret, 1);
 }
 
+void ml_f_rma(struct ml_call *c, void *win, void *target, void *count, int count64, void *dtype,
+              void *ierr)
+{
+    int ret = fret(ierr);
+    uint16_t ci = ML_COMM_NONE;
+    MPI_Datatype dt = MPI_DATATYPE_NULL;
+    if (ml_mpi_ready()) {
+        if (win) ci = ml_obj_comm(ML_HANDLE(PMPI_Win_f2c(*(MPI_Fint *)win)), ML_OBJ_WIN);
+        if (dtype) dt = PMPI_Type_f2c(*(MPI_Fint *)dtype);
+    }
+    int64_t n = !count ? 1 : count64 ? *(const int64_t *)count : fint(count, 0);
+    ml_rec_p2p(c, ci, dt, fint(target, ML_PEER_NONE), ML_PEER_NONE, n, 0, ret, 0);
+}
+
 void ml_f_sendrecv(struct ml_call *c, struct ml_fst1 *s, void *comm, void *stype, void *dest,
                    void *stag, void *scount, void *source, void *rtype, void *rcount, void *rtag,
                    void *ierr)

@@ -100,6 +100,11 @@ void ml_fd_post(struct ml_fdone *d);
  * request the call returned. */
 void ml_f_p2p_req(struct ml_call *c, void *comm, void *peer, void *tag, void *count, void *dtype,
                   void *req, void *ierr);
+/* One-sided communication from Fortran (MPI_Put, MPI_Get, MPI_Accumulate,
+ * ...): P2P with the target rank and the window's communicator, as the C
+ * wrapper records it (count NULL: one element; count64: an MPI_Count). */
+void ml_f_rma(struct ml_call *c, void *win, void *target, void *count, int count64, void *dtype,
+              void *ierr);
 /* MPI_Sendrecv(_replace) from Fortran: both halves, the receive from the status. */
 void ml_f_sendrecv(struct ml_call *c, struct ml_fst1 *s, void *comm, void *stype, void *dest,
                    void *stag, void *scount, void *source, void *rtype, void *rcount, void *rtag,

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "diag.h"
 #include "symbols.h"
 #include "tool.h"
@@ -130,14 +131,15 @@ static void put_type(FILE *o, const struct mlr_file *f, uint16_t t)
     else fprintf(o, " type=derived#%u(%d)", t, ty->size);
 }
 
-static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx)
+static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx,
+                    const char *peer)
 {
     char k[32];
     if (p->comm != ML_COMM_NONE) {
         char cn[96];
         fprintf(o, " %scomm=%s", pfx, comm_name(f, p->comm, cn, sizeof cn));
     }
-    snprintf(k, sizeof k, "%speer", pfx);
+    snprintf(k, sizeof k, "%s%s", pfx, peer);
     put_peer(o, f, k, p->comm, p->peer);
     if (p->tag != ML_PEER_NONE) fprintf(o, " %stag=%d", pfx, p->tag);
     fprintf(o, " %sbytes=%" PRIu32, pfx, p->bytes);
@@ -195,6 +197,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         fputc('\n', o);
     }
     memset(reqs, 0, sizeof reqs);
+    static uint8_t rma[65536];   /* per routine of this file: 0 not known yet, 1 no, 2 one-sided */
+    memset(rma, 0, sizeof rma);
     struct mlr_iter *it = mlr_iter_new(f);
     if (!it) return -1;
     mlr_iter_unfinished(it);
@@ -216,7 +220,9 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         switch (e.type) {
         case ML_REC_P2P:
         case ML_REC_P2P_REQ:
-            put_p2p(o, f, &e.p2p[0], "");
+            /* one-sided calls (analysis.h AN_RMA): the peer is their target */
+            if (!rma[e.routine]) rma[e.routine] = an_role_of(mlr_routine_name(f, e.routine)) == AN_RMA ? 2 : 1;
+            put_p2p(o, f, &e.p2p[0], "", rma[e.routine] == 2 ? "target" : "peer");
             if (e.type == ML_REC_P2P_REQ) {
                 fprintf(o, " req=0x%" PRIx64, e.request);
                 struct req_slot *r = req_slot(e.request);
@@ -226,8 +232,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             }
             break;
         case ML_REC_SENDRECV:
-            put_p2p(o, f, &e.p2p[0], "");
-            put_p2p(o, f, &e.p2p[1], "recv_");
+            put_p2p(o, f, &e.p2p[0], "", "peer");
+            put_p2p(o, f, &e.p2p[1], "recv_", "peer");
             if (e.request) {                 /* MPI_Isendrecv(_replace) */
                 fprintf(o, " req=0x%" PRIx64, e.request);
                 struct req_slot *r = req_slot(e.request);

@@ -203,8 +203,9 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     fputs(",\"name\":", o);
     json_str(o, mlr_routine_name(r->f, ev->routine));
     const char *cat = "mpi";
+    int rma = ev->routine < r->nroutines && r->role[ev->routine] == AN_RMA;   /* one-sided: P2P layout */
     switch (ev->type) {
-    case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = "p2p"; break;
+    case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = rma ? "rma" : "p2p"; break;
     case ML_REC_COLL: cat = "collective"; break;
     case ML_REC_COMPLETE: cat = "completion"; break;
     case ML_REC_IO: cat = "io"; break;
@@ -215,7 +216,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     case ML_REC_P2P:
     case ML_REC_P2P_REQ:
         pf_comm(p, r, "comm", ev->p2p[0].comm);
-        pf_peer(p, r, "peer", ev->p2p[0].comm, ev->p2p[0].peer);
+        pf_peer(p, r, rma ? "target" : "peer", ev->p2p[0].comm, ev->p2p[0].peer);
         if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
         fprintf(o, ",\"bytes\":%" PRIu32, ev->p2p[0].bytes);
         if (ev->type == ML_REC_P2P_REQ) fprintf(o, ",\"request\":\"0x%" PRIx64 "\"", ev->request);

@@ -98,6 +98,14 @@ OBJ_COLLECTIVES = re.compile(
 # the nonblocking MPI_File_i* count at their start, not at completion.
 IO_RW = re.compile(r'^MPI_File_(i?)(read|write)(_at|_shared)?(_all|_ordered)?(_begin)?(_c)?$')
 OBJ_FORGET = re.compile(r'^MPI_(Win_free|File_close)$')
+# One-sided communication (mlformat.h ML_REC_P2P, docs/FORMAT.md): peer = the
+# target rank in the window's group, with the window's communicator (rt.c
+# ml_obj_comm), tag ML_PEER_NONE, bytes = origin count x origin type size
+# (MPI_Fetch_and_op, MPI_Compare_and_swap: one element).  The request of
+# the R-forms is not recorded.  The analysis tells them from messages by
+# routine (analysis/input.c, AN_RMA): nothing is matched.
+RMA = re.compile(r'^MPI_(Put|Rput|Get|Rget|Accumulate|Raccumulate|Get_accumulate|Rget_accumulate|'
+                 r'Fetch_and_op|Compare_and_swap)(_c)?$')
 
 
 def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
@@ -587,6 +595,10 @@ def emit_c(w, name, rid, proto):
                 fl += ' | ML_IO_NONBLOCKING'
             fi = obj_arg(ptypes)[0]
             w('    ml_rec_io(&c, ML_HANDLE(a%d), a%d, a%d, %s, NULL, %s);' % (fi, dtype, count, fl, res))
+        elif RMA.match(name) and isint and target is not None and dtype is not None and obj_arg(ptypes):
+            wi = obj_arg(ptypes)[0]
+            w('    ml_rec_p2p(&c, ml_obj_comm(ML_HANDLE(a%d), ML_OBJ_WIN), a%d, a%d, ML_PEER_NONE, %s, 0, %s, 0);'
+              % (wi, dtype, target, 'a%d' % count if count is not None else '1', res))
         elif name == 'MPI_File_open' and isint and obj_arg(ptypes):
             fi = obj_arg(ptypes)[0]
             fname = next((i for i, t in enumerate(ptypes) if t.replace(' ', '') in ('constchar*{}', 'char*{}')), None)
@@ -704,7 +716,7 @@ F_SENDRECV = {
 }
 
 
-def emit_f_special(w, sym, rid, base, names, rt, arg):
+def emit_f_special(w, sym, rid, base, names, ptypes, rt, arg):
     """The Fortran wrappers of requests.c; False when sym is not one."""
     nargs = len(names)
     A = lambda i: 'a%d' % i if i is not None else 'NULL'
@@ -733,6 +745,18 @@ def emit_f_special(w, sym, rid, base, names, rt, arg):
           '{ml_f_sendrecv(&c, &fs_, a%d, a%d, a%d, a%d, a%d, a%d, %s, %s, a%d, a%d);}, {})'
           % (comm, dest, stag, st, st, comm, stp, dest, stag, sc, src, A(rtp), A(rc), rtag, nargs))
         return True
+    if RMA.match(base) and 'target_rank' in names and nargs < 20:
+        # Open MPI's binding calls PMPI_ (MPICH's goes on to the C wrapper)
+        types = [t.replace(' ', '') for t in ptypes]
+        wi = next((i for i, t in enumerate(types) if t == 'MPI_Win{}'), None)
+        cnt = next((i for i, n in enumerate(names) if n in ('origin_count', 'count')), None)
+        dt = next((i for i, n in enumerate(names) if n in ('origin_datatype', 'datatype')), None)
+        if wi is None or dt is None:
+            return False
+        w(head + 'NULL, NULL, NULL, (void)0, {}, {ml_f_rma(&c, a%d, a%d, %s, %d, a%d, a%d);}, {})'
+          % (wi, names.index('target_rank'), A(cnt), 1 if cnt is not None and 'MPI_Count' in types[cnt] else 0,
+             dt, nargs))
+        return True
     if base == 'MPI_Improbe' and nargs == 6:
         w(head + 'a2, a0, a1, struct ml_fst1 fs_, {a5 = ml_fst1_pre(&fs_, a5);}, '
           '{ml_f_improbe(&c, &fs_, a2, a0, a1, a3, a4, a6);}, {})')
@@ -760,7 +784,7 @@ def emit_f(w, sym, rid, routine, proto):
                     break
     def arg(k):
         return 'a%d' % pos[k] if k in pos else 'NULL'
-    if proto and not dbl and emit_f_special(w, sym, rid, base, names, rt, arg):
+    if proto and not dbl and emit_f_special(w, sym, rid, base, names, [t for t, _ in proto[1]], rt, arg):
         return
     hook_pre = hook_post = hook_mid = ''
     if base == 'MPI_Finalize':
