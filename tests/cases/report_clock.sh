@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 [ "$(id -u)" -eq 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 CC=${CC:-gcc}
 "$CC" -std=gnu11 -D_GNU_SOURCE -O1 -Wall -I"$root/format" -I"$root/analysis" -o "$tmp/test_align" \
-    "$root/tests/unit/test_align.c" "$root"/analysis/*.c "$root/format/reader.c" || { echo "FAIL: build test_align"; exit 1; }
+    "$root/tests/unit/test_align.c" "$root"/analysis/*.c "$root/format/reader.c" -lz -lm || { echo "FAIL: build test_align"; exit 1; }
 "$tmp/test_align" || { echo "FAIL: test_align"; exit 1; }
 "$CC" -O1 -o "$tmp/patch" "$root/tests/progs/rankfile_patch.c" || { echo "FAIL: build rankfile_patch"; exit 1; }
 

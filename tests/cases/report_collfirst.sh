@@ -7,7 +7,7 @@
 # timeout: 60
 CC=${CC:-cc}
 "$CC" -std=gnu11 -D_GNU_SOURCE -O1 -Wall -I"$ROOT/format" -I"$ROOT/analysis" -o "$TEST_TMP/test_collfirst" \
-    "$ROOT/tests/unit/test_collfirst.c" "$ROOT"/analysis/*.c "$ROOT/format/reader.c" 2>"$TEST_TMP/build.err" ||
+    "$ROOT/tests/unit/test_collfirst.c" "$ROOT"/analysis/*.c "$ROOT/format/reader.c" -lz -lm 2>"$TEST_TMP/build.err" ||
     fail "build test_collfirst: $(grep -m3 error "$TEST_TMP/build.err")"
 "$TEST_TMP/test_collfirst" >"$TEST_TMP/out" 2>&1 || fail "test_collfirst: $(tail -3 "$TEST_TMP/out")"
 grep -q "20000 instances" "$TEST_TMP/out" || fail "test_collfirst said nothing: $(cat "$TEST_TMP/out")"

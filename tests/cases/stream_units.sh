@@ -32,7 +32,7 @@ echo 'int main(void){return 0;}' >"$TEST_TMP/san.c"
     fail "build demangle.o: $(grep -m3 error "$TEST_TMP/build_stream.err")"
 "$CC" -std=gnu11 -D_GNU_SOURCE -DML_NO_OTF2 -O1 -g -Wall -Wno-format-truncation $san -I"$ROOT/format" \
     -I"$ROOT/tool" -I"$ROOT/live" -I"$ROOT/analysis" -o "$TEST_TMP/test_stream" "$ROOT/tests/unit/test_stream.c" "${src[@]}" \
-    "$TEST_TMP/demangle.o" -ldw -lelf -lm -lstdc++ 2>"$TEST_TMP/build_stream.err" || fail "build test_stream: $(grep -m3 error "$TEST_TMP/build_stream.err")"
+    "$TEST_TMP/demangle.o" -ldw -lelf -lz -lm -lstdc++ 2>"$TEST_TMP/build_stream.err" || fail "build test_stream: $(grep -m3 error "$TEST_TMP/build_stream.err")"
 mkdir -p "$TEST_TMP/u"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     "$TEST_TMP/test_stream" "$TEST_TMP/u" >"$TEST_TMP/stream.out" 2>&1 ||
