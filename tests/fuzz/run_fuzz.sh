@@ -14,7 +14,7 @@ out=$root/build/fuzz
 mkdir -p "$out"
 "$CLANG" -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -I"$root/format" -I"$root/analysis" -o "$out/fuzz_reader" \
-    "$root/tests/fuzz/fuzz_reader.c" "$root/format/reader.c" "$root"/analysis/*.c
+    "$root/tests/fuzz/fuzz_reader.c" "$root/format/reader.c" "$root"/analysis/*.c -lz -lm
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$root"/tests/fuzz/corpus/* "$work/"
