@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis.h"
 #include "diag.h"
 #include "json_out.h"
 #include "tool.h"
@@ -58,4 +59,15 @@ void tool_bad_option(const char *verb, int argc, char **argv)
     else
         fprintf(stderr, "mpilens %s: unknown option, or one missing its value: '%s'; try 'mpilens %s --help'\n",
                 verb, arg, verb);
+}
+
+void tool_slice_log(const char *verb, const struct an_run *run, int rank, int size)
+{
+    char line[4096];
+    size_t o = (size_t)snprintf(line, sizeof line, "mpilens %s: process %d of %d read", verb, rank, size);
+    for (unsigned i = 0; i < run->n && o < sizeof line; i++) {
+        const char *f = strrchr(mlr_path(run->ranks[i].f), '/');
+        o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run->ranks[i].f));
+    }
+    fprintf(stderr, "%s\n", line);
 }

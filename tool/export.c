@@ -549,16 +549,7 @@ int cmd_export(int argc, char **argv)
     }
     for (const char *p = an_run_problem(&run, NULL); speak && p; p = an_run_problem(&run, p))
         fprintf(stderr, "mpilens export: warning: %s\n", p);
-    if (sliced && getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
-        char line[4096];
-        size_t o = (size_t)snprintf(line, sizeof line, "mpilens export: process %d of %d read", tool_xch->rank,
-                                    tool_xch->size);
-        for (unsigned i = 0; i < run.n && o < sizeof line; i++) {
-            const char *f = strrchr(mlr_path(run.ranks[i].f), '/');
-            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run.ranks[i].f));
-        }
-        fprintf(stderr, "%s\n", line);
-    }
+    if (sliced && getenv("MPILENS_SLICE_LOG")) tool_slice_log("export", &run, tool_xch->rank, tool_xch->size);
     if (ranks) {
         const char *bad = ranks;
         int any = 0;

@@ -78,6 +78,11 @@ void tool_strip_preload(void);
 const char *mpilens_self_dir(void);
 /* The one line for an option getopt_long refused (set opterr = 0 first). */
 void tool_bad_option(const char *verb, int argc, char **argv);
+/* MPILENS_SLICE_LOG (tests): one stderr line naming the rank files this
+ * process of a sliced analysis read ("mpilens VERB: process R of P read
+ * rank-00000.mlt ..."). */
+struct an_run;
+void tool_slice_log(const char *verb, const struct an_run *run, int rank, int size);
 
 /* MPI's special ranks differ between implementations: name them. */
 const char *tool_peer_name(const struct mlr_file *f, int32_t peer);

@@ -628,15 +628,7 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
         an_run_close(&run);
         return 1;
     }
-    if (getenv("MPILENS_SLICE_LOG")) {   /* tests: which files each process read */
-        char line[4096];
-        size_t o = (size_t)snprintf(line, sizeof line, "mpilens view: process %d of %d read", x->rank, x->size);
-        for (unsigned i = 0; i < run.n && o < sizeof line; i++) {
-            const char *f = strrchr(mlr_path(run.ranks[i].f), '/');
-            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : mlr_path(run.ranks[i].f));
-        }
-        fprintf(stderr, "%s\n", line);
-    }
+    if (getenv("MPILENS_SLICE_LOG")) tool_slice_log("view", &run, x->rank, x->size);   /* tests */
     struct an_slice_report sr;
     struct an_view *v = NULL;
     int64_t first = 0;
