@@ -75,6 +75,17 @@ static inline int64_t an_smul(int64_t a, uint64_t n)   /* a >= 0 */
     if (n > INT64_MAX || __builtin_mul_overflow(a, (int64_t)n, &r)) r = INT64_MAX;
     return r;
 }
+/* The time a run of repeated polls (REPEAT) spent inside its repeats: as
+ * recorded, else each as long as the first call; within the span from the
+ * first call's end to the last one's (what is left of it is the loop's time
+ * between the calls).  docs/REPORT.md, "Repeated polls". */
+static inline int64_t an_repeat_ns(const struct mlr_event *ev)
+{
+    int64_t span = an_wsub(ev->repeat_end_ns, ev->end_ns), dur = an_wsub(ev->end_ns, ev->start_ns);
+    if (span < 0) span = 0;
+    int64_t rep = ev->repeat_busy_ns >= 0 ? ev->repeat_busy_ns : an_smul(dur < 0 ? 0 : dur, ev->repeat);
+    return rep < span ? rep : span;
+}
 static inline int64_t an_d2i(double d)
 {
     if (d != d) return 0;

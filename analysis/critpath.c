@@ -42,6 +42,7 @@
 #define CP_INLINE static inline __attribute__((always_inline))
 
 #define CP_FORCE_NS 200000000ll   /* a dependency not seen 0.2 s (stream time) after the call ended: undecided */
+#define CP_TIGHT_NS 5000ll        /* a run of polls less than this apart on average: a tight poll loop */
 
 /* ---- path history nodes ------------------------------------------------------- */
 
@@ -2136,10 +2137,12 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     q->name = known ? rk->name[ev->routine] : 0;
     int role = known ? rk->role[ev->routine] : AN_OTHER;
     if (ev->repeat && ev->repeat_end_ns > ev->end_ns) {
-        /* a run of polls: each as long as the first, the rest computation */
-        int64_t dur = an_wsub(ev->end_ns, ev->start_ns), span = an_wsub(ev->repeat_end_ns, ev->end_ns);
-        int64_t rep = an_smul(dur < 0 ? 0 : dur, ev->repeat);
-        if (rep > span) rep = span;
+        /* a run of polls: their time inside the calls, the rest computation;
+         * but a loop that did nothing between its polls (less than
+         * CP_TIGHT_NS a poll on average, its time inside them recorded)
+         * polled all the span: its time between them is waiting too */
+        int64_t span = an_wsub(ev->repeat_end_ns, ev->end_ns), rep = an_repeat_ns(ev);
+        if (ev->repeat_busy_ns >= 0 && span - rep < an_smul(CP_TIGHT_NS, ev->repeat)) rep = span;
         q->t1 = an_wadd(q->t1, rep);
         q->comp_extra = span - rep;
     }

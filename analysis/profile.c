@@ -205,16 +205,18 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     int role = ev->routine < rk->nroutines ? rk->role[ev->routine] : AN_OTHER;
     int64_t dur = an_wsub(ev->end_ns, ev->start_ns);
     if (dur < 0) dur = 0;
-    /* a run of equal unsuccessful polls (REPEAT): 1 + repeat calls; only the
-     * first one's duration is known: each repeat is taken to last as long,
-     * but together no longer than the span from the first call's end to the
-     * last one's (docs/REPORT.md, "Repeated polls") */
+    /* a run of equal unsuccessful polls (REPEAT): 1 + repeat calls, their
+     * time inside the calls as recorded; a 16-byte REPEAT does not say it:
+     * each repeat is taken to last as long as the first, but together no
+     * longer than the span from the first call's end to the last one's
+     * (docs/REPORT.md, "Repeated polls") */
     uint64_t n = 1 + (uint64_t)ev->repeat;
+    uint32_t estimated = 0;
     int64_t total = dur;
     if (ev->repeat) {
-        int64_t span = an_wsub(ev->repeat_end_ns, ev->end_ns), rep = an_smul(dur, ev->repeat);
-        if (span < 0) span = 0;
-        total = an_sadd(dur, rep < span ? rep : span);
+        int64_t rep = an_repeat_ns(ev);
+        if (ev->repeat_busy_ns < 0) estimated = ev->repeat;
+        total = an_sadd(dur, rep);
     }
     uint64_t bytes = 0;
     if (ev->type == ML_REC_COLL) {
@@ -272,18 +274,18 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         if (ev->start_ns >= r->fin_start) r->mpi_after = an_sadd(r->mpi_after, total);
     }
     if (ev->unfinished) r->unfinished++;
-    r->estimated += ev->repeat;
+    r->estimated += estimated;
     struct an_stat *s = routine_stat(r, name);
     if (s) {
         stat_add(s, n, total, dur, bytes);
         s->unfinished += ev->unfinished;
-        s->estimated += ev->repeat;
+        s->estimated += estimated;
     }
     s = site_stat(r, ev->site, name);
     if (s) {
         stat_add(s, n, total, dur, bytes);
         s->unfinished += ev->unfinished;
-        s->estimated += ev->repeat;
+        s->estimated += estimated;
     }
 }
 

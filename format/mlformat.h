@@ -280,7 +280,10 @@ enum ml_rec_type {
                             them); the last of them ended dur ticks after the first
                             call started.  routine and site are the call's.  Updated
                             in place while the run goes on (dt and dur in one 8-byte
-                            store); the next record's dt counts from the first call. */
+                            store); the next record's dt counts from the first call.
+                            24 bytes where the call's record is (words 3): a u64
+                            follows, the repeats' ticks inside their calls (summed),
+                            stored before dt and dur. */
 };
 
 /* Routine ids have bit 15 set when the call came in through a Fortran entry. */

@@ -654,7 +654,7 @@ static int advance(struct mlr_file *f, struct cursor *c)
         e->result = 0;
         e->repeat = 0;
         e->unfinished = 0;
-        uint64_t rep_end = 0;
+        uint64_t rep_end = 0, rep_busy = UINT64_MAX;
         const struct chunk_ref *ch = &f->chunks[c->ci];
         uint64_t start = c->ticks + r->dt;
         c->ticks = start;
@@ -708,9 +708,11 @@ static int advance(struct mlr_file *f, struct cursor *c)
                        q->site == r->site) {
                 /* count and end change together in one 8-byte store while the
                  * writer runs: read them with one load */
-                uint64_t w = __atomic_load_n((const uint64_t *)q + 1, __ATOMIC_RELAXED);
+                uint64_t w = __atomic_load_n((const uint64_t *)q + 1, __ATOMIC_ACQUIRE);
                 e->repeat = (uint32_t)w;
                 rep_end = w >> 32;
+                if (qlen >= 24)   /* stored before count and end: at least their repeats' */
+                    rep_busy = __atomic_load_n((const uint64_t *)q + 2, __ATOMIC_RELAXED);
             } else {
                 break;
             }
@@ -721,6 +723,13 @@ static int advance(struct mlr_file *f, struct cursor *c)
         e->start_ns = mlr_ticks_to_ns(f, start);
         e->end_ns = mlr_ticks_to_ns(f, start + dur);
         e->repeat_end_ns = e->repeat ? mlr_ticks_to_ns(f, start + rep_end) : e->end_ns;
+        e->repeat_busy_ns = -1;
+        if (e->repeat && rep_busy != UINT64_MAX) {
+            /* within the span from the first call's end to the last one's */
+            int64_t span = e->repeat_end_ns - e->end_ns;
+            int64_t b = (int64_t)((double)rep_busy * f->ns_per_tick + 0.5);
+            e->repeat_busy_ns = b < 0 ? 0 : b > span ? (span > 0 ? span : 0) : b;
+        }
         c->have = 1;
         return 1;
     }

@@ -76,6 +76,8 @@ struct mlr_event {
     uint32_t repeat;         /* REPEAT follow-up: this call (which completed nothing) was
                               * followed by `repeat` more equal to it; 0 if none */
     int64_t repeat_end_ns;   /* when the last of them ended (end_ns when repeat is 0) */
+    int64_t repeat_busy_ns;  /* the repeats' time inside their calls, summed; -1 when the
+                              * record does not say (a 16-byte REPEAT) */
     int unfinished;          /* the call was still in progress when the file was read
                               * (the rank stopped or died in it): from the thread's live
                               * slot, type ML_REC_CALL; end_ns is the last time known of

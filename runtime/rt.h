@@ -378,15 +378,23 @@ ML_INLINE void ml_rec_run(struct ml_call *c, struct ml_rec *r, int ret)
         th->last = th->idle_t0;            /* the next dt counts from the first call */
         if (p) {
             th->cur = (char *)r;
+            if (p->words >= 3) {      /* the repeats' time inside the calls, before the count */
+                uint64_t *busy = (uint64_t *)p + 2;
+                __atomic_store_n(busy, *busy + (c->t1 - c->t0), __ATOMIC_RELAXED);
+            }
             __atomic_store_n((uint64_t *)p + 1, (p->dt + 1) | end << 32, __ATOMIC_RELEASE);
         } else {
-            uint64_t w0 = ML_REC_REPEAT | 2u << 8 | (uint64_t)c->routine << 16 |
+            /* 24 bytes with the repeats' time inside the calls where the call's
+             * record leaves room (a P2P or completion record), else 16 */
+            unsigned words = r->words >= 3 ? 3 : 2;
+            uint64_t w0 = ML_REC_REPEAT | (uint64_t)words << 8 | (uint64_t)c->routine << 16 |
                           (uint64_t)c->site << 32;
-            uint64_t w1 = 1 | end << 32;
+            uint64_t w1 = 1 | end << 32, w2 = c->t1 - c->t0;
             memcpy(r, &w0, 8);
             memcpy((char *)r + 8, &w1, 8);
+            if (words == 3) memcpy((char *)r + 16, &w2, 8);
             th->idle_rep = r;
-            th->cur = (char *)r + 16;
+            th->cur = (char *)r + 8 * words;
             th->idle_next = th->cur;
             __atomic_store_n(&th->chunk->committed,
                              (uint32_t)(th->cur - (char *)(th->chunk + 1)), __ATOMIC_RELEASE);

@@ -11,9 +11,9 @@
  * send or receive size), type, root, rbytes (a collective's receive-buffer
  * size as passed), req (request handle), done (completed requests:
  * req/peer/tag/bytes each), recv_* (the receive half of a sendrecv),
- * result (error code when not MPI_SUCCESS), repeat=N until=T (a call that
- * completed nothing, followed by N more equal to it, the last ending at T:
- * format REPEAT), lang=fortran, stack (recorded with mpilens run -k N, N > 1:
+ * result (error code when not MPI_SUCCESS), repeat=N until=T inside=S (a
+ * call that completed nothing, followed by N more equal to it, the last
+ * ending at T, S seconds inside them together: format REPEAT), lang=fortran, stack (recorded with mpilens run -k N, N > 1:
  * the call chain, innermost first, ';'-separated).  Call sites as "file.c:42", or
  * "function+0x1a(module)" with C++ names demangled.  Times are seconds on
  * the run's common time line.  Lines starting with '#' describe each rank
@@ -54,6 +54,7 @@ static void help(FILE *out)
             "  recv_*=   the receive half of a sendrecv (recv_comm, recv_peer, ...)\n"
             "  result=   the error code, when not MPI_SUCCESS\n"
             "  repeat=N until=T  N more equal calls that completed nothing, the last ending at T\n"
+            "  inside=S  the seconds those N calls took together (where the record says)\n"
             "  lang=fortran      called through a Fortran binding\n"
             "  stack=    the call chain, innermost frame (SITE) first, ';'-separated:\n"
             "            a run recorded with mpilens run -k N, N > 1\n\n"
@@ -296,9 +297,11 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             break;
         }
         if (e.has_result) fprintf(o, " result=%d", e.result);
-        if (e.repeat)        /* as many more equal unsuccessful calls, the last ending then */
+        if (e.repeat) {      /* as many more equal unsuccessful calls, the last ending then */
             fprintf(o, " repeat=%" PRIu32 " until=%.9f", e.repeat,
                     (tool_aligned_ns(f, e.repeat_end_ns) - origin) / 1e9);
+            if (e.repeat_busy_ns >= 0) fprintf(o, " inside=%.9f", e.repeat_busy_ns / 1e9);
+        }
         if (e.fortran) fputs(" lang=fortran", o);
         if (chains && e.site) {
             char st[2048];

@@ -5,8 +5,11 @@
 # (header and tables take about 0.8 MiB, one 256 KiB chunk of records; one
 # record per poll made it hundreds of MB),
 # mpilens dump shows repeat=, and mpilens report counts as many calls of the
-# routine as the program made (it prints its own count), their time marked as
-# an estimate ('~', JSON estimated_calls = the repeats).
+# routine as the program made (it prints its own count).  The polls' REPEAT
+# holds their time inside the calls (dump: inside=): the report's time of the
+# routine is the first calls' plus that, not an estimate; MPI_Wtime's REPEAT
+# (16 bytes) does not hold it: its time is marked as an estimate ('~', JSON
+# estimated_calls = the repeats).
 # timeout: 200
 need_mpilens
 for impl in openmpi mpich; do
@@ -60,12 +63,41 @@ PY
 )
         note "$impl $mode: $calls polls, rank 0 file $size bytes; report: ${r:0:300}"
         [ "${r:0:3}" = "ok " ] || soft_fail "$impl $mode: report's $routine calls are not the program's $calls: ${r:0:300}"
-        # the time of the repeats is an estimate: marked '~' in the text, counted in JSON
+        # the polls' repeats carry their time inside the calls (inside=); MPI_Wtime's do not:
+        # their time is an estimate, marked '~' in the text and counted in JSON
+        if [ $mode != wtime ]; then
+            grep -q " repeat=[0-9]* until=[0-9.]* inside=[0-9.]*" "$d/dump.txt" ||
+                soft_fail "$impl $mode: the polls' repeats carry no time inside the calls (inside=)"
+        fi
         est=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(x.get("estimated_calls", 0) for x in r["routines"] if x["routine"] == sys.argv[2]))' "$d/rep.json" "$routine")
-        reps=$(awk -v r="$routine" '$1 == 0 && $5 == r { for (i = 7; i <= NF; i++) if ($i ~ /^repeat=/) n += substr($i, 8) } END { print n + 0 }' "$d/dump.txt")
-        [ "$est" = "$reps" ] || soft_fail "$impl $mode: estimated_calls $est, the dump's repeats $reps"
+        reps=$(awk -v r="$routine" '$1 == 0 && $5 == r { k = 0; for (i = 7; i <= NF; i++) { if ($i ~ /^repeat=/) k = substr($i, 8); if ($i ~ /^inside=/) k = 0 } n += k } END { print n + 0 }' "$d/dump.txt")
+        [ "$est" = "$reps" ] || soft_fail "$impl $mode: estimated_calls $est, the dump's repeats without inside= $reps"
+        # the routine's time: each recorded call's duration plus its repeats' time inside the calls
+        # (the dump prints nanoseconds: a few of rounding per line)
+        if [ $mode != wtime ]; then
+            r=$(python3 - "$d/rep.json" "$d/dump.txt" "$routine" <<'PY'
+import json, sys
+rep = json.load(open(sys.argv[1]))
+got = sum(x['total_ns'] for x in rep['routines'] if x['routine'] == sys.argv[3])
+want, lines = 0.0, 0
+for l in open(sys.argv[2]):
+    f = l.split()
+    if len(f) < 5 or f[0] != '0' or f[4] != sys.argv[3]: continue
+    want += (float(f[3]) - float(f[2])) * 1e9
+    lines += 1
+    for x in f[6:]:
+        if x.startswith('inside='): want += float(x[7:]) * 1e9
+if abs(got - want) > 4 * lines + 1e-6 * want: print('report %d ns, the dump %d ns' % (got, want))
+PY
+)
+            [ -z "$r" ] || soft_fail "$impl $mode: $routine's time: $r"
+        fi
         "$MPILENS" report -q "$d/run" >"$d/rep.txt" 2>&1
-        grep -Eq "^  $routine +[0-9.]+[kMG]?\*? +~[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time not marked as an estimate (~)"
-        grep -q '^  ~ an estimate: ' "$d/rep.txt" || soft_fail "$impl $mode: no note on the estimate"
+        if [ $mode = wtime ]; then
+            grep -Eq "^  $routine +[0-9.]+[kMG]?\*? +~[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time not marked as an estimate (~)"
+            grep -q '^  ~ an estimate: ' "$d/rep.txt" || soft_fail "$impl $mode: no note on the estimate"
+        else
+            grep -Eq "^  $routine +[0-9.]+[kMG]?\*? +[0-9]" "$d/rep.txt" || soft_fail "$impl $mode: $routine's time marked as an estimate"
+        fi
     done
 done

@@ -174,8 +174,11 @@ elif mode in ('probe', 'iprobe'):
     got = waits.get((1, 0, pr), 0)
     if mode == 'probe' and abs(got - want) > tol(want) + slack:
         bad.append('rank 1: late sender at %s for rank 0 %d ns, want %d ns (+- %d)' % (pr, got, want, slack))
-    if mode == 'iprobe' and not (want / 2 <= got <= want + tol(want) + slack):
-        bad.append('rank 1: late sender at %s for rank 0 %d ns, want in [%d, %d]' % (pr, got, want / 2, want + slack))
+    # the loop's polls are a record and a repeat count that holds their time inside MPI; they
+    # followed each other closely (a tight loop: under 5 us apart on average, even on a loaded
+    # machine), so all its span is waiting, as for MPI_Probe
+    if mode == 'iprobe' and abs(got - want) > tol(want) + slack:
+        bad.append('rank 1: late sender at %s for rank 0 %d ns, want %d ns (+- %d)' % (pr, got, want, slack))
     exact('late sender only at %s' % pr, sorted(k for k in waits if waits[k] > 50000), [(1, 0, pr)])
     # rank 1 is on the path only for what it did after the send began: not its waiting
     on1 = [x['on_path_ns'] for x in cp['ranks'] if x['rank'] == 1][0]

@@ -70,10 +70,10 @@
  *   time is only its calls after the send began (< 1% of the path).
  * iprobe (3 ranks): the same with a loop of MPI_Iprobe(0, 7) until one finds
  *   the message, then MPI_Recv.  The polls before the send began wait for it:
- *   late-sender wait of rank 1 at MPI_Iprobe, peer 0; the time inside the
- *   polls (a record of repeated polls: each as long as the first, the rest
- *   computation) is waiting, at least half of nb_ia(0) - nb_wait(1) on a
- *   tight loop, and the path is as for probe (hop "MPI_Send -> rank 1
+ *   late-sender wait of rank 1 at MPI_Iprobe, peer 0; the polls are a
+ *   record and a repeat count holding their time inside MPI, under 5 us
+ *   apart on average (a tight loop): all the loop's time is waiting, as for
+ *   probe, nb_ia(0) - nb_wait(1), and the path is as for probe (hop "MPI_Send -> rank 1
  *   MPI_Iprobe"), computation on it 3·D plus at most rank 1's time between
  *   polls after the send began.
  */
