@@ -2104,7 +2104,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
 {
     struct an_cp *cp = ctx;
     const struct an_rank *rk = e->r;
-    int ri = (int)(rk - cp->run->ranks);
+    int ri = cp->run->slot[rk->rank];   /* (rk - ranks: a division by the struct's size) */
     struct cp_rank *r = &cp->r[ri];
     const struct mlr_event *ev = &e->ev;
     cp->events++;
