@@ -337,6 +337,8 @@ enum qflag {
     QF_PROBE = 2048,          /* MPI_Probe/Iprobe: comm, pos (source, world, -1 any), root (tag, -1 any) */
     QF_PTGT = 4096,           /* ... its receive is known: cidx is its local start, pos the sender */
     QF_PNONE = 8192,          /* ... no receive of the thread took what it probed: local */
+    QF_TPOLL = 16384,         /* ... an MPI_Test* that completed nothing: it polled for what the
+                               * thread's next completing call completes (any message) */
 };
 
 /* A nonblocking collective's member, from its call until the call that
@@ -459,7 +461,8 @@ struct an_cp {
     unsigned nreg, capreg;
     uint8_t *ckind;           /* per name: enum ckind */
     uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send */
-    uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families) */
+    uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families),
+                               * | 2 a poll when it completes nothing (MPI_Test, Testany, Testsome, Testall) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
@@ -1123,6 +1126,9 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
         if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
+        if (!strcmp(nm, "MPI_Test") || !strcmp(nm, "MPI_Testany") || !strcmp(nm, "MPI_Testsome") ||
+            !strcmp(nm, "MPI_Testall"))
+            cp->done_name[i] |= 2;
     }
     for (unsigned i = 0; i < run->n; i++) {
         struct cp_rank *r = &cp->r[i];
@@ -1596,7 +1602,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (s) {
             /* the send began while the probe was on: it went on from there;
              * after it ended (an Iprobe that found nothing): all waiting */
-            kind = AN_CP_W_LATE_SENDER;
+            kind = (q->flags & QF_TPOLL) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
             peer = pm->src;
             tdep = s->t < q->t1 ? s->t : q->t1;
             if (s->t < q->t1) {
@@ -2025,23 +2031,39 @@ static void probe_note(struct an_cp *cp, const struct an_rank *rk, struct cp_ran
     r->nprobe++;
 }
 
+/* MPI_Test, Testany, Testsome, Testall that completed nothing (a poll, or a
+ * run of them): it waits, as MPI_Wait would, for the send of the message
+ * that the thread's next call completing a request completes, if that is a
+ * receive; else it was local (docs/CRITPATH.md). */
+static void tpoll_note(struct cp_rank *r, struct qev *q)
+{
+    q->comm = 0;
+    q->pos = q->root = -1;
+    q->flags |= QF_PROBE | QF_TPOLL;
+    r->nprobe++;
+}
+
 /* The thread's next call that completes a receive (q, not queued yet)
- * decides its queued probes: one of its messages fits what a probe asked
+ * decides its queued probes; its next call that completes any request, its
+ * queued test polls: one of its messages fits what a probe asked
  * for (communicator, source, tag): the probe waits for that send; none
  * does, or MPI_Finalize came first: the probe is local. */
-static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *ops, unsigned nops)
+static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *ops, unsigned nops,
+                         unsigned nrecv)
 {
     struct cp_rank *r = &cp->r[ri];
     for (unsigned i = 0; i < r->qn && r->nprobe; i++) {
         struct qev *p = &r->q[(r->qh + i) & (r->qcap - 1)];
         if (!(p->flags & QF_PROBE) || (p->flags & (QF_PTGT | QF_PNONE)) || p->thread != q->thread) continue;
+        if (!nrecv && !(q->flags & QF_FIN) && !(p->flags & QF_TPOLL)) continue;   /* a probe waits for a receive */
         p->flags |= QF_PNONE;
         r->nprobe--;
         for (unsigned k = 0; k < nops && !(q->flags & QF_FIN); k++) {
             const struct an_op *o = &ops[k];
+            int tp = !!(p->flags & QF_TPOLL);   /* a test poll: any message the call completes */
             if ((o->kind != AN_OP_RECV && o->kind != AN_OP_RECV_DONE) || o->peer < 0 || o->peer >= cp->run->size ||
-                cp->run->slot[o->peer] < 0 || o->comm != p->comm || (p->pos >= 0 && o->peer != p->pos) ||
-                (p->root >= 0 && o->tag != p->root))
+                cp->run->slot[o->peer] < 0 || (!tp && o->comm != p->comm) || (!tp && p->pos >= 0 && o->peer != p->pos) ||
+                (!tp && p->root >= 0 && o->tag != p->root))
                 continue;
             p->flags = (uint16_t)((p->flags & ~QF_PNONE) | QF_PTGT);
             p->cidx = (uint64_t)q->lt0;
@@ -2200,8 +2222,12 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
         nb_complete(cp, ri, ev, q);
     if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
-    if (r->nprobe && (nrecv || (q->flags & QF_FIN))) probe_target(cp, ri, q, ops, nops);
+    if (r->nprobe && (nrecv || (q->flags & QF_FIN) || (ev->type == ML_REC_COMPLETE && ev->ndone)))
+        probe_target(cp, ri, q, ops, nops, nrecv);
     if (role == AN_PROBE && ev->type == ML_REC_P2P && !ev->unfinished) probe_note(cp, rk, r, ev, q);
+    else if (ev->type == ML_REC_COMPLETE && !ev->ndone && !ev->unfinished && q->name < cp->run->nnames &&
+             (cp->done_name[q->name] & 2))
+        tpoll_note(r, q);
     if (!heavy && !nrecv && !q->flags && (int)q->name != cp->pcontrol_name) {
         /* a light call: at once, or behind the last qev queued */
         if (!r->qn) {

@@ -76,6 +76,12 @@
  *   probe, nb_ia(0) - nb_wait(1), and the path is as for probe (hop "MPI_Send -> rank 1
  *   MPI_Iprobe"), computation on it 3·D plus at most rank 1's time between
  *   polls after the send began.
+ * testloop (3 ranks): Barrier; rank 0 spins 3·D, then sends 100 bytes (tag
+ *   7) to rank 1; rank 1 posts MPI_Irecv at once and calls MPI_Test on it
+ *   until it completes.  The unsuccessful tests wait for the send as
+ *   MPI_Wait would: a completion wait of rank 1 at MPI_Test, peer 0, of
+ *   nb_ia(0) - nb_wait(1); the path as for probe (hop "MPI_Send -> rank 1
+ *   MPI_Test"), computation on it 3·D.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -208,6 +214,19 @@ int main(int argc, char **argv)
                 while (!flag) M(MPI_Iprobe(0, 7, MPI_COMM_WORLD, &flag, &st));
             }
             M(MPI_Recv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    } else if (strcmp(mode, "testloop") == 0) {
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) {
+            spin(3 * D_NS);
+            nb_ia = now();
+            M(MPI_Send(buf, 100, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
+        } else if (rank == 1) {
+            MPI_Request rq;
+            int flag = 0;
+            M(MPI_Irecv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &rq));
+            nb_wait = now();
+            while (!flag) M(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
         }
     } else {
         if (rank == 0) fprintf(stderr, "cp_analytic: unknown mode %s\n", mode);
