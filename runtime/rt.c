@@ -1861,6 +1861,37 @@ void ml_rec_coll(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st, in
     ml_rec_end(c, r, ret);
 }
 
+/* A Cartesian communicator's neighbourhood: 2 x ndims blocks, for each
+ * dimension the process in the negative direction, then the positive one;
+ * beyond a non-periodic border it is MPI_PROC_NULL, whose block moves
+ * nothing.  Returns the number of blocks (-1: not Cartesian) and in *live
+ * the blocks with a process (all of them past 64 blocks). */
+static int cart_live(MPI_Comm comm, uint64_t *live)
+{
+    int t = MPI_UNDEFINED, n = 0;
+    if (PMPI_Topo_test(comm, &t) != MPI_SUCCESS || t != MPI_CART || PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS)
+        return -1;
+    *live = ~(uint64_t)0;
+    for (int d = 0; d < n && 2 * d + 1 < 64; d++) {
+        int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+        if (PMPI_Cart_shift(comm, d, 1, &src, &dst) != MPI_SUCCESS) continue;
+        if (src == MPI_PROC_NULL) *live &= ~((uint64_t)1 << (2 * d));
+        if (dst == MPI_PROC_NULL) *live &= ~((uint64_t)1 << (2 * d + 1));
+    }
+    return 2 * n;
+}
+
+int ml_coll_peers(MPI_Comm comm, int recv)
+{
+    uint64_t live;
+    if (comm == MPI_COMM_NULL || !mpi_ready) return 0;
+    int n = cart_live(comm, &live);
+    if (n < 0) return ml_coll_blocks(comm, 1, recv);
+    int k = 0;
+    for (int i = 0; i < n; i++) k += i >= 64 || (live >> i & 1);
+    return k;
+}
+
 int ml_coll_blocks(MPI_Comm comm, int nbr, int recv)
 {
     int n = 0, t = MPI_UNDEFINED, inter = 0;
@@ -1892,8 +1923,11 @@ int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int rec
 {
     if (!counts || !mpi_ready) return 0;
     int n = ml_coll_blocks(comm, nbr, recv);
+    uint64_t live = ~(uint64_t)0;
+    if (nbr == 1) cart_live(comm, &live);
     int64_t s = 0;
-    for (int i = 0; i < n; i++) s += c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
+    for (int i = 0; i < n; i++)
+        if (i >= 64 || (live >> i & 1)) s += c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
     return s;
 }
 
@@ -1902,11 +1936,13 @@ int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Dat
 {
     if (!counts || !types || !mpi_ready) return 0;
     int n = ml_coll_blocks(comm, nbr, recv);
+    uint64_t live = ~(uint64_t)0;
+    if (nbr == 1) cart_live(comm, &live);
     int64_t s = 0;
     for (int i = 0; i < n; i++) {
         int64_t k = c64 ? (int64_t)((const MPI_Count *)counts)[i] : ((const int *)counts)[i];
         int64_t size = 0;
-        if (k > 0 && types[i] != MPI_DATATYPE_NULL) {
+        if (k > 0 && types[i] != MPI_DATATYPE_NULL && (i >= 64 || (live >> i & 1))) {
             ml_type_index(types[i], &size);
             s += k * size;
         }

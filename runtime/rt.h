@@ -149,6 +149,10 @@ void ml_rec_coll_req(struct ml_call *c, uint16_t comm, int root, MPI_Datatype st
  * ml_coll_isroot: whether this process is the root (MPI_ROOT on an
  * inter-communicator), where the root's arrays alone are significant. */
 int ml_coll_blocks(MPI_Comm comm, int nbr, int recv);
+/* The neighbours a fixed-count neighbourhood collective moves data with:
+ * ml_coll_blocks(comm, 1, recv) less a Cartesian topology's MPI_PROC_NULL
+ * neighbours (beyond a non-periodic border), which the sums skip too. */
+int ml_coll_peers(MPI_Comm comm, int recv);
 int64_t ml_coll_sum(MPI_Comm comm, const void *counts, int c64, int nbr, int recv);
 int64_t ml_coll_wbytes(MPI_Comm comm, const void *counts, int c64, const MPI_Datatype *types, int nbr,
                        int recv);

@@ -112,7 +112,7 @@ def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
     """The counts ml_rec_coll records where the call has count arrays (the v-
     and w-variants: their sums, in bytes of MPI_BYTE for the w-variants) or
     sends a block per neighbour (the neighbourhood collectives: count x
-    neighbours).  An array significant at the root alone (MPI_Gatherv's
+    neighbours, a Cartesian topology's MPI_PROC_NULL neighbours left out).  An array significant at the root alone (MPI_Gatherv's
     receive counts, MPI_Scatterv's send counts) is read at the root only;
     MPI_IN_PLACE for MPI_Alltoallv/w: the send side is the receive side."""
     def at(p):
@@ -146,7 +146,7 @@ def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
         if t:
             rt = t
     elif nbr and rc != '0':
-        rc = '(int64_t)%s * ml_coll_blocks(%s, 1, 1)' % (rc, c)
+        rc = '(int64_t)%s * ml_coll_peers(%s, 1)' % (rc, c)
     if scs is not None:
         e, t = arr(scs, sts, 0)
         if isroot:
@@ -160,7 +160,7 @@ def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
         if t:
             dt = t
     elif nbr and cnt != '0':
-        cnt = '(int64_t)%s * ml_coll_blocks(%s, 1, 0)' % (cnt, c)
+        cnt = '(int64_t)%s * ml_coll_peers(%s, 0)' % (cnt, c)
     return ok(cnt), dt, ok(rc), rt
 
 

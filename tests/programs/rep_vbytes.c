@@ -6,7 +6,9 @@
  * MPI_Alltoallw of r+1 doubles to every rank, MPI_Reduce_scatter of i+1
  * doubles to rank i; on a periodic ring (MPI_Cart_create, 2 neighbours):
  * MPI_Neighbor_allgather of 3 ints, MPI_Neighbor_alltoallv of r+1 ints to
- * each neighbour.  Each rank works out from its own arguments what its
+ * each neighbour; the same two on a non-periodic line, whose end ranks have
+ * an MPI_PROC_NULL neighbour that moves nothing (its block in the buffers
+ * and count arrays is still there).  Each rank works out from its own arguments what its
  * buffers send and receive per routine, and rank 0 prints them:
  *   expect RANK ROUTINE SENT RECEIVED
  * (bytes, the receive side of the root-only arrays at the root alone).
@@ -16,11 +18,12 @@
 #include <string.h>
 
 #define N 4
-#define NR 10
+#define NR 12
 
 static const char *names[NR] = {"MPI_Gatherv", "MPI_Igatherv", "MPI_Scatterv", "MPI_Allgatherv",
                                 "MPI_Alltoallv", "MPI_Alltoallv(in_place)", "MPI_Alltoallw",
-                                "MPI_Reduce_scatter", "MPI_Neighbor_allgather", "MPI_Neighbor_alltoallv"};
+                                "MPI_Reduce_scatter", "MPI_Neighbor_allgather", "MPI_Neighbor_alltoallv",
+                                "MPI_Neighbor_allgather", "MPI_Neighbor_alltoallv"};
 
 static long sum(const int *c, int n, int size)
 {
@@ -85,6 +88,18 @@ int main(int argc, char **argv)
     MPI_Neighbor_alltoallv(ib, ns, nsd, MPI_INT, ir, nr, nrd, MPI_INT, ring);
     ex[9][0] = sum(ns, 2, 4), ex[9][1] = sum(nr, 2, 4);
     MPI_Comm_free(&ring);
+
+    MPI_Comm line;
+    periods[0] = 0;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line);
+    MPI_Cart_shift(line, 0, 1, &left, &right);
+    int live = (left != MPI_PROC_NULL) + (right != MPI_PROC_NULL);
+    MPI_Neighbor_allgather(ib, 3, MPI_INT, ir, 3, MPI_INT, line);
+    ex[10][0] = live * 3 * 4, ex[10][1] = live * 3 * 4;
+    nr[0] = left != MPI_PROC_NULL ? left + 1 : 7, nr[1] = right != MPI_PROC_NULL ? right + 1 : 9;
+    MPI_Neighbor_alltoallv(ib, ns, nsd, MPI_INT, ir, nr, nrd, MPI_INT, line);
+    ex[11][0] = live * me * 4, ex[11][1] = 4 * ((left != MPI_PROC_NULL ? nr[0] : 0) + (right != MPI_PROC_NULL ? nr[1] : 0));
+    MPI_Comm_free(&line);
 
     long all[N][NR][2];
     MPI_Gather(ex, 2 * NR, MPI_LONG, all, 2 * NR, MPI_LONG, 0, MPI_COMM_WORLD);
