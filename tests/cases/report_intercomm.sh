@@ -1,0 +1,81 @@
+# report_intercomm: an inter-communicator (tests/programs/rep_icc.c: the
+# world's two halves joined by MPI_Intercomm_create, the high half in
+# reverse order), through mpilens run on both MPIs, 4 and 6 ranks.
+# report --json: every message crossing it is matched, matrix.pairs names
+# the world ranks that really sent and received; matrix.collectives gives
+# each rank the bytes its buffers moved by MPI's rules for
+# inter-communicators (MPI_ROOT gives or takes the remote group's data, the
+# rest of the root's group passes MPI_PROC_NULL and moves nothing, the
+# remote group's members are the non-roots; MPI_Bcast, Reduce, Gather,
+# Scatter, Allreduce, Allgather, Alltoall, Barrier).  export --format=otf2:
+# otf2-print names the same world ranks for each MPI_SEND's receiver and
+# each MPI_RECV's sender, and the world rank of the root of each rooted
+# collective.
+# timeout: 200
+need_mpilens
+command -v otf2-print >/dev/null || fail "otf2-print missing (setup.sh deps installs otf2-tools)"
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    p=$(prog $impl rep_icc) || continue
+    for n in 4 6; do
+        d=$TEST_TMP/$impl-$n
+        mkdir -p "$d"
+        (cd "$d" && mpilens_run $impl "$d/run" $n "$p") >"$d/out" 2>"$d/err" ||
+            { soft_fail "$impl -n $n: rep_icc failed: $(head -c 300 "$d/err")"; continue; }
+        grep -q '^EXPECT coll=' "$d/out" || { soft_fail "$impl -n $n: no EXPECT line: $(head -c 200 "$d/out")"; continue; }
+        "$MPILENS" report --json -q "$d/run" >"$d/rep.json" 2>"$d/rep.err" ||
+            { soft_fail "$impl -n $n: report failed: $(head -c 300 "$d/rep.err")"; continue; }
+        "$MPILENS" export -q --format=otf2 -o "$d/tr" "$d/run" 2>"$d/exp.err" ||
+            { soft_fail "$impl -n $n: export --format=otf2 failed: $(head -c 300 "$d/exp.err")"; continue; }
+        otf2-print "$d/tr.otf2" >"$d/otf2.txt" 2>"$d/otf2.err" ||
+            { soft_fail "$impl -n $n: otf2-print failed: $(head -c 300 "$d/otf2.err")"; continue; }
+        r=$(python3 - "$d/rep.json" "$d/out" "$d/otf2.txt" $n <<'PY'
+import json, re, sys
+rep = json.load(open(sys.argv[1]))
+exp = dict(l.split()[1].split('=', 1) for l in open(sys.argv[2]) if l.startswith('EXPECT'))
+otf, n = open(sys.argv[3]).read().splitlines(), int(sys.argv[4])
+bad = []
+pairs = {}
+for x in exp['pairs'].split(','):
+    s, t, m, b = map(int, x.split(':'))
+    pairs[(s, t)] = (m, b)
+m = rep['messages']
+for k, want in (('matched', len(pairs)), ('bytes', sum(b for _, b in pairs.values())),
+                ('unmatched_sends', 0), ('unmatched_receives', 0), ('pending_receives', 0)):
+    if m[k] != want: bad.append(f'messages.{k} {m[k]}, want {want}')
+got = {(p['src'], p['dst']): (p['messages'], p['bytes']) for p in rep['matrix']['pairs']}
+if got != pairs: bad.append(f'matrix pairs {sorted(got.items())}, want {sorted(pairs.items())}')
+coll = {c['rank']: (c['sent'], c['received']) for c in rep['matrix']['collectives']}
+want = {}
+for x in exp['coll'].split(','):
+    r, s, q = map(int, x.split(':'))
+    want[r] = (s, q)
+if coll != want: bad.append(f'collective bytes by rank (sent, received) {sorted(coll.items())}, want {sorted(want.items())}')
+if rep['collectives']['incomplete'] or rep['findings']:
+    bad.append(f"findings {[f['text'] for f in rep['findings']][:3]}")
+# otf2-print: "MPI_SEND  <loc>  <time>  Receiver: k ("rank W thread 0" <W>), ..."
+ws, wr = {}, {}
+for l in otf:
+    f = re.match(r'(MPI_SEND|MPI_RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): \d+ \("rank (\d+) thread', l)
+    if f:
+        k = (int(f[2]), int(f[3])) if f[1] == 'MPI_SEND' else (int(f[3]), int(f[2]))
+        (ws if f[1] == 'MPI_SEND' else wr)[k] = (ws if f[1] == 'MPI_SEND' else wr).get(k, 0) + 1
+want_pairs = {k: 1 for k in pairs}
+if ws != want_pairs: bad.append(f'otf2 MPI_SEND sender->receiver {sorted(ws)}, want {sorted(want_pairs)}')
+if wr != want_pairs: bad.append(f'otf2 MPI_RECV sender->receiver {sorted(wr)}, want {sorted(want_pairs)}')
+# roots: MPI_Bcast and MPI_Reduce at world rank 1 (the low half's rank 1), Gather and Scatter at world n-1
+roots = {}
+for l in otf:
+    f = re.match(r'MPI_COLLECTIVE_END\s+(\d+)\s+\d+\s+Operation: (\w+), .*Root: (?:\d+ \("rank (\d+) thread|(NONE))', l)
+    if f and f[2] in ('BCAST', 'REDUCE', 'GATHER', 'SCATTER') and '(inter,' in l:
+        roots.setdefault(f[2], set()).add(int(f[3]) if f[3] else None)
+wroot = {'BCAST': {1, None}, 'REDUCE': {1, None}, 'GATHER': {n - 1, None}, 'SCATTER': {n - 1, None}}
+if roots != wroot: bad.append(f'otf2 roots {roots}, want {wroot} (None: a member of the root group passing MPI_PROC_NULL)')
+print('; '.join(bad))
+PY
+)
+        [ -z "$r" ] || soft_fail "$impl -n $n: $r"
+        rm -rf "$d/run" "$d/tr" "$d/tr.otf2" "$d/tr.def"
+    done
+done
