@@ -10,7 +10,9 @@
 # Scatter, Allreduce, Allgather, Alltoall, Barrier).  export --format=otf2:
 # otf2-print names the same world ranks for each MPI_SEND's receiver and
 # each MPI_RECV's sender, and the world rank of the root of each rooted
-# collective.
+# collective; export (Perfetto): the root's own calls say root "ROOT"
+# (before: "-4 (in comm)" under Open MPI), the rest of its group
+# "PROC_NULL", the remote group the root's world rank.
 # timeout: 200
 need_mpilens
 command -v otf2-print >/dev/null || fail "otf2-print missing (setup.sh deps installs otf2-tools)"
@@ -28,9 +30,11 @@ for impl in openmpi mpich; do
             { soft_fail "$impl -n $n: report failed: $(head -c 300 "$d/rep.err")"; continue; }
         "$MPILENS" export -q --format=otf2 -o "$d/tr" "$d/run" 2>"$d/exp.err" ||
             { soft_fail "$impl -n $n: export --format=otf2 failed: $(head -c 300 "$d/exp.err")"; continue; }
+        "$MPILENS" export -q -o "$d/pf.json" "$d/run" 2>"$d/pf.err" ||
+            { soft_fail "$impl -n $n: export (Perfetto) failed: $(head -c 300 "$d/pf.err")"; continue; }
         otf2-print "$d/tr.otf2" >"$d/otf2.txt" 2>"$d/otf2.err" ||
             { soft_fail "$impl -n $n: otf2-print failed: $(head -c 300 "$d/otf2.err")"; continue; }
-        r=$(python3 - "$d/rep.json" "$d/out" "$d/otf2.txt" $n <<'PY'
+        r=$(python3 - "$d/rep.json" "$d/out" "$d/otf2.txt" $n "$d/pf.json" <<'PY'
 import json, re, sys
 rep = json.load(open(sys.argv[1]))
 exp = dict(l.split()[1].split('=', 1) for l in open(sys.argv[2]) if l.startswith('EXPECT'))
@@ -72,10 +76,26 @@ for l in otf:
         roots.setdefault(f[2], set()).add(int(f[3]) if f[3] else None)
 wroot = {'BCAST': {1, None}, 'REDUCE': {1, None}, 'GATHER': {n - 1, None}, 'SCATTER': {n - 1, None}}
 if roots != wroot: bad.append(f'otf2 roots {roots}, want {wroot} (None: a member of the root group passing MPI_PROC_NULL)')
+# Perfetto: each rank's root argument of the rooted collectives across the inter-communicator
+pf = json.load(open(sys.argv[5]))
+pf = pf['traceEvents'] if isinstance(pf, dict) else pf
+h = n // 2
+got = {}
+for e in pf:
+    a = e.get('args') or {}
+    if e.get('ph') == 'X' and e.get('name') in ('MPI_Bcast', 'MPI_Reduce', 'MPI_Gather', 'MPI_Scatter') \
+            and '(inter,' in str(a.get('comm')):
+        got[(e['name'], e['pid'])] = a.get('root')
+want = {}
+for name, root, group in (('MPI_Bcast', 1, range(h)), ('MPI_Reduce', 1, range(h)),
+                          ('MPI_Gather', n - 1, range(h, n)), ('MPI_Scatter', n - 1, range(h, n))):
+    for w in range(n):
+        want[(name, w)] = 'ROOT' if w == root else 'PROC_NULL' if w in group else root
+if got != want: bad.append(f'perfetto roots {sorted(set(got.items()) - set(want.items()))}, want {sorted(set(want.items()) - set(got.items()))}')
 print('; '.join(bad))
 PY
 )
         [ -z "$r" ] || soft_fail "$impl -n $n: $r"
-        rm -rf "$d/run" "$d/tr" "$d/tr.otf2" "$d/tr.def"
+        rm -rf "$d/run" "$d/tr" "$d/tr.otf2" "$d/tr.def" "$d/pf.json"
     done
 done
