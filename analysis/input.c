@@ -70,6 +70,7 @@ enum an_role an_role_of(const char *n)
         {"MPI_Send_init", AN_SEND_INIT}, {"MPI_Bsend_init", AN_SEND_INIT},
         {"MPI_Ssend_init", AN_SEND_INIT}, {"MPI_Rsend_init", AN_SEND_INIT},
         {"MPI_Recv_init", AN_RECV_INIT},
+        {"MPI_Psend_init", AN_SEND_INIT}, {"MPI_Precv_init", AN_RECV_INIT},   /* partitioned: one message per start */
         {"MPI_Sendrecv", AN_SENDRECV}, {"MPI_Sendrecv_replace", AN_SENDRECV},
         {"MPI_Isendrecv", AN_ISENDRECV}, {"MPI_Isendrecv_replace", AN_ISENDRECV},
         {"MPI_Probe", AN_PROBE}, {"MPI_Iprobe", AN_PROBE}, {"MPI_Improbe", AN_IMPROBE},
