@@ -8,8 +8,8 @@
 # rest of the root's group passes MPI_PROC_NULL and moves nothing, the
 # remote group's members are the non-roots; MPI_Bcast, Reduce, Gather,
 # Scatter, Allreduce, Allgather, Alltoall, Barrier).  export --format=otf2:
-# otf2-print names the same world ranks for each MPI_SEND's receiver and
-# each MPI_RECV's sender, and the world rank of the root of each rooted
+# otf2-print names the same world ranks for each MPI_SEND's and MPI_ISEND's
+# receiver and each MPI_RECV's and MPI_IRECV's sender, and the world rank of the root of each rooted
 # collective; export (Perfetto): the root's own calls say root "ROOT"
 # (before: "-4 (in comm)" under Open MPI), the rest of its group
 # "PROC_NULL", the remote group the root's world rank.
@@ -45,7 +45,7 @@ for x in exp['pairs'].split(','):
     s, t, m, b = map(int, x.split(':'))
     pairs[(s, t)] = (m, b)
 m = rep['messages']
-for k, want in (('matched', len(pairs)), ('bytes', sum(b for _, b in pairs.values())),
+for k, want in (('matched', sum(m for m, _ in pairs.values())), ('bytes', sum(b for _, b in pairs.values())),
                 ('unmatched_sends', 0), ('unmatched_receives', 0), ('pending_receives', 0)):
     if m[k] != want: bad.append(f'messages.{k} {m[k]}, want {want}')
 got = {(p['src'], p['dst']): (p['messages'], p['bytes']) for p in rep['matrix']['pairs']}
@@ -61,13 +61,14 @@ if rep['collectives']['incomplete'] or rep['findings']:
 # otf2-print: "MPI_SEND  <loc>  <time>  Receiver: k ("rank W thread 0" <W>), ..."
 ws, wr = {}, {}
 for l in otf:
-    f = re.match(r'(MPI_SEND|MPI_RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): \d+ \("rank (\d+) thread', l)
+    f = re.match(r'MPI_(I?)(SEND|RECV)\s+(\d+)\s+\d+\s+(?:Receiver|Sender): \d+ \("rank (\d+) thread', l)
     if f:
-        k = (int(f[2]), int(f[3])) if f[1] == 'MPI_SEND' else (int(f[3]), int(f[2]))
-        (ws if f[1] == 'MPI_SEND' else wr)[k] = (ws if f[1] == 'MPI_SEND' else wr).get(k, 0) + 1
-want_pairs = {k: 1 for k in pairs}
-if ws != want_pairs: bad.append(f'otf2 MPI_SEND sender->receiver {sorted(ws)}, want {sorted(want_pairs)}')
-if wr != want_pairs: bad.append(f'otf2 MPI_RECV sender->receiver {sorted(wr)}, want {sorted(want_pairs)}')
+        k = (f[1] + f[2], int(f[3]), int(f[4])) if f[2] == 'SEND' else (f[1] + f[2], int(f[4]), int(f[3]))
+        (ws if f[2] == 'SEND' else wr)[k] = (ws if f[2] == 'SEND' else wr).get(k, 0) + 1
+want_s = {(kind, s, t): 1 for s, t in pairs for kind in ('SEND', 'ISEND')}
+want_r = {(kind, s, t): 1 for s, t in pairs for kind in ('RECV', 'IRECV')}
+if ws != want_s: bad.append(f'otf2 MPI_(I)SEND sender->receiver {sorted(ws)}, want {sorted(want_s)}')
+if wr != want_r: bad.append(f'otf2 MPI_(I)RECV sender->receiver {sorted(wr)}, want {sorted(want_r)}')
 # roots: MPI_Bcast and MPI_Reduce at world rank 1 (the low half's rank 1), Gather and Scatter at world n-1
 roots = {}
 for l in otf:

@@ -6,7 +6,8 @@
  * high half (in reverse order: world rank size-1 is its rank 0), joined by
  * MPI_Intercomm_create.  Across it: low rank i sends 100*(i+1) bytes to
  * remote rank i, and high rank i sends 10*(i+1) bytes back to remote rank
- * h-1-i; then collectives with the low half's rank 1 as the root (MPI_ROOT,
+ * h-1-i, with MPI_Send and MPI_Recv, then again with MPI_Isend, MPI_Irecv
+ * and MPI_Waitall; then collectives with the low half's rank 1 as the root (MPI_ROOT,
  * its group MPI_PROC_NULL) or the high half's rank 0 as the root: MPI_Bcast,
  * MPI_Reduce, MPI_Gather, MPI_Scatter, and MPI_Allreduce, MPI_Allgather,
  * MPI_Alltoall, MPI_Barrier.  Every rank works out the bytes its buffers
@@ -43,6 +44,12 @@ int main(int argc, char **argv)
         MPI_Recv(buf, sizeof buf, MPI_CHAR, MPI_ANY_SOURCE, 1, icc, &st);
         MPI_Send(buf, out, MPI_CHAR, peer, 2, icc);
     }
+    /* the same again with MPI_Isend, MPI_Irecv and MPI_Waitall */
+    static char rbuf[1 << 16];
+    MPI_Request rq[2];
+    MPI_Irecv(rbuf, sizeof rbuf, MPI_CHAR, MPI_ANY_SOURCE, 3, icc, &rq[0]);
+    MPI_Isend(buf, out, MPI_CHAR, peer, 3, icc, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
 
     long long sent = 0, recvd = 0;
     int d[64] = {0}, e[64];
@@ -81,7 +88,7 @@ int main(int argc, char **argv)
     MPI_Gather(mine, 6, MPI_LONG_LONG, all, 6, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         printf("EXPECT pairs=");
-        for (int r = 0; r < size; r++) printf("%s%lld:%lld:1:%lld", r ? "," : "", all[6 * r], all[6 * r + 1], all[6 * r + 2]);
+        for (int r = 0; r < size; r++) printf("%s%lld:%lld:2:%lld", r ? "," : "", all[6 * r], all[6 * r + 1], 2 * all[6 * r + 2]);
         printf("\nEXPECT coll=");
         for (int r = 0; r < size; r++) printf("%s%lld:%lld:%lld", r ? "," : "", all[6 * r], all[6 * r + 3], all[6 * r + 4]);
         printf("\n");
