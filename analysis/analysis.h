@@ -144,7 +144,7 @@ struct an_comm {          /* one communicator, the same object on all its ranks 
 struct an_rank {
     struct mlr_file *f;
     int rank;                 /* MPI_COMM_WORLD rank */
-    int32_t any_source, proc_null; /* this MPI's special ranks */
+    int32_t any_source, proc_null, mpi_root; /* this MPI's special ranks */
     unsigned nroutines;
     uint8_t *role;            /* per routine id: enum an_role */
     uint16_t *name;           /* per routine id: index in an_run.names */
@@ -216,8 +216,12 @@ void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n);
  * MPI_Bcast sends the buffer and receives nothing, the others receive it;
  * every MPI_Allreduce member sends and receives the buffer; MPI_Gather's
  * root receives recvcount x size of the communicator; a barrier moves
- * nothing.  Counts the runtime did not record (the v-variants' arrays,
- * neighbourhood collectives, inter-communicators) stay as recorded. */
+ * nothing.  On an inter-communicator the roles are MPI's there: the root
+ * (MPI_ROOT) gives or takes the data of the remote group, the rest of its
+ * group (MPI_PROC_NULL) moves nothing, the remote group's members are the
+ * non-roots, and the "all" routines send to and receive from the remote
+ * group.  Counts the runtime summed (the v-variants' arrays, neighbourhood
+ * collectives) stay as recorded. */
 void an_coll_bytes(const struct an_run *run, const struct an_rank *r, const char *routine, const struct ml_coll *c,
                    uint64_t *sent, uint64_t *recv);
 /* Earliest and latest aligned time of the run (from the headers' anchors). */

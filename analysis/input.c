@@ -70,6 +70,7 @@ enum an_role an_role_of(const char *n)
         {"MPI_Send_init", AN_SEND_INIT}, {"MPI_Bsend_init", AN_SEND_INIT},
         {"MPI_Ssend_init", AN_SEND_INIT}, {"MPI_Rsend_init", AN_SEND_INIT},
         {"MPI_Recv_init", AN_RECV_INIT},
+        {"MPI_Psend_init", AN_SEND_INIT}, {"MPI_Precv_init", AN_RECV_INIT},   /* partitioned: one message per start */
         {"MPI_Sendrecv", AN_SENDRECV}, {"MPI_Sendrecv_replace", AN_SENDRECV},
         {"MPI_Isendrecv", AN_ISENDRECV}, {"MPI_Isendrecv_replace", AN_ISENDRECV},
         {"MPI_Probe", AN_PROBE}, {"MPI_Iprobe", AN_PROBE}, {"MPI_Improbe", AN_IMPROBE},
@@ -255,13 +256,46 @@ static void coll_kind(const char *name, char *b, size_t n)
             }
 }
 
+/* an_coll_bytes on an inter-communicator: the root passes MPI_ROOT, the
+ * other members of its group MPI_PROC_NULL (they move nothing), the remote
+ * group the root's rank; n blocks go to or come from the remote group. */
+static void inter_coll_bytes(const struct an_rank *r, const char *routine, const struct ml_coll *c,
+                             uint64_t *sent, uint64_t *recv)
+{
+    const struct mlr_comm *d = mlr_comm(r->f, c->comm);
+    uint64_t n = d ? d->remote_size : 0, s = c->bytes, q = c->rbytes;
+    char k[48];
+    coll_kind(routine, k, sizeof k);
+    int rooted = strcmp(k, "bcast") == 0 || strcmp(k, "reduce") == 0 || strcmp(k, "gather") == 0 ||
+                 strcmp(k, "gatherv") == 0 || strcmp(k, "scatter") == 0 || strcmp(k, "scatterv") == 0;
+    if (rooted && c->root == r->proc_null) {
+        *sent = *recv = 0;
+        return;
+    }
+    int root = c->root == r->mpi_root;
+    if (strcmp(k, "barrier") == 0) *sent = *recv = 0;
+    else if (strcmp(k, "bcast") == 0) *sent = root ? s : 0, *recv = root ? 0 : s;
+    else if (strcmp(k, "reduce") == 0) *sent = root ? 0 : s, *recv = root ? s : 0;
+    else if (strcmp(k, "allreduce") == 0) *sent = *recv = s;
+    else if (strcmp(k, "gather") == 0) *sent = root ? 0 : s, *recv = root ? q * n : 0;
+    else if (strcmp(k, "gatherv") == 0) *sent = root ? 0 : s, *recv = root ? q : 0;
+    else if (strcmp(k, "scatter") == 0) *sent = root ? s * n : 0, *recv = root ? 0 : q;
+    else if (strcmp(k, "scatterv") == 0) *sent = root ? s : 0, *recv = root ? 0 : q;
+    else if (strcmp(k, "allgather") == 0) *sent = s, *recv = q * n;
+    else if (strcmp(k, "alltoall") == 0) *sent = s * n, *recv = q * n;
+}
+
 void an_coll_bytes(const struct an_run *run, const struct an_rank *r, const char *routine, const struct ml_coll *c,
                    uint64_t *sent, uint64_t *recv)
 {
     *sent = c->bytes;
     *recv = c->rbytes;
     uint32_t id = c->comm < r->ncomms ? r->comm[c->comm] : UINT32_MAX;
-    if (id >= run->ncomms || run->comms[id].inter) return;   /* MPI_ROOT and the remote group: as recorded */
+    if (id >= run->ncomms) return;
+    if (run->comms[id].inter) {
+        inter_coll_bytes(r, routine, c, sent, recv);
+        return;
+    }
     const struct an_comm *cm = &run->comms[id];
     uint64_t n = cm->world ? (uint64_t)run->size : cm->size;
     int me = cm->world ? r->rank : -1;
@@ -389,6 +423,7 @@ static const char *rank_setup(struct an_run *run, struct an_rank *r)
     int mpich = strncmp(h->mpi_impl, "mpich", 5) == 0;
     r->any_source = mpich ? -2 : -1;
     r->proc_null = mpich ? -1 : -2;
+    r->mpi_root = mpich ? -3 : -4;
     unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
     r->nroutines = nr;
     r->role = calloc(nr ? nr : 1, 1);

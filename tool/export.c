@@ -164,6 +164,7 @@ static void pf_peer(struct pf *p, const struct an_rank *r, const char *key, uint
     if (peer == ML_PEER_NONE) return;
     if (peer == r->any_source) fprintf(p->o, ",\"%s\":\"ANY_SOURCE\"", key);
     else if (peer == r->proc_null) fprintf(p->o, ",\"%s\":\"PROC_NULL\"", key);
+    else if (peer == r->mpi_root) fprintf(p->o, ",\"%s\":\"ROOT\"", key);   /* the root, on an inter-communicator */
     else {
         int w = an_peer_world(p->run, r, comm, peer);
         if (w >= 0) fprintf(p->o, ",\"%s\":%d", key, w);

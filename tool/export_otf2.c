@@ -27,9 +27,11 @@
  * and ViTE looks up a process's location by its rank), thread t of rank r
  * is t << 32 | r.
  * Times: nanoseconds on rank 0's clock (aligned and repaired as in the
- * report) from the run's first call.  Peers are ranks in the communicator;
- * for an inter-communicator the group is both groups together, so a peer
- * rank there is relative to the remote group (OTF2's InterComm is not used).
+ * report) from the run's first call.  Peers and roots are ranks in the
+ * communicator's group; an inter-communicator's group is both groups
+ * together (OTF2's InterComm is not used), so a peer or root there, a rank
+ * in the remote group in MPI, is written as its place in that group
+ * (inter_rank), and MPI_ROOT as the root's own place.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -80,7 +82,36 @@ struct ox {
     /* a sliced run, at process 0: every rank's locations, gathered */
     unsigned *gnt;                /* per world rank: threads */
     uint64_t **gev;               /* per world rank and thread: events + 1, 0 no location */
+    int32_t **ipos;               /* per inter-communicator, made when first needed: world rank ->
+                                   * place in its group, -1 not in it */
 };
+
+/* The place of world rank w in the group of inter-communicator `comm` (both
+ * groups, as write_defs writes them); `other` for any other communicator,
+ * or a rank not in it. */
+static int32_t inter_rank(struct ox *x, uint32_t comm, int w, int32_t other)
+{
+    const struct an_run *run = x->run;
+    if (comm >= run->ncomms || !run->comms[comm].inter || !run->comms[comm].members || w < 0 || w >= run->size)
+        return other;
+    if (!x->ipos && !(x->ipos = calloc(run->ncomms, sizeof *x->ipos))) return other;
+    int32_t *m = x->ipos[comm];
+    if (!m) {
+        if (!(m = x->ipos[comm] = malloc((size_t)run->size * sizeof *m))) return other;
+        for (int i = 0; i < run->size; i++) m[i] = -1;
+        const struct an_comm *cm = &run->comms[comm];
+        for (uint32_t k = 0; k < cm->size; k++)
+            if (cm->members[k] >= 0 && cm->members[k] < run->size) m[cm->members[k]] = (int32_t)k;
+    }
+    return m[w] >= 0 ? m[w] : other;
+}
+
+static void ipos_free(struct ox *x)
+{
+    for (unsigned c = 0; x->ipos && c < x->run->ncomms; c++) free(x->ipos[c]);
+    free(x->ipos);
+    x->ipos = NULL;
+}
 
 /* The threads of world rank `rank` (locations t < this), and whether
  * thread t is a location, with its events. */
@@ -255,17 +286,19 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         switch (o->kind) {
         case AN_OP_SEND:
             if (o->peer_comm < 0) break;
-            OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+            OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm), o->comm,
+                                   (uint32_t)o->tag, o->bytes);
             n++;
             x->sends++;
             break;
         case AN_OP_ISEND:
             if (o->peer_comm < 0) break;
             if (o->req == 0)   /* no request recorded: nothing will complete it */
-                OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+                OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm), o->comm,
+                                       (uint32_t)o->tag, o->bytes);
             else
-                OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes,
-                                        o->req);
+                OTF2_EvtWriter_MpiIsend(w, NULL, t0, (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm),
+                                        o->comm, (uint32_t)o->tag, o->bytes, o->req);
             n++;
             x->sends++;
             break;
@@ -292,12 +325,15 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
             break;
         case AN_OP_RECV:
             if (o->comm == UINT32_MAX || o->peer_comm < 0) break;
-            OTF2_EvtWriter_MpiRecv(w, NULL, t1, (uint32_t)o->peer_comm, o->comm, (uint32_t)o->tag, o->bytes);
+            OTF2_EvtWriter_MpiRecv(w, NULL, t1, (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm), o->comm,
+                                   (uint32_t)o->tag, o->bytes);
             n++;
             x->recvs++;
             break;
         case AN_OP_RECV_DONE:
-            OTF2_EvtWriter_MpiIrecv(w, NULL, t1, o->peer_comm >= 0 ? (uint32_t)o->peer_comm : OTF2_UNDEFINED_UINT32,
+            OTF2_EvtWriter_MpiIrecv(w, NULL, t1,
+                                    o->peer_comm >= 0 ? (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm)
+                                                      : OTF2_UNDEFINED_UINT32,
                                     o->comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : o->comm,
                                     o->tag >= 0 ? (uint32_t)o->tag : OTF2_UNDEFINED_UINT32, o->bytes, o->req);
             n++;
@@ -309,6 +345,11 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < r->ncomms ? r->comm[c->comm] : UINT32_MAX;
         uint32_t root = c->root >= 0 ? (uint32_t)c->root : OTF2_UNDEFINED_UINT32;
+        if (comm < x->run->ncomms && x->run->comms[comm].inter) {   /* remote rank, or MPI_ROOT: this rank */
+            int w = c->root == r->mpi_root ? r->rank : an_peer_world(x->run, r, c->comm, c->root);
+            int32_t k = inter_rank(x, comm, w, -1);
+            root = k >= 0 ? (uint32_t)k : OTF2_UNDEFINED_UINT32;
+        }
         uint64_t sent, recv;   /* by this member's role (analysis.h) */
         an_coll_bytes(x->run, r, mlr_routine_name(r->f, ev->routine), c, &sent, &recv);
         OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, t1, (OTF2_CollectiveOp)op,
@@ -661,6 +702,7 @@ again:;
                 dir, name, (uint64_t)v[1], (uint64_t)v[2], (uint64_t)v[3], (uint64_t)v[4],
                 x.unfinished ? " (some unfinished)" : "", xc->size);
     if (x.attrs) OTF2_AttributeList_Delete(x.attrs);
+    ipos_free(&x);
     for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
     for (int r = 0; x.gev && r < run->size; r++) free(x.gev[r]);
     free(x.gev);
@@ -739,6 +781,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
                         " receives, %" PRIu64 " collective calls%s\n",
                 dir, name, x.events, x.sends, x.recvs, x.colls, x.unfinished ? " (some unfinished)" : "");
     if (x.attrs) OTF2_AttributeList_Delete(x.attrs);
+    ipos_free(&x);
     for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
     free(x.locs);
     free(x.nlocs);

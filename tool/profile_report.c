@@ -240,6 +240,9 @@ static void text_header(FILE *o, const struct report *rp)
                 rp->res.repair_rank, rp->res.repair_converged ? "" : "; not fully repaired");
     else
         fprintf(o, "             largest correction 0 ns: no message arrives before it was sent\n");
+    if (rp->cp && rp->cost.opts && rp->cost.opts->window_set)
+        fprintf(o, "  window     --from/--to limit the critical path and wait states only; the other\n"
+                   "             sections cover the whole run\n");
 }
 
 /* text at most WIDTH columns a line, cut at spaces: "  " before the first

@@ -42,7 +42,8 @@ static void help(FILE *out)
             "                   with --json as one JSON object\n"
             "  --critical-path  only the critical path and wait states (text; JSON has all)\n"
             "  --no-critical-path  leave them out (faster)\n"
-            "  --from S, --to S window: seconds after the run's first call (default: the run)\n"
+            "  --from S, --to S the critical path's window: seconds after the run's first call\n"
+            "                   (default: the run); the other sections cover the whole run\n"
             "  --alpha NS       cost model: latency per message, ns (default: the calibration\n"
             "                   file of 'mpilens calibrate' if there is one, else 1000)\n"
             "  --beta NS        cost model: time per byte, ns (default: the calibration file,\n"
@@ -203,6 +204,11 @@ int cmd_report(int argc, char **argv)
     } else if (alpha_set || beta_set) ro.cost_source = "flags and defaults";
     if (from_s >= 0 && to_s >= 0 && to_s <= from_s) {
         fprintf(stderr, "mpilens report: --to must be later than --from\n");
+        return 2;
+    }
+    if ((from_s >= 0 || to_s >= 0) && !ro.critpath) {
+        fprintf(stderr, "mpilens report: --from and --to set the critical path's window, and --no-critical-path "
+                        "leaves it out\n");
         return 2;
     }
     if ((from_s >= 0 || to_s >= 0) && ro.critpath) {   /* the window is the critical path's */

@@ -539,6 +539,10 @@ def emit_c(w, name, rid, proto):
         if kind == 'p2p':
             peer = dest if dest is not None else (source if source is not None else target)
             cnt = 'a%d' % count if count is not None else '0'
+            part = idx('partitions', typ='int|MPI_Count')
+            if part is not None and count is not None:
+                # MPI_Psend_init/Precv_init: the message is every partition
+                cnt = '(int64_t)a%d * (int64_t)a%d' % (part, count)
             dt = 'a%d' % dtype if dtype is not None else 'MPI_DATATYPE_NULL'
             tg = 'a%d' % tag if tag is not None else 'ML_PEER_NONE'
             req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
