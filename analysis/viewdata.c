@@ -7,7 +7,9 @@
  * It is fed by one pass of an_analyse (an_view_sink) and keeps only the
  * encoded columns, per rank while the pass runs (calls and messages are
  * grouped by rank in the page: no rank column, and each rank's values
- * follow each other), joined rank after rank at the end.  Times are
+ * follow each other), joined rank after rank at the end (an_view_finish),
+ * or given in the page's order without being joined (an_view_finish_parts,
+ * an_view_write; a sliced run: an_view_slice_write).  Times are
  * nanoseconds since the run's earliest call; a call's start is the time
  * since its rank's previous call ended.  A message repeats nothing its
  * calls hold: it names its send call (the send start, receiver, bytes, tag
@@ -21,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "analysis.h"
 #include "exchange.h"
@@ -1729,9 +1732,14 @@ int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_
         for (int j = 0; j < NSCOL; j++) tot[j] += L[(size_t)p * NSCOL + j];
     if (piece < 1) piece = 1;
     unsigned *ord = by_world(mine->run);
-    uint8_t *buf = malloc(piece);
+    /* a round's bytes travel deflated (fast level; raw they are about 15
+     * bytes a call, several times the rank files' share of the exchange),
+     * inflated by process 0 into one round's buffer */
+    uLong zcap = compressBound((uLong)piece);
+    uint8_t *buf = malloc(piece), *zb = malloc(8 + zcap), *inb = x->rank == 0 ? malloc(piece) : NULL;
     size_t *at = calloc(2 * (size_t)P + 1, sizeof *at);
-    if (!ord || !buf || !at) x->fail(x, "mpilens view: out of memory writing the page's data");
+    if (!ord || !buf || !zb || !at || (x->rank == 0 && !inb))
+        x->fail(x, "mpilens view: out of memory writing the page's data");
     struct vemit e = {merged, o, tot, 0, !o || !merged};
     struct vsched s = {0, 0, 0};
     *rounds = *held = 0;
@@ -1745,25 +1753,41 @@ int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_
                 mine_n += n;
             }
         if (budget == piece) break;   /* nothing left anywhere */
+        uLongf zl = (uLongf)zcap;
+        memcpy(zb, &mine_n, 8);
+        if (mine_n && compress2(zb + 8, &zl, buf, (uLong)mine_n, 1) != Z_OK)
+            x->fail(x, "mpilens view: out of memory packing the page's data");
+        if (!mine_n) zl = 0;
         void *all = NULL;
-        if (x->gather(x, buf, mine_n, &all, ll) != 0) x->fail(x, "mpilens view: the exchange failed");
+        if (x->gather(x, zb, 8 + zl, &all, ll) != 0) x->fail(x, "mpilens view: the exchange failed");
         (*rounds)++;
         if (x->rank == 0) {
             size_t *cur = at + P + 1;   /* where each block's bytes are taken from */
+            const uint8_t *q8 = all;
             at[0] = 0;
-            for (int q = 0; q < P; q++) at[q + 1] = at[q] + ll[q], cur[q] = at[q];
+            for (int q = 0; q < P; q++) {
+                uint64_t raw;
+                if (ll[q] < 8) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+                memcpy(&raw, q8, 8);
+                uLongf got = (uLongf)raw;
+                if (raw > piece - at[q] ||
+                    (raw && uncompress(inb + at[q], &got, q8 + 8, (uLong)(ll[q] - 8)) != Z_OK) || got != raw)
+                    x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+                q8 += ll[q];
+                at[q + 1] = at[q] + raw, cur[q] = at[q];
+            }
             if (at[P] > *held) *held = at[P];
             budget = piece;
             while (sched_next(&s0, L, P, &budget, &j, &p, &off, &n)) {
                 if (cur[p] + n > at[p + 1]) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
                 emit_upto(&e, stream_col(j));
-                if (!e.bad && o->put(o->ctx, (const uint8_t *)all + cur[p], n) != 0) e.bad = 1;
+                if (!e.bad && o->put(o->ctx, inb + cur[p], n) != 0) e.bad = 1;
                 cur[p] += n;
             }
         }
         free(all);
     }
     if (x->rank == 0) emit_upto(&e, AN_VIEW_NCOLS - 1);
-    free(la), free(ll), free(ord), free(buf), free(at);
+    free(la), free(ll), free(ord), free(buf), free(zb), free(inb), free(at);
     return x->rank == 0 && o && merged && e.bad ? -1 : 0;
 }
