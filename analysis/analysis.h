@@ -850,22 +850,54 @@ void an_view_arrays_free(struct an_view_arrays *a);
 void an_view_free(struct an_view *v);
 /* Before the pass: time 0 is origin (a sliced run: the whole run's first call). */
 void an_view_set_origin(struct an_view *v, int64_t origin);
+/* The columns as a stream, never joined in memory (the page's writer):
+ * col(ctx, c, len) opens column c (of len bytes, c in order), put(ctx, p,
+ * n) gives its bytes in pieces.  Each returns 0, or -1 to stop. */
+struct an_view_out {
+    void *ctx;
+    int (*col)(void *ctx, int c, uint64_t len);
+    int (*put)(void *ctx, const uint8_t *p, size_t n);
+};
+/* After the pass, instead of an_view_finish: the same names, the columns
+ * left per rank for an_view_write (an_view_column has none).  0 or -1. */
+int an_view_finish_parts(struct an_view *v, an_site_namer where);
+/* After an_view_finish_parts: the columns to o.  0 or -1 (o stopped, or memory). */
+int an_view_write(struct an_view *v, const struct an_view_out *o);
 
 /* A sliced run's view (slice_view.c, docs/PARALLEL.md).  Collective: every
  * process feeds its slice to a view (beside the sliced report's profile,
  * an_slice_report_with); each message goes to its sender's owner, which
- * names its calls; process 0 merges every process's columns into *out, the
- * view of the serial pass (an_view_finish done), and gets the report's
- * result in sr.  sr->why set: nothing else (analyse the run serially).
- * *first: the earliest anchor of every rank (an_run_span's first).  0. */
+ * names its calls; every process keeps its ranks' columns in *mine, and
+ * process 0 gets in *out the run's names, sums and collective instances
+ * (no calls or messages: an_slice_view_write streams them) and the
+ * report's result in sr.  sr->why set: nothing else (analyse the run
+ * serially).  *first: the earliest anchor of every rank (an_run_span's
+ * first).  0. */
 int an_slice_view(struct an_run *run, an_site_namer where, an_site_namer site, int progress,
-                  struct an_slice_report *sr, struct an_view **out, int64_t *first);
+                  struct an_slice_report *sr, struct an_view **mine, struct an_view **out, int64_t *first);
+/* Then, collective: the page's columns to o at process 0 (NULL there:
+ * taken and dropped), the calls' and messages' in rounds of at most
+ * MPILENS_SLICE_BATCH x 80 bytes (5 MiB), process after process, so that
+ * process 0 holds one round of them at a time (*rounds made, *held: the
+ * most bytes of them process 0 received at once).  Frees mine.  0, or -1
+ * at process 0 where o stopped. */
+int an_slice_view_write(struct an_view *mine, struct an_view *out, struct an_xch *x, const struct an_view_out *o,
+                        uint64_t *rounds, uint64_t *held);
 /* Its parts (viewdata.c): after the pass, the messages whose senders lie
  * in other slices sent to their owners (bytes sent added to *sent); this
- * process's columns packed; process 0: the packs merged (origin: time 0). */
+ * process's names, sums and instances packed; process 0: the packs merged
+ * (origin: time 0), with each process's map of its names to the merged
+ * ones (maps[p], maplens[p]); every process: its site and datatype
+ * columns through its map; its columns to process 0's o in rounds of at
+ * most piece bytes (*rounds made, *held: the most process 0 received in
+ * one). */
 int an_view_slice_messages(struct an_view *v, struct an_xch *x, uint64_t *sent);
 int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_t *len);
-struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P);
+struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P,
+                                    void **maps, size_t *maplens);
+int an_view_slice_remap(struct an_view *v, const void *map, size_t len);
+int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_xch *x, const struct an_view_out *o,
+                        size_t piece, uint64_t *rounds, uint64_t *held);
 /* World rank w's process id from a merged view, -1 unknown. */
 int an_view_pid(const struct an_view *v, int w);
 

@@ -7,7 +7,9 @@
  * It is fed by one pass of an_analyse (an_view_sink) and keeps only the
  * encoded columns, per rank while the pass runs (calls and messages are
  * grouped by rank in the page: no rank column, and each rank's values
- * follow each other), joined rank after rank at the end.  Times are
+ * follow each other), joined rank after rank at the end (an_view_finish),
+ * or given in the page's order without being joined (an_view_finish_parts,
+ * an_view_write; a sliced run: an_view_slice_write).  Times are
  * nanoseconds since the run's earliest call; a call's start is the time
  * since its rank's previous call ended.  A message repeats nothing its
  * calls hold: it names its send call (the send start, receiver, bytes, tag
@@ -21,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "analysis.h"
 #include "exchange.h"
@@ -88,6 +91,7 @@ struct an_view {
     struct crec *colls;
     size_t ncolls, colls_cap;
     int merged;                 /* an_view_slice_merge made it */
+    int parts;                  /* an_view_finish_parts done: columns per rank, for an_view_write */
     int32_t *pid;               /* merged: per world rank, its process id (-1 none) */
     int oom;
     int windowed, over;         /* an_view_window */
@@ -1052,6 +1056,87 @@ int an_view_finish(struct an_view *v, an_site_namer where)
     return join(v);
 }
 
+/* ---- the columns as a stream (an_view_write) ------------------------------------- */
+
+/* Per-rank column j: the calls' (0 to NCCOL - 1), then the messages'. */
+static struct vbuf *rank_col(struct vrank *k, int j)
+{
+    return j < NCCOL ? &k->c[j] : &k->m[j - NCCOL];
+}
+
+#define NSCOL (NCCOL + NMCOL)   /* the columns kept per rank */
+
+/* The page's column of per-rank column j. */
+static int stream_col(int j)
+{
+    return j < NCCOL ? AN_VC_T0 + j : AN_VM_FLAGS + (j - NCCOL);
+}
+
+static int out_buf(const struct an_view_out *o, int c, const uint8_t *p, size_t n)
+{
+    return o->col(o->ctx, c, n) != 0 || (n && o->put(o->ctx, p, n) != 0) ? -1 : 0;
+}
+
+/* A COUNT column (AN_VC_COUNT or AN_VM_COUNT): per world rank its calls or messages. */
+static int out_counts(struct an_view *v, const struct an_view_out *o, int c)
+{
+    struct vbuf b = {0};
+    for (int w = 0; w < v->nranks; w++) {
+        struct vrank *k = vrank_of(v, w);
+        put_u(&b, !k ? 0 : c == AN_VC_COUNT ? k->ncalls : k->nmsgs);
+    }
+    int rc = b.oom ? -1 : out_buf(o, c, b.p, b.n);
+    free(b.p);
+    return rc;
+}
+
+int an_view_finish_parts(struct an_view *v, an_site_namer where)
+{
+    for (int i = 0; i < AN_VIEW_NCOLS; i++)
+        if (v->col[i].oom) v->oom = 1;
+    if (v->oom || name_receives(v) != 0 || name_sends(v) != 0 || name_calls(v, where) != 0) return -1;
+    for (unsigned i = 0; i < v->run->n; i++)
+        for (int j = 0; j < NSCOL; j++)
+            if (rank_col(&v->rk[i], j)->oom) v->oom = 1;
+    put_colls(v);
+    for (int i = 0; i < AN_VIEW_NCOLS; i++)
+        if (v->col[i].oom) v->oom = 1;
+    if (v->oom) return -1;
+    v->parts = 1;
+    v->counts.origin = v->origin;
+    v->counts.sites = v->nsite_names;
+    v->counts.types = v->ntype_names;
+    return 0;
+}
+
+int an_view_write(struct an_view *v, const struct an_view_out *o)
+{
+    if (!v->parts) return -1;
+    for (int c = 0; c < AN_VIEW_NCOLS; c++) {
+        if (c == AN_VC_COUNT || c == AN_VM_COUNT) {
+            if (out_counts(v, o, c) != 0) return -1;
+            continue;
+        }
+        if (c >= AN_VK_COMM) {
+            if (out_buf(o, c, v->col[c].p, v->col[c].n) != 0) return -1;
+            continue;
+        }
+        int j = c < AN_VM_COUNT ? c - AN_VC_T0 : NCCOL + (c - AN_VM_FLAGS);
+        uint64_t len = 0;
+        for (int w = 0; w < v->nranks; w++) {
+            struct vrank *k = vrank_of(v, w);
+            if (k) len += rank_col(k, j)->n;
+        }
+        if (o->col(o->ctx, c, len) != 0) return -1;
+        for (int w = 0; w < v->nranks; w++) {
+            struct vrank *k = vrank_of(v, w);
+            struct vbuf *b = k ? rank_col(k, j) : NULL;
+            if (b && b->n && o->put(o->ctx, b->p, b->n) != 0) return -1;
+        }
+    }
+    return 0;
+}
+
 const uint8_t *an_view_column(const struct an_view *v, int i, size_t *len)
 {
     *len = v->col[i].n;
@@ -1332,11 +1417,30 @@ static int pk_names(struct vbuf *b, char **names, unsigned n)
     return 0;
 }
 
+static int cmp_world(const void *a, const void *b, void *run)
+{
+    const struct an_rank *r = ((const struct an_run *)run)->ranks;
+    int x = r[*(const unsigned *)a].rank, y = r[*(const unsigned *)b].rank;
+    return (x > y) - (x < y);
+}
+
+/* This process's ranks by world rank: the order of its pieces of every column. */
+static unsigned *by_world(const struct an_run *run)
+{
+    unsigned *o = malloc((run->n + 1) * sizeof *o);
+    if (!o) return NULL;
+    for (unsigned i = 0; i < run->n; i++) o[i] = i;
+    qsort_r(o, run->n, sizeof *o, cmp_world, (void *)run);
+    return o;
+}
+
 int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
     if (v->oom || name_sends(v) != 0 || name_calls(v, where) != 0) return -1;
+    unsigned *ord = by_world(v->run);
+    if (!ord) return -1;
     struct vbuf b = {0};
     const struct an_view_counts *c = &v->counts;
     uint64_t cnt[PACK_COUNTS] = {c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, (uint64_t)c->last,
@@ -1347,16 +1451,13 @@ int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_
              pk_names(&b, v->type_names, v->ntype_names) || pk_put(&b, &nc, 8) ||
              pk_put(&b, v->colls, v->ncolls * sizeof *v->colls) || pk_put(&b, &nr, 4);
     for (unsigned i = 0; !rc && i < v->run->n; i++) {
-        struct vrank *k = &v->rk[i];
-        int32_t wp[2] = {v->run->ranks[i].rank, mlr_header(v->run->ranks[i].f)->pid};
+        struct vrank *k = &v->rk[ord[i]];
+        int32_t wp[2] = {v->run->ranks[ord[i]].rank, mlr_header(v->run->ranks[ord[i]].f)->pid};
         uint64_t nn[2] = {k->ncalls, k->nmsgs};
         rc = pk_put(&b, wp, 8) || pk_put(&b, nn, 16);
-        for (int j = 0; !rc && j < NCCOL + NMCOL; j++) {
-            struct vbuf *x = j < NCCOL ? &k->c[j] : &k->m[j - NCCOL];
-            uint64_t l = x->n;
-            rc = x->oom || pk_put(&b, &l, 8) || pk_put(&b, x->p, x->n);
-        }
+        for (int j = 0; !rc && j < NSCOL; j++) rc = rank_col(k, j)->oom;
     }
+    free(ord);
     if (rc) {
         free(b.p);
         return -1;
@@ -1412,7 +1513,16 @@ static int pk_read_names(struct pk_read *r, char ***all, unsigned *n, unsigned *
     return r->bad ? -1 : 0;
 }
 
-struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P)
+/* Process p's map of its names to the merged ones: its site names' count
+ * and indices, then its datatypes'. */
+static int map_blob(struct vbuf *b, const uint32_t *smap, uint32_t ns, const uint32_t *tmap, uint32_t nt)
+{
+    return pk_put(b, &ns, 4) || pk_put(b, smap, ns * sizeof *smap) || pk_put(b, &nt, 4) ||
+           pk_put(b, tmap, nt * sizeof *tmap);
+}
+
+struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P,
+                                    void **maps, size_t *maplens)
 {
     struct an_view *v = an_view_new(full);
     unsigned *sbase = calloc((size_t)P + 1, sizeof *sbase), *tbase = calloc((size_t)P + 1, sizeof *tbase);
@@ -1420,6 +1530,7 @@ struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const v
     unsigned nsn = 0, csn = 0, ntn = 0, ctn = 0;
     uint32_t *smap = NULL, *tmap = NULL;
     int ok = v && sbase && tbase;
+    for (int p = 0; p < P; p++) maps[p] = NULL, maplens[p] = 0;
     if (ok) {
         an_view_set_origin(v, origin);
         v->merged = 1;
@@ -1443,6 +1554,7 @@ struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const v
         ok = unique_names(sn, nsn, &smap, &v->site_names, &v->nsite_names) == 0 &&
              unique_names(tn, ntn, &tmap, &v->type_names, &v->ntype_names) == 0;
     b = all;
+    int32_t prev_w = -1;
     for (int p = 0; ok && p < P; p++) {
         struct pk_read r = {b, b + lens[p], 0};
         uint64_t cnt[PACK_COUNTS];
@@ -1479,38 +1591,203 @@ struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const v
             uint64_t nn[2];
             pk_get(&r, wp, 8);
             pk_get(&r, nn, 16);
-            struct vrank *k = r.bad ? NULL : vrank_of(v, wp[0]);
-            if (!k || k->ncalls || k->c[0].n) {
+            /* the blocks' ranks follow each other: the columns are their pieces joined */
+            struct vrank *k = r.bad || wp[0] <= prev_w ? NULL : vrank_of(v, wp[0]);
+            if (!k) {
                 ok = 0;
                 break;
             }
+            prev_w = wp[0];
             v->pid[wp[0]] = wp[1];
             k->ncalls = nn[0];
             k->nmsgs = nn[1];
-            for (int j = 0; j < NCCOL + NMCOL && !r.bad; j++) {
-                struct vbuf *x = j < NCCOL ? &k->c[j] : &k->m[j - NCCOL];
-                uint64_t l;
-                pk_get(&r, &l, 8);
-                if (r.bad || l > (size_t)(r.end - r.p)) {
-                    r.bad = 1;
-                    break;
-                }
-                put_bytes(x, (const uint8_t *)r.p, l);
-                r.p += l;
-            }
-            if (r.bad || remap_col(&k->c[AN_VC_SITE - AN_VC_T0], k->ncalls, smap + sbase[p], sbase[p + 1] - sbase[p]) ||
-                remap_col(&k->c[AN_VC_TYPE - AN_VC_T0], k->ncalls, tmap + tbase[p], tbase[p + 1] - tbase[p]))
-                ok = 0;
         }
         if (r.bad || r.p != r.end) ok = 0;
+        struct vbuf m = {0};
+        if (ok && map_blob(&m, smap + sbase[p], sbase[p + 1] - sbase[p], tmap + tbase[p], tbase[p + 1] - tbase[p]) != 0)
+            ok = 0;
+        maps[p] = m.p;
+        maplens[p] = m.n;
         b += lens[p];
     }
     for (unsigned i = 0; sn && i < nsn; i++) free(sn[i]);
     for (unsigned i = 0; tn && i < ntn; i++) free(tn[i]);
     free(sn), free(tn), free(smap), free(tmap), free(sbase), free(tbase);
-    if (!ok || join(v) != 0) {
+    if (ok) {
+        put_colls(v);
+        for (int i = 0; i < AN_VIEW_NCOLS; i++)
+            if (v->col[i].oom) ok = 0;
+        v->counts.origin = v->origin;
+        v->counts.sites = v->nsite_names;
+        v->counts.types = v->ntype_names;
+    }
+    if (!ok) {
+        for (int p = 0; p < P; p++) free(maps[p]), maps[p] = NULL, maplens[p] = 0;
         an_view_free(v);
         return NULL;
     }
     return v;
+}
+
+int an_view_slice_remap(struct an_view *v, const void *map, size_t len)
+{
+    struct pk_read r = {map, (const char *)map + len, 0};
+    uint32_t ns, nt;
+    pk_get(&r, &ns, 4);
+    if (r.bad || ns != v->nsite_names || (size_t)(r.end - r.p) / 4 < ns) return -1;
+    const uint32_t *sm = (const uint32_t *)(const void *)r.p;
+    r.p += (size_t)ns * 4;
+    uint32_t *cp = malloc(((size_t)ns + 1) * 4);
+    if (!cp) return -1;
+    memcpy(cp, sm, (size_t)ns * 4);
+    pk_get(&r, &nt, 4);
+    uint32_t *tp = malloc(((size_t)nt + 1) * 4);
+    int rc = r.bad || nt != v->ntype_names || (size_t)(r.end - r.p) != (size_t)nt * 4 || !tp ? -1 : 0;
+    if (!rc) pk_get(&r, tp, (size_t)nt * 4);
+    for (unsigned i = 0; !rc && i < v->run->n; i++) {
+        struct vrank *k = &v->rk[i];
+        if (remap_col(&k->c[AN_VC_SITE - AN_VC_T0], k->ncalls, cp, ns) != 0 ||
+            remap_col(&k->c[AN_VC_TYPE - AN_VC_T0], k->ncalls, tp, nt) != 0)
+            rc = -1;
+    }
+    free(cp);
+    free(tp);
+    return rc;
+}
+
+/* The columns' schedule: per-rank column j's pieces, process after
+ * process, cut into rounds of at most a piece's bytes. */
+struct vsched {
+    int j, p;
+    uint64_t off;
+};
+
+/* The next step of a round (budget bytes left): n bytes of column j's
+ * piece of process p from off; 0 at the round's or the columns' end. */
+static int sched_next(struct vsched *s, const uint64_t *L, int P, uint64_t *budget, int *j, int *p, uint64_t *off,
+                      uint64_t *n)
+{
+    while (s->j < NSCOL && s->off == L[(size_t)s->p * NSCOL + s->j]) {
+        s->off = 0;
+        if (++s->p == P) s->p = 0, s->j++;
+    }
+    if (s->j == NSCOL || !*budget) return 0;
+    uint64_t left = L[(size_t)s->p * NSCOL + s->j] - s->off, t = left < *budget ? left : *budget;
+    *j = s->j, *p = s->p, *off = s->off, *n = t;
+    s->off += t;
+    *budget -= t;
+    return 1;
+}
+
+/* n bytes from off of this process's piece of column j (its ranks' joined, by world rank). */
+static void piece_copy(struct an_view *v, const unsigned *ord, int j, uint64_t off, uint64_t n, uint8_t *to)
+{
+    for (unsigned i = 0; i < v->run->n && n; i++) {
+        const struct vbuf *b = rank_col(&v->rk[ord[i]], j);
+        if (off >= b->n) {
+            off -= b->n;
+            continue;
+        }
+        uint64_t t = b->n - off < n ? b->n - off : n;
+        memcpy(to, b->p + off, t);
+        to += t, n -= t, off = 0;
+    }
+}
+
+struct vemit {                  /* process 0: the columns opened so far */
+    struct an_view *m;
+    const struct an_view_out *o;
+    const uint64_t *tot;        /* per-rank column j's length in all */
+    int next;                   /* the next column to open */
+    int bad;
+};
+
+/* Every column up to c opened (the COUNT and collective columns whole). */
+static void emit_upto(struct vemit *e, int c)
+{
+    for (; e->next <= c && !e->bad; e->next++) {
+        int k = e->next, rc;
+        if (k == AN_VC_COUNT || k == AN_VM_COUNT) rc = out_counts(e->m, e->o, k);
+        else if (k >= AN_VK_COMM) rc = out_buf(e->o, k, e->m->col[k].p, e->m->col[k].n);
+        else rc = e->o->col(e->o->ctx, k, e->tot[k < AN_VM_COUNT ? k - AN_VC_T0 : NCCOL + (k - AN_VM_FLAGS)]);
+        if (rc) e->bad = 1;
+    }
+}
+
+int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_xch *x, const struct an_view_out *o,
+                        size_t piece, uint64_t *rounds, uint64_t *held)
+{
+    int P = x->size;
+    uint64_t mylen[NSCOL] = {0};
+    for (unsigned i = 0; i < mine->run->n; i++)
+        for (int j = 0; j < NSCOL; j++) mylen[j] += rank_col(&mine->rk[i], j)->n;
+    void *la = NULL;
+    size_t *ll = calloc((size_t)P, sizeof *ll);
+    if (!ll || an_xch_allgather(x, mylen, sizeof mylen, &la, ll) != 0) x->fail(x, "mpilens view: the exchange failed");
+    for (int p = 0; p < P; p++)
+        if (ll[p] != sizeof mylen) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+    const uint64_t *L = la;
+    uint64_t tot[NSCOL] = {0};
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < NSCOL; j++) tot[j] += L[(size_t)p * NSCOL + j];
+    if (piece < 1) piece = 1;
+    unsigned *ord = by_world(mine->run);
+    /* a round's bytes travel deflated (fast level; raw they are about 15
+     * bytes a call, several times the rank files' share of the exchange),
+     * inflated by process 0 into one round's buffer */
+    uLong zcap = compressBound((uLong)piece);
+    uint8_t *buf = malloc(piece), *zb = malloc(8 + zcap), *inb = x->rank == 0 ? malloc(piece) : NULL;
+    size_t *at = calloc(2 * (size_t)P + 1, sizeof *at);
+    if (!ord || !buf || !zb || !at || (x->rank == 0 && !inb))
+        x->fail(x, "mpilens view: out of memory writing the page's data");
+    struct vemit e = {merged, o, tot, 0, !o || !merged};
+    struct vsched s = {0, 0, 0};
+    *rounds = *held = 0;
+    for (;;) {
+        struct vsched s0 = s;
+        uint64_t budget = piece, off, n, mine_n = 0;
+        int j, p;
+        while (sched_next(&s, L, P, &budget, &j, &p, &off, &n))
+            if (p == x->rank) {
+                piece_copy(mine, ord, j, off, n, buf + mine_n);
+                mine_n += n;
+            }
+        if (budget == piece) break;   /* nothing left anywhere */
+        uLongf zl = (uLongf)zcap;
+        memcpy(zb, &mine_n, 8);
+        if (mine_n && compress2(zb + 8, &zl, buf, (uLong)mine_n, 1) != Z_OK)
+            x->fail(x, "mpilens view: out of memory packing the page's data");
+        if (!mine_n) zl = 0;
+        void *all = NULL;
+        if (x->gather(x, zb, 8 + zl, &all, ll) != 0) x->fail(x, "mpilens view: the exchange failed");
+        (*rounds)++;
+        if (x->rank == 0) {
+            size_t *cur = at + P + 1;   /* where each block's bytes are taken from */
+            const uint8_t *q8 = all;
+            at[0] = 0;
+            for (int q = 0; q < P; q++) {
+                uint64_t raw;
+                if (ll[q] < 8) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+                memcpy(&raw, q8, 8);
+                uLongf got = (uLongf)raw;
+                if (raw > piece - at[q] ||
+                    (raw && uncompress(inb + at[q], &got, q8 + 8, (uLong)(ll[q] - 8)) != Z_OK) || got != raw)
+                    x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+                q8 += ll[q];
+                at[q + 1] = at[q] + raw, cur[q] = at[q];
+            }
+            if (at[P] > *held) *held = at[P];
+            budget = piece;
+            while (sched_next(&s0, L, P, &budget, &j, &p, &off, &n)) {
+                if (cur[p] + n > at[p + 1]) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+                emit_upto(&e, stream_col(j));
+                if (!e.bad && o->put(o->ctx, inb + cur[p], n) != 0) e.bad = 1;
+                cur[p] += n;
+            }
+        }
+        free(all);
+    }
+    if (x->rank == 0) emit_upto(&e, AN_VIEW_NCOLS - 1);
+    free(la), free(ll), free(ord), free(buf), free(zb), free(inb), free(at);
+    return x->rank == 0 && o && merged && e.bad ? -1 : 0;
 }

@@ -50,53 +50,159 @@ static void put_script_text(FILE *o, const char *s, size_t n)
  * the HTML parser would change or that could end the element (NUL, CR,
  * '<') is written with the next 7 bits as one two-byte character, U+0080
  * + (which << 7 | next); at the end, with 0.  About 8/7 of the bytes
- * (base64: 4/3); views/view.js, text7Bytes, reads it back. */
+ * (base64: 4/3); views/view.js, text7Bytes, reads it back.  In pieces
+ * (t7_put, then t7_end): the text is the same however the bytes come. */
+struct text7 {
+    FILE *o;
+    uint32_t acc;               /* the bits not written yet (nb of them) */
+    int nb, pend;               /* pend: a rare character waiting for the next 7 bits, -1 none */
+    size_t k;
+    char out[8192];
+};
+
+static void t7_start(struct text7 *t, FILE *o)
+{
+    t->o = o;
+    t->acc = 0;
+    t->nb = t->k = 0;
+    t->pend = -1;
+}
+
+static void t7_two(struct text7 *t, unsigned cp)
+{
+    t->out[t->k++] = (char)(0xC0 | cp >> 6);
+    t->out[t->k++] = (char)(0x80 | (cp & 63));
+}
+
+static void t7_char(struct text7 *t, unsigned c)
+{
+    if (t->k + 2 > sizeof t->out) {
+        fwrite(t->out, 1, t->k, t->o);
+        t->k = 0;
+    }
+    if (t->pend >= 0) {
+        t7_two(t, 0x80 + ((unsigned)t->pend << 7 | c));
+        t->pend = -1;
+    } else if (c == 0 || c == '\r' || c == '<') {
+        t->pend = c == 0 ? 0 : c == '\r' ? 1 : 2;
+    } else {
+        t->out[t->k++] = (char)c;
+    }
+}
+
+static void t7_put(struct text7 *t, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        t->acc = t->acc << 8 | p[i];
+        t->nb += 8;
+        while (t->nb >= 7) {
+            t->nb -= 7;
+            t7_char(t, (t->acc >> t->nb) & 127);
+            t->acc &= (1u << t->nb) - 1;
+        }
+    }
+}
+
+static void t7_end(struct text7 *t)
+{
+    if (t->nb > 0) t7_char(t, (t->acc << (7 - t->nb)) & 127);
+    t->nb = 0;
+    if (t->pend >= 0) {
+        if (t->k + 2 > sizeof t->out) {
+            fwrite(t->out, 1, t->k, t->o);
+            t->k = 0;
+        }
+        t7_two(t, 0x80 + ((unsigned)t->pend << 7));
+        t->pend = -1;
+    }
+    fwrite(t->out, 1, t->k, t->o);
+    t->k = 0;
+}
+
 static void put_text7(FILE *o, const uint8_t *p, size_t n)
 {
-    char out[8192];
-    size_t k = 0, i = 0;
-    uint32_t acc = 0;
-    int nb = 0, pend = -1;
+    struct text7 *t = malloc(sizeof *t);
+    if (!t) {
+        fputc(0, o);            /* a page that does not decode, rather than a wrong one (never: 8 KiB) */
+        return;
+    }
+    t7_start(t, o);
+    t7_put(t, p, n);
+    t7_end(t);
+    free(t);
+}
+
+/* The page's data as it comes (an_view_out): the columns, each after its
+ * length (LEB128), deflated (raw, as pack_bufs) and written as text7 as
+ * the deflated bytes come, so nothing of it is held but zlib's window. */
+struct pagedata {
+    z_stream z;
+    int zok;
+    struct text7 t;
+    size_t packed, raw;
+    uint8_t zb[65536];
+};
+
+static int pd_deflate(struct pagedata *d, const uint8_t *p, size_t n, int finish)
+{
+    d->z.next_in = (Bytef *)p;
+    d->z.avail_in = (uInt)n;
     for (;;) {
-        while (nb < 7 && i < n) {
-            acc = acc << 8 | p[i++];
-            nb += 8;
-        }
-        if (nb == 0) break;
-        unsigned c;
-        if (nb < 7) {
-            c = (acc << (7 - nb)) & 127;
-            nb = 0;
-        } else {
-            c = (acc >> (nb - 7)) & 127;
-            nb -= 7;
-        }
-        acc &= (1u << nb) - 1;
-        if (k + 2 > sizeof out) {
-            fwrite(out, 1, k, o);
-            k = 0;
-        }
-        if (pend >= 0) {
-            unsigned cp = 0x80 + ((unsigned)pend << 7 | c);
-            out[k++] = (char)(0xC0 | cp >> 6);
-            out[k++] = (char)(0x80 | (cp & 63));
-            pend = -1;
-        } else if (c == 0 || c == '\r' || c == '<') {
-            pend = c == 0 ? 0 : c == '\r' ? 1 : 2;
-        } else {
-            out[k++] = (char)c;
-        }
+        d->z.next_out = d->zb;
+        d->z.avail_out = sizeof d->zb;
+        int zr = deflate(&d->z, finish ? Z_FINISH : Z_NO_FLUSH);
+        if (zr == Z_STREAM_ERROR) return -1;
+        size_t got = sizeof d->zb - d->z.avail_out;
+        t7_put(&d->t, d->zb, got);
+        d->packed += got;
+        if (finish ? zr == Z_STREAM_END : (d->z.avail_in == 0 && d->z.avail_out > 0)) return 0;
     }
-    if (pend >= 0) {
-        if (k + 2 > sizeof out) {
-            fwrite(out, 1, k, o);
-            k = 0;
-        }
-        unsigned cp = 0x80 + ((unsigned)pend << 7);
-        out[k++] = (char)(0xC0 | cp >> 6);
-        out[k++] = (char)(0x80 | (cp & 63));
+}
+
+static int pd_put(void *ctx, const uint8_t *p, size_t n)
+{
+    struct pagedata *d = ctx;
+    d->raw += n;
+    /* in pieces: avail_in is 32 bits */
+    for (size_t off = 0; off < n; off += 1u << 30)
+        if (pd_deflate(d, p + off, n - off < (1u << 30) ? n - off : 1u << 30, 0) != 0) return -1;
+    return 0;
+}
+
+static int pd_col(void *ctx, int c, uint64_t len)
+{
+    (void)c;
+    uint8_t hdr[10];
+    size_t hl = 0;
+    do {
+        hdr[hl++] = (uint8_t)((len & 0x7f) | (len >= 0x80 ? 0x80 : 0));
+        len >>= 7;
+    } while (len);
+    return pd_put(ctx, hdr, hl);
+}
+
+static struct pagedata *pd_start(FILE *o)
+{
+    struct pagedata *d = calloc(1, sizeof *d);
+    if (!d) return NULL;
+    if (deflateInit2(&d->z, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(d);
+        return NULL;
     }
-    fwrite(out, 1, k, o);
+    t7_start(&d->t, o);
+    return d;
+}
+
+/* The stream ended (ok) or dropped: its deflated and raw lengths; 0 or -1. */
+static int pd_end(struct pagedata *d, int ok, size_t *packed, size_t *raw)
+{
+    if (ok && pd_deflate(d, NULL, 0, 1) != 0) ok = 0;
+    t7_end(&d->t);
+    *packed = d->packed;
+    *raw = d->raw;
+    deflateEnd(&d->z);
+    free(d);
+    return ok ? 0 : -1;
 }
 
 /* Deflate n bytes of p (finish: end the stream) into the growing *buf. */
@@ -447,9 +553,13 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
  * receives what window queries need. */
 struct view_pre {               /* a sliced run's data, from its processes (an_slice_view) */
     struct an_profile *prof;
-    struct an_view *v;
+    struct an_view *v;          /* names, sums and collective instances */
     const struct an_result *res;
     int64_t first;              /* the earliest anchor (an_run_span) */
+    /* the calls' and messages' columns to o (collective: called once,
+     * o NULL where the page is not written) */
+    int (*write)(void *ctx, const struct an_view_out *o);
+    void *ctx;
 };
 
 static int view_write(FILE *o, const char *dir, struct an_run *run, int progress, int critpath, uint64_t *msgs,
@@ -504,26 +614,14 @@ static int view_write(FILE *o, const char *dir, struct an_run *run, int progress
     if (an_analyse_marked(run, NULL, &vs, progress, &res, sv ? sv->marks : NULL) != 0) goto out;
     if (cp && an_cp_finish(cp) != 0) goto out;
     /* sites with their call chains (mpilens run -k N): "inner < caller < ..." */
-    if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish(v, sym_stack) != 0) goto out;
+    /* the columns stay per rank: an_view_write streams them into the page */
+    if (an_profile_finish(prof, sym_stack) != 0 || an_view_finish_parts(v, sym_stack) != 0) goto out;
 write:
     if (sv) {
         if (!(ov = an_view_overview(v)) || pack_overview(ov, &ovp, &ovl, &ovraw) != 0) goto out;
         sv->origin = an_view_counts(v)->origin;
         sv->reach = ov->max_lat > ov->max_coll ? ov->max_lat : ov->max_coll;
     }
-    uint8_t *packed = NULL;
-    size_t plen = 0, raw = 0;
-    if (view_pack(v, &packed, &plen, &raw) != 0) goto out;
-    char *meta = NULL;
-    size_t mlen = 0;
-    FILE *m = open_memstream(&meta, &mlen);
-    if (!m) {
-        free(packed);
-        goto out;
-    }
-    put_meta(m, dir, run, v, prof, pre ? pre->res : &res, plen, raw, ov, ovl, sv ? sv->cap : 0,
-             cp ? an_cp_result(cp) : NULL, first);
-    fclose(m);
     if (sv) {
         const char *csp = strstr(ml_view_head, "connect-src 'none'");
         if (!csp) goto out;
@@ -533,19 +631,33 @@ write:
     } else {
         fputs(ml_view_head, o);
     }
-    fputs("<script type=\"application/json\" id=\"mpilens-meta\">", o);
-    put_script_text(o, meta, mlen);
-    fputs("</script>\n<script type=\"application/octet-stream\" id=\"mpilens-data\">", o);
-    put_text7(o, packed, plen);
+    /* the data first, written as it is made; the metadata after it, with
+     * the data's length (the page reads both once loaded) */
+    fputs("<script type=\"application/octet-stream\" id=\"mpilens-data\">", o);
+    struct pagedata *d = pd_start(o);
+    struct an_view_out vo = {d, pd_col, pd_put};
+    int wr = pre ? pre->write(pre->ctx, d ? &vo : NULL) : d ? an_view_write(v, &vo) : -1;
+    size_t plen = 0, raw = 0;
+    if (d && pd_end(d, wr == 0, &plen, &raw) != 0) wr = -1;
+    if (wr != 0) goto out;
     fputs("</script>\n", o);
     if (ovp) {
         fputs("<script type=\"application/octet-stream\" id=\"mpilens-overview\">", o);
         put_text7(o, ovp, ovl);
         fputs("</script>\n", o);
     }
+    char *meta = NULL;
+    size_t mlen = 0;
+    FILE *m = open_memstream(&meta, &mlen);
+    if (!m) goto out;
+    put_meta(m, dir, run, v, prof, pre ? pre->res : &res, plen, raw, ov, ovl, sv ? sv->cap : 0,
+             cp ? an_cp_result(cp) : NULL, first);
+    fclose(m);
+    fputs("<script type=\"application/json\" id=\"mpilens-meta\">", o);
+    put_script_text(o, meta, mlen);
+    fputs("</script>\n", o);
     fputs(ml_view_tail, o);
     free(meta);
-    free(packed);
     *msgs = an_view_counts(v)->messages;
     *page = plen;
     rc = 0;
@@ -558,39 +670,95 @@ out:
     return rc;
 }
 
-/* The page of run into fd (1: stdout; else the new file outpath, removed
- * on failure): 0, 1 (cannot write) or 2 (over --max-size). */
-static int view_to_file(int fd, const char *outpath, const char *dir, struct an_run *run, int progress, int critpath,
-                        double max_mb, const struct view_pre *pre)
+/* An unnamed file in the directory of path (O_TMPFILE), given path's
+ * name by page_name once the page is whole: a job that dies on the way
+ * leaves nothing.  -1 where the file system makes none. */
+static int page_unnamed(const char *path)
 {
-    FILE *o = fd == 1 ? stdout : fdopen(fd, "w");
+#ifdef O_TMPFILE
+    char d[4096];
+    snprintf(d, sizeof d, "%s", path);
+    char *sl = strrchr(d, '/');
+    if (!sl) snprintf(d, sizeof d, ".");
+    else if (sl == d) d[1] = 0;
+    else *sl = 0;
+    return open(d, O_TMPFILE | O_WRONLY, 0644);
+#else
+    (void)path;
+    return -1;
+#endif
+}
+
+static int page_name(int fd, const char *path)
+{
+    char p[64];
+    snprintf(p, sizeof p, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, p, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+/* The page of run into fd (1: stdout; unnamed: an unnamed file named
+ * outpath at the end; else the new file outpath, removed on failure): 0, 1
+ * (cannot write) or 2 (over --max-size).  Written as it is made, never
+ * held in memory: to stdout through an unnamed temporary file, so that a
+ * page over --max-size is never written. */
+static int view_to_file(int fd, int unnamed, const char *outpath, const char *dir, struct an_run *run, int progress,
+                        int critpath, double max_mb, const struct view_pre *pre)
+{
+    FILE *o = fd == 1 ? tmpfile() : fdopen(fd, "w");
     uint64_t msgs = 0;
     size_t page = 0;
-    /* built in memory first: a page over --max-size is never written */
-    char *pg = NULL;
-    size_t pl = 0;
-    FILE *m = open_memstream(&pg, &pl);
-    int rc = m ? view_write(m, dir, run, progress, critpath, &msgs, &page, NULL, pre) : -1;
-    if (m && fclose(m) != 0) rc = -1;
+    int rc = o ? view_write(o, dir, run, progress, critpath, &msgs, &page, NULL, pre) : -1;
+    if (!o && pre) pre->write(pre->ctx, NULL);   /* the other processes still send their pieces */
+    if (o && fflush(o) != 0) rc = -1;
+    off_t pl = rc == 0 ? ftello(o) : 0;
     int too_big = rc == 0 && (double)pl > max_mb * 1e6;
-    if (rc == 0 && !too_big && o && fwrite(pg, 1, pl, o) != pl) rc = -1;
-    free(pg);
-    if (!o) rc = -1;
-    if (o && o != stdout && fclose(o) != 0) rc = -1;
+    if (rc == 0 && !too_big && fd == 1) {
+        char buf[65536];
+        size_t n;
+        rewind(o);
+        while ((n = fread(buf, 1, sizeof buf, o)) > 0)
+            if (fwrite(buf, 1, n, stdout) != n) rc = -1;
+        if (ferror(o) || fflush(stdout) != 0) rc = -1;
+    }
+    int exists = 0;
+    if (rc == 0 && !too_big && unnamed && page_name(fileno(o), outpath) != 0) {
+        exists = errno == EEXIST;
+        rc = -1;
+    }
+    if (o && fclose(o) != 0 && fd != 1) rc = -1;
+    if (!o && fd > 1) close(fd);
     if (too_big) {
         fprintf(stderr, "mpilens view: the page would be %.*f MB, over --max-size %g MB: serve it with "
                         "'mpilens view --serve %s', or raise --max-size\n", pl < 10000000 ? 2 : 0, pl / 1e6, max_mb, dir);
-        if (fd != 1) unlink(outpath);
+        if (fd != 1 && !unnamed) unlink(outpath);
         return 2;
     }
-    if (rc != 0) {
+    if (exists) {
+        fprintf(stderr, "mpilens view: cannot create %s: %s (an existing file is never overwritten; remove it or "
+                        "give -o)\n", outpath, strerror(EEXIST));
+    } else if (rc != 0) {
         fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
-        if (fd != 1) unlink(outpath);   /* no half-written page left behind */
+        if (fd != 1 && !unnamed) unlink(outpath);   /* no half-written page left behind */
     } else if (progress && fd != 1) {
         fprintf(stderr, "mpilens view: wrote %s (%" PRIu64 " messages on %d ranks); open it in a browser\n", outpath,
                 msgs, run->size);
     }
     return rc == 0 ? 0 : 1;
+}
+
+struct job_write {               /* a sliced view's columns, sent once (an_slice_view_write) */
+    struct an_view *mine, *merged;
+    struct an_xch *x;
+    uint64_t rounds, held;
+};
+
+static int job_columns(void *ctx, const struct an_view_out *o)
+{
+    struct job_write *j = ctx;
+    if (!j->mine) return -1;    /* sent already */
+    int rc = an_slice_view_write(j->mine, j->merged, j->x, o, &j->rounds, &j->held);
+    j->mine = NULL;
+    return rc;
 }
 
 /* `mpirun -n P mpilens view --no-critical-path DIR`: every process reads
@@ -630,9 +798,9 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
     }
     if (getenv("MPILENS_SLICE_LOG")) tool_slice_log("view", &run, x->rank, x->size);   /* tests */
     struct an_slice_report sr;
-    struct an_view *v = NULL;
+    struct an_view *v = NULL, *mine = NULL;
     int64_t first = 0;
-    an_slice_view(&run, sym_stack, sym_site, progress && x->rank == 0, &sr, &v, &first);
+    an_slice_view(&run, sym_stack, sym_site, progress && x->rank == 0, &sr, &mine, &v, &first);
     if (sr.why) {
         an_run_close(&run);
         sym_cleanup();
@@ -640,6 +808,7 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
             fprintf(stderr, "mpilens view: note: %s, so process 0 reads every rank (docs/PARALLEL.md)\n", sr.why);
         return -2;
     }
+    struct job_write jw = {mine, v, x, 0, 0};
     int rc = 0;
     if (x->rank == 0) {
         if (getenv("MPILENS_SLICE_LOG") && sr.res.passes > 1)   /* tests: the clocks were repaired in slices */
@@ -647,16 +816,26 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
                     sr.res.passes == 2 ? "" : "s");
         for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
             if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
-        struct view_pre pre = {sr.prof, v, &sr.res, first};
-        if (fd != 1 && (fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0) {
+        struct view_pre pre = {sr.prof, v, &sr.res, first, job_columns, &jw};
+        /* the page is written while the processes send their columns */
+        int unnamed = 0;
+        if (fd != 1 && (fd = page_unnamed(outpath)) >= 0) unnamed = 1;
+        else if (fd != 1) fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        if (fd < 0) {
             fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
                     errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
             rc = 1;
         } else {
-            rc = view_to_file(fd, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
+            rc = view_to_file(fd, unnamed, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
         }
+        if (jw.mine) job_columns(&jw, NULL);   /* not written: the others still send theirs */
+        if (getenv("MPILENS_SLICE_LOG"))   /* tests: process 0 got the columns in rounds */
+            fprintf(stderr, "mpilens view: columns to process 0 in %" PRIu64 " round%s, at most %" PRIu64
+                            " bytes at once\n", jw.rounds, jw.rounds == 1 ? "" : "s", jw.held);
         an_view_free(v);
         an_slice_report_free(&sr);
+    } else {
+        job_columns(&jw, NULL);
     }
     an_run_close(&run);
     sym_cleanup();
@@ -842,7 +1021,7 @@ int cmd_view(int argc, char **argv)
         an_run_close(&run);
         return 1;
     }
-    int rc = view_to_file(fd, outpath, dir, &run, progress, critpath, max_mb, NULL);
+    int rc = view_to_file(fd, 0, outpath, dir, &run, progress, critpath, max_mb, NULL);
     an_run_close(&run);
     sym_cleanup();
     return rc;

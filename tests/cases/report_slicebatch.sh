@@ -13,6 +13,12 @@
 #   at most 2 x 16 (and one event's) with MPILENS_SLICE_BATCH=16, over a
 #   thousand with the default batch (before the batches: all of them, held
 #   until the end of the read), and the report is the serial one either way.
+# - The sliced view's page: process 0 gets the calls' and messages' columns
+#   in rounds of at most MPILENS_SLICE_BATCH x 80 bytes and writes the page
+#   as they come (before: it gathered every process's columns whole): with
+#   batches of 1 the pages of p2p_patterns (both MPIs, P = 3, both engines)
+#   are the serial ones, sent in many rounds of at most 80 bytes; on the
+#   halo run with batches of 16, at most 1,280 bytes at once.
 # - Balance: on a synthetic run whose ranks 0 and 1 make 10 times the calls,
 #   process 0 of 2 reads only those two files (by count it read four), and
 #   the report is the serial one; MPILENS_SLICE_BY=ranks gives the old cut.
@@ -83,6 +89,19 @@ for dir in $dirs; do
         [ "$nb" -ge 30 ] || soft_fail "$name: $e: $nb batches in all with MPILENS_SLICE_BATCH=1, want many"
         # one record a peer and round, plus what one event adds; 2 peers out, 2 in
         assert_le "$held" 8 "$name: $e: crossing sends held at once with batches of 1"
+        # the view's page: its columns to process 0 in rounds of one record's 80 bytes
+        v=$dir.v-$e
+        [ -f "$dir.vs.html" ] || "$MPILENS" view -q --no-critical-path -o "$dir.vs.html" "$dir" 2>/dev/null ||
+            soft_fail "$name: serial view failed"
+        MPILENS_SLICE_BATCH=1 MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) \
+            "$MPILENS" view -q --no-critical-path -o "$v.html" "$dir" >/dev/null 2>"$v.err" ||
+            { soft_fail "$name: $e -n 3 sliced view: exit $?: $(head -3 "$v.err")"; continue; }
+        ! grep -q "process 0 reads every rank" "$v.err" || soft_fail "$name: $e: view not sliced: $(grep note "$v.err")"
+        cmp -s "$dir.vs.html" "$v.html" || soft_fail "$name: $e: the sliced page in rounds of 80 bytes differs: $(cmp "$dir.vs.html" "$v.html")"
+        read -r vr vh <<<"$(sed -n 's/^mpilens view: columns to process 0 in \([0-9]*\) rounds\{0,1\}, at most \([0-9]*\) bytes at once$/\1 \2/p' "$v.err")"
+        [ -n "$vr" ] || { soft_fail "$name: $e: no rounds of columns logged: $(grep -v 'process [0-9] of' "$v.err" | head -2)"; continue; }
+        [ "$vr" -ge 20 ] || soft_fail "$name: $e: the page's columns in $vr rounds with MPILENS_SLICE_BATCH=1, want many"
+        assert_le "$vh" 80 "$name: $e: bytes of columns at process 0 at once with batches of 1"
         case $name in */skew-run) ;; *) continue ;; esac   # the export: where its clocks are repaired in rounds
         o=$dir.o2-$e
         MPILENS_SLICE_BATCH=1 MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 3) \
@@ -115,6 +134,17 @@ for b in 16 default; do
         [ "$held" -ge 1000 ] || soft_fail "halo: only $held crossing sends in a default batch: the run is too small to show the bound"
     fi
 done
+
+# the halo run's page: the serial one, its columns at process 0 within a round's 1,280 bytes
+"$MPILENS" view -q --no-critical-path -o "$g.vs.html" "$g" 2>/dev/null || fail "serial view of the halo run failed"
+MPILENS_SLICE_BATCH=16 MPILENS_SLICE_LOG=1 timeout 60 $(launcher $e 2) "$MPILENS" view -q --no-critical-path \
+    -o "$g.v.html" "$g" >/dev/null 2>"$g.v.err" || soft_fail "halo: $e -n 2 sliced view: exit $?: $(head -3 "$g.v.err")"
+cmp -s "$g.vs.html" "$g.v.html" || soft_fail "halo: the sliced page in rounds differs from the serial one"
+read -r vr vh <<<"$(sed -n 's/^mpilens view: columns to process 0 in \([0-9]*\) rounds\{0,1\}, at most \([0-9]*\) bytes at once$/\1 \2/p' "$g.v.err")"
+note "halo view, batch 16: columns in ${vr:-?} rounds, at most ${vh:-?} bytes at process 0"
+[ -n "$vr" ] && [ "$vr" -ge 100 ] || soft_fail "halo: the page's columns in ${vr:-no logged} rounds, want hundreds"
+assert_le "${vh:-999999}" 1280 "halo: bytes of columns at process 0 at once with batches of 16"
+rm -f "$g.vs.html" "$g.v.html"
 
 # slices balanced by events: ranks 0 and 1 make 10 times the calls
 k=$TEST_TMP/skewed
