@@ -696,13 +696,33 @@ static int page_name(int fd, const char *path)
     return linkat(AT_FDCWD, p, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
 }
 
-/* The page of run into fd (1: stdout; unnamed: an unnamed file named
- * outpath at the end; else the new file outpath, removed on failure): 0, 1
- * (cannot write) or 2 (over --max-size).  Written as it is made, never
- * held in memory: to stdout through an unnamed temporary file, so that a
- * page over --max-size is never written. */
-static int view_to_file(int fd, int unnamed, const char *outpath, const char *dir, struct an_run *run, int progress,
-                        int critpath, double max_mb, const struct view_pre *pre)
+/* The file the page of outpath is written into, named outpath only once the
+ * page is whole (a view killed on the way leaves no page that looks
+ * complete): an unnamed file (*how 1), else, where the file system makes
+ * none, outpath.partial-PID beside it (*how 2, its name in tmp).  Fails
+ * (-1, errno) where outpath exists already or cannot be created. */
+static int page_open(const char *outpath, int *how, char *tmp, size_t ntmp)
+{
+    int fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);   /* the name is free and can be made */
+    if (fd < 0) return -1;
+    close(fd);
+    unlink(outpath);
+    if ((fd = page_unnamed(outpath)) >= 0) {
+        *how = 1;
+        return fd;
+    }
+    snprintf(tmp, ntmp, "%s.partial-%ld", outpath, (long)getpid());
+    *how = 2;
+    return open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
+}
+
+/* The page of run into fd (1: stdout; else page_open's file, how and tmp
+ * as it said, named outpath at the end): 0, 1 (cannot write) or 2 (over
+ * --max-size).  Written as it is made, never held in memory: to stdout
+ * through an unnamed temporary file, so that a page over --max-size is
+ * never written. */
+static int view_to_file(int fd, int how, const char *tmp, const char *outpath, const char *dir, struct an_run *run,
+                        int progress, int critpath, double max_mb, const struct view_pre *pre)
 {
     FILE *o = fd == 1 ? tmpfile() : fdopen(fd, "w");
     uint64_t msgs = 0;
@@ -721,16 +741,22 @@ static int view_to_file(int fd, int unnamed, const char *outpath, const char *di
         if (ferror(o) || fflush(stdout) != 0) rc = -1;
     }
     int exists = 0;
-    if (rc == 0 && !too_big && unnamed && page_name(fileno(o), outpath) != 0) {
+    if (rc == 0 && !too_big && how == 1 && page_name(fileno(o), outpath) != 0) {
         exists = errno == EEXIST;
         rc = -1;
     }
     if (o && fclose(o) != 0 && fd != 1) rc = -1;
     if (!o && fd > 1) close(fd);
+    if (how == 2) {   /* the page under its name once whole; the partial one goes */
+        if (rc == 0 && !too_big && link(tmp, outpath) != 0) {
+            exists = errno == EEXIST;
+            rc = -1;
+        }
+        unlink(tmp);
+    }
     if (too_big) {
         fprintf(stderr, "mpilens view: the page would be %.*f MB, over --max-size %g MB: serve it with "
                         "'mpilens view --serve %s', or raise --max-size\n", pl < 10000000 ? 2 : 0, pl / 1e6, max_mb, dir);
-        if (fd != 1 && !unnamed) unlink(outpath);
         return 2;
     }
     if (exists) {
@@ -738,7 +764,6 @@ static int view_to_file(int fd, int unnamed, const char *outpath, const char *di
                         "give -o)\n", outpath, strerror(EEXIST));
     } else if (rc != 0) {
         fprintf(stderr, "mpilens view: %s: cannot write the page (out of memory or disk full)\n", outpath);
-        if (fd != 1 && !unnamed) unlink(outpath);   /* no half-written page left behind */
     } else if (progress && fd != 1) {
         fprintf(stderr, "mpilens view: wrote %s (%" PRIu64 " messages on %d ranks); open it in a browser\n", outpath,
                 msgs, run->size);
@@ -818,15 +843,15 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
             if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
         struct view_pre pre = {sr.prof, v, &sr.res, first, job_columns, &jw};
         /* the page is written while the processes send their columns */
-        int unnamed = 0;
-        if (fd != 1 && (fd = page_unnamed(outpath)) >= 0) unnamed = 1;
-        else if (fd != 1) fd = open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
+        int how = 0;
+        char tmp[4200];
+        if (fd != 1) fd = page_open(outpath, &how, tmp, sizeof tmp);
         if (fd < 0) {
             fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
                     errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
             rc = 1;
         } else {
-            rc = view_to_file(fd, unnamed, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
+            rc = view_to_file(fd, how, tmp, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
         }
         if (jw.mine) job_columns(&jw, NULL);   /* not written: the others still send theirs */
         if (getenv("MPILENS_SLICE_LOG"))   /* tests: process 0 got the columns in rounds */
@@ -1014,14 +1039,16 @@ int cmd_view(int argc, char **argv)
         sym_cleanup();
         return rc;
     }
-    int fd = strcmp(outpath, "-") == 0 ? 1 : open(outpath, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    int how = 0;
+    char tmp[4200];
+    int fd = strcmp(outpath, "-") == 0 ? 1 : page_open(outpath, &how, tmp, sizeof tmp);
     if (fd < 0) {
         fprintf(stderr, "mpilens view: cannot create %s: %s%s\n", outpath, strerror(errno),
                 errno == EEXIST ? " (an existing file is never overwritten; remove it or give -o)" : "");
         an_run_close(&run);
         return 1;
     }
-    int rc = view_to_file(fd, 0, outpath, dir, &run, progress, critpath, max_mb, NULL);
+    int rc = view_to_file(fd, how, tmp, outpath, dir, &run, progress, critpath, max_mb, NULL);
     an_run_close(&run);
     sym_cleanup();
     return rc;
