@@ -174,6 +174,9 @@ struct an_slice {
     int *owner;               /* world rank -> process that reads its file, -1 no file */
     const char **host;        /* world rank -> host of its file, NULL no file */
     void *blob;               /* what the processes told each other (host, members point into it) */
+    char **files;             /* this process's block of rank files (paths), all it opened or tried */
+    unsigned nfiles;
+    int single;               /* the run is one rank file, not a directory */
 };
 
 /* Opens every readable rank file of dir (or the single rank file dir).
