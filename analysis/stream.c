@@ -703,7 +703,7 @@ static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o,
         while (!bad) {
             if (!e && !(e = an_stream_next(s))) break;
             if (e->t0 > t || o->full) break;
-            if (cc && (n & 0xff) == 0 && an_match_coll_held(m) - held0 >= o->batch) break;
+            if (cc && an_match_coll_held(m) - held0 >= o->batch) break;
             if (n == 0) *first = e->t0;
             if (e->t1 > *last) *last = e->t1;
             an_match_event(m, e);

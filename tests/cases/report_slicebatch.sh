@@ -13,6 +13,11 @@
 #   at most 2 x 16 (and one event's) with MPILENS_SLICE_BATCH=16, over a
 #   thousand with the default batch (before the batches: all of them, held
 #   until the end of the read), and the report is the serial one either way.
+#   On a synthetic run of MPI_Allreduce only (gen_ranks ... colls, 8 ranks,
+#   2,500 instances spanning both slices) at P = 2 the instances a process
+#   holds at once are at most 40 with MPILENS_SLICE_BATCH=16, over a
+#   thousand with the default batch (before: all of them, held until the
+#   end of the read, and not counted), the report the serial one.
 # - Balance: on a synthetic run whose ranks 0 and 1 make 10 times the calls,
 #   process 0 of 2 reads only those two files (by count it read four), and
 #   the report is the serial one; MPILENS_SLICE_BY=ranks gives the old cut.
@@ -113,6 +118,25 @@ for b in 16 default; do
         [ "$nb" -ge 50 ] || soft_fail "halo: only $nb batches with MPILENS_SLICE_BATCH=16"
     else
         [ "$held" -ge 1000 ] || soft_fail "halo: only $held crossing sends in a default batch: the run is too small to show the bound"
+    fi
+done
+
+# a run of collectives spanning the slices: the instances held at once within the batch
+c=$TEST_TMP/colls
+"$TEST_TMP/gen" "$c" 8 40000 colls >/dev/null || fail "gen_ranks colls"
+"$MPILENS" report -q --no-critical-path "$c" >"$c.s.txt" 2>/dev/null || fail "serial report of the colls run failed"
+for b in 16 default; do
+    env=MPILENS_XCH_STATS=1; [ $b = default ] || env="$env MPILENS_SLICE_BATCH=$b"
+    env $env timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$c" >"$c.$b.txt" 2>"$c.$b.err" ||
+        { soft_fail "colls: $e -n 2, batch $b: exit $?: $(head -3 "$c.$b.err")"; continue; }
+    cmp -s "$c.s.txt" "$c.$b.txt" || soft_fail "colls: batch $b: the sliced report differs from the serial one"
+    held=$(sed -n 's/^mpilens-mpi: process .* at most \([0-9]*\) collective instances held$/\1/p' "$c.$b.err" | sort -n | tail -1)
+    [ -n "$held" ] || { soft_fail "colls: batch $b: no count of the collective instances held"; continue; }
+    note "colls, batch $b: at most $held collective instances held"
+    if [ $b = 16 ]; then
+        assert_le "$held" 40 "colls: collective instances held at once with batches of 16"
+    else
+        [ "$held" -ge 1000 ] || soft_fail "colls: only $held instances held with the default batch: the run is too small to show the bound"
     fi
 done
 
