@@ -185,6 +185,9 @@ struct an_slice {
     int *owner;               /* world rank -> process that reads its file, -1 no file */
     const char **host;        /* world rank -> host of its file, NULL no file */
     void *blob;               /* what the processes told each other (host, members point into it) */
+    char **files;             /* this process's block of rank files (paths), all it opened or tried */
+    unsigned nfiles;
+    int single;               /* the run is one rank file, not a directory */
 };
 
 /* Opens every readable rank file of dir (or the single rank file dir).
@@ -448,6 +451,13 @@ struct an_coll_part {         /* 88 bytes */
  * NULL, *n = 0 for a communicator all of whose members are in this slice. */
 const struct an_coll_part *an_match_coll_parts(const struct an_match *m, uint32_t comm, uint64_t *n,
                                                const uint64_t **count);
+/* During a sliced read: the instances of communicators spanning slices
+ * that every member of this slice has called since the last call, each
+ * given to put (arrivals here: its share is final) and dropped, so that
+ * an_match_coll_parts gives only the later ones; an_match_coll_held: the
+ * instances still held (88 bytes each). */
+void an_match_coll_ship(struct an_match *m, void (*put)(void *ctx, const struct an_coll_part *p), void *ctx);
+uint64_t an_match_coll_held(const struct an_match *m);
 /* A send of another slice, posted in its channel after the earlier ones
  * of its sender (feed them in the sender's order).  Its receive is checked
  * for causality against s->at (counted in repaired/repairable) and, with
@@ -522,6 +532,17 @@ struct an_slice_sends {
     size_t *nout;
     struct an_send_rec *in;
     size_t nin;
+    const struct an_slice_coll *coll;   /* if set (on every process): reads ship instances (below) */
+};
+/* A spanning communicator's instances in the rounds of a sliced read
+ * (slice_report.c): each round, after the crossing sends, the instances
+ * every member of a slice has called go to the process owner(ctx, comm)
+ * names (one all-to-all), which gets them in in(ctx, parts, n).  A round
+ * also ends when a process's held instances grew by a batch. */
+struct an_slice_coll {
+    void *ctx;
+    int (*owner)(void *ctx, uint32_t comm);
+    void (*in)(void *ctx, const struct an_coll_part *p, size_t n);
 };
 void an_slice_sends_free(struct an_slice_sends *xs, int nprocs);
 /* A sliced run (an_run_open_slice), collective: every process reads its

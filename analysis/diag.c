@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "exchange.h"
 
 /* The working state of one rank while the diagnosis is made. */
 struct rk {
@@ -39,6 +40,7 @@ struct rk {
     int64_t t_gone;           /* when it was seen gone, ns since origin */
     int64_t t_last;           /* last activity in the live slots, INT64_MIN if none */
     int in_mpi;               /* some thread was inside an MPI call */
+    int pid, state;           /* from the header (h is NULL where a slice sent the rank) */
 };
 
 /* The common time line of the diagnosis: each clock moved by its MPI_Init
@@ -251,7 +253,7 @@ static int process_alive(const struct rk *r)
 static int is_external_kill(const struct rk *r)
 {
     const struct ml_failure *fl = &r->fl;
-    return fl->kind == ML_FAIL_SIGNAL && (fl->flags & ML_FAILF_SENDER) && (int64_t)fl->addr != r->h->pid &&
+    return fl->kind == ML_FAIL_SIGNAL && (fl->flags & ML_FAILF_SENDER) && (int64_t)fl->addr != r->pid &&
            (fl->signo == SIGTERM || fl->signo == SIGINT || fl->signo == SIGHUP || fl->signo == SIGKILL ||
             fl->signo == SIGQUIT);
 }
@@ -280,36 +282,41 @@ static int int_cmp(const void *a, const void *b)
 
 /* ---- the diagnosis ------------------------------------------------------- */
 
-/* Which ranks failed, which first, which were killed after it. */
-static void classify(struct rk *rs, unsigned n, int64_t origin, struct an_diag *d)
+/* How rank r ended, from its own file alone: failed, vanished, when. */
+static void classify_rank(struct rk *r, int64_t origin)
+{
+    r->t_fail = INT64_MAX;
+    int st = r->state;
+    r->alive = st == ML_STATE_RUNNING ? process_alive(r) : 0;
+    last_activity(r, origin);
+    if (r->fl.kind == ML_FAIL_VANISHED) {
+        /* written by mpilens run: the process ended without a record */
+        r->vanished = 1;
+        r->stamped = 1;
+        r->look = (uint32_t)r->fl.code;
+        r->t_gone = r->fl.ticks ? since(r->f, r->fl.ticks, origin) : INT64_MAX;
+    } else if (r->fl.kind != ML_FAIL_NONE) {
+        int soft = (r->fl.flags & ML_FAILF_SOFT) != 0;
+        /* a soft record counts when the process did not get to
+         * MPI_Finalize and is gone */
+        r->failed = !soft || (st != ML_STATE_FINALIZED && r->alive != 1);
+        if (r->failed && r->fl.ticks) r->t_fail = since(r->f, r->fl.ticks, origin);
+    } else if (st == ML_STATE_EXITED) {
+        r->failed = 1;                /* left without MPI_Finalize, no record */
+    } else if (st == ML_STATE_RUNNING && r->alive == 0) {
+        r->vanished = 1;
+    }
+    if (!r->stamped) r->t_gone = INT64_MAX;
+}
+
+/* Which ranks failed, which first, which were killed after it: from the
+ * ranks' own verdicts (classify_rank), without their files. */
+static void classify_job(struct rk *rs, unsigned n, struct an_diag *d)
 {
     unsigned nfailed = 0, nvanished = 0;
     for (unsigned i = 0; i < n; i++) {
-        struct rk *r = &rs[i];
-        r->t_fail = INT64_MAX;
-        int st = r->h->state;
-        r->alive = st == ML_STATE_RUNNING ? process_alive(r) : 0;
-        last_activity(r, origin);
-        if (r->fl.kind == ML_FAIL_VANISHED) {
-            /* written by mpilens run: the process ended without a record */
-            r->vanished = 1;
-            r->stamped = 1;
-            r->look = (uint32_t)r->fl.code;
-            r->t_gone = r->fl.ticks ? since(r->f, r->fl.ticks, origin) : INT64_MAX;
-        } else if (r->fl.kind != ML_FAIL_NONE) {
-            int soft = (r->fl.flags & ML_FAILF_SOFT) != 0;
-            /* a soft record counts when the process did not get to
-             * MPI_Finalize and is gone */
-            r->failed = !soft || (st != ML_STATE_FINALIZED && r->alive != 1);
-            if (r->failed && r->fl.ticks) r->t_fail = since(r->f, r->fl.ticks, origin);
-        } else if (st == ML_STATE_EXITED) {
-            r->failed = 1;            /* left without MPI_Finalize, no record */
-        } else if (st == ML_STATE_RUNNING && r->alive == 0) {
-            r->vanished = 1;
-        }
-        if (!r->stamped) r->t_gone = INT64_MAX;
-        nfailed += r->failed;
-        nvanished += r->vanished;
+        nfailed += rs[i].failed;
+        nvanished += rs[i].vanished;
     }
     /* the first failure: the earliest one not caused from outside */
     int first = -1;
@@ -440,22 +447,25 @@ static int fill_threads(const struct rk *r, int64_t origin, an_site_namer site, 
     return 0;
 }
 
-static void record_free(struct an_diag_record *o)
+static void record_free(struct an_diag_record *o, int owned)
 {
-    free(o->site);
-    free(o->where);
-    for (unsigned i = 0; i < o->nframes; i++) free(o->frames[i]);
+    if (owned) {
+        free(o->site);
+        free(o->where);
+        for (unsigned i = 0; i < o->nframes; i++) free(o->frames[i]);
+    }
     free(o->frames);
 }
 
 void an_diag_free(struct an_diag *d)
 {
+    int owned = !d->blob;             /* strings point into the blob of a sliced diagnosis */
     for (unsigned i = 0; i < d->n; i++) {
         struct an_diag_rank *r = &d->ranks[i];
-        record_free(&r->rec);
-        for (unsigned k = 0; k < r->nthreads; k++) free(r->threads[k].site);
+        record_free(&r->rec, owned);
+        for (unsigned k = 0; owned && k < r->nthreads; k++) free(r->threads[k].site);
         free(r->threads);
-        mlr_close(d->files[i]);
+        if (d->files) mlr_close(d->files[i]);
     }
     free(d->ranks);
     free(d->files);
@@ -465,7 +475,112 @@ void an_diag_free(struct an_diag *d)
     free(d->order);
     free(d->nofile);
     free(d->verdict);
+    free(d->blob);
     memset(d, 0, sizeof *d);
+}
+
+/* Opens path as r: 0, or the reader's error. */
+static int rk_open(struct rk *r, const char *path)
+{
+    memset(r, 0, sizeof *r);
+    int e = mlr_open(path, &r->f);
+    if (e) return e;
+    r->h = mlr_header(r->f);
+    r->rank = mlr_rank(r->f);
+    r->pid = (int)r->h->pid;
+    r->state = r->h->state;
+    load_failure(r);
+    return 0;
+}
+
+/* line ("FILE: why; skipped", malloc'd) and the rank the file's name says
+ * (rank-N.mlt, else -1) added to the files that could not be read. */
+static void skip_push(struct an_diag *d, char *line, int rk)
+{
+    char **p = line ? realloc(d->skipped, (d->nskipped + 1) * sizeof *p) : NULL;
+    int *sr = p ? realloc(d->skipped_rank, (d->nskipped + 1) * sizeof *sr) : NULL;
+    if (p) d->skipped = p;
+    if (sr) d->skipped_rank = sr;
+    if (!p || !sr) {
+        free(line);
+        return;
+    }
+    p[d->nskipped] = line;
+    sr[d->nskipped++] = rk;
+}
+
+static void skip_add(struct an_diag *d, const char *path, const char *why, int rk)
+{
+    size_t l = strlen(path) + strlen(why) + 16;
+    char *line = malloc(l);
+    if (line) snprintf(line, l, "%s: %s; skipped", path, why);
+    skip_push(d, line, rk);
+}
+
+static int name_rank(const char *path)
+{
+    const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    int rk = -1;
+    return sscanf(base, "rank-%d.mlt", &rk) == 1 ? rk : -1;
+}
+
+/* What rank r's own file says (classify_rank done), its names resolved;
+ * -1 when out of memory. */
+static int rank_fill(const struct rk *r, int64_t origin, an_site_namer site, an_addr_namer addr,
+                     struct an_diag_rank *o)
+{
+    o->rank = r->rank;
+    o->pid = r->pid;
+    o->host = mlr_host(r->f);
+    o->state = r->state;
+    o->exit_status = r->h->exit_status;
+    o->stamped = r->stamped;
+    o->t_gone = r->t_gone;
+    o->alive = r->alive;
+    return fill_record(r, site, addr, &o->rec) != 0 || fill_threads(r, origin, site, o) != 0 ? -1 : 0;
+}
+
+/* How rank r ended in the job (classify_job done), counted in d. */
+static void rank_judge(const struct rk *r, struct an_diag_rank *o, struct an_diag *d)
+{
+    o->end = r->failed                       ? AN_DIAG_FAILED
+             : r->vanished                   ? AN_DIAG_VANISHED
+             : r->state == ML_STATE_FINALIZED ? AN_DIAG_FINALIZED
+             : r->alive == 1                 ? AN_DIAG_RUNNING
+                                             : AN_DIAG_UNKNOWN;
+    o->collateral = r->collateral;
+    o->vfirst = r->vfirst;
+    o->t_fail = r->t_fail;
+    o->t_after = r->t_after;
+    d->nfinalized += r->state == ML_STATE_FINALIZED;
+    d->nrunning += r->state == ML_STATE_RUNNING;
+    /* a non-zero exit status after MPI_Finalize (an uncaught Python
+     * exception under mpi4py, exit(1) after the end of MPI) */
+    if (r->state == ML_STATE_FINALIZED && o->exit_status != 0 && d->nbad_exit++ == 0) {
+        d->bad_rank = r->rank;
+        d->bad_status = o->exit_status;
+    }
+}
+
+/* World ranks without a file: the gaps between those with one; -1 when
+ * out of memory. */
+static int find_nofile(struct an_diag *d)
+{
+    unsigned n = d->n;
+    int *have = malloc(sizeof(int) * (n ? n : 1));
+    unsigned nh = 0;
+    for (unsigned i = 0; have && i < n; i++)
+        if (d->ranks[i].rank >= 0 && d->ranks[i].rank < d->size) have[nh++] = d->ranks[i].rank;
+    if (have) qsort(have, nh, sizeof *have, int_cmp);
+    d->nofile = have ? malloc(sizeof *d->nofile * (nh + 1)) : NULL;
+    int next = 0;                     /* the lowest rank not yet accounted for */
+    for (unsigned i = 0; d->nofile && i <= nh; i++) {
+        int upto = i < nh ? have[i] : d->size;
+        if (upto > next) d->nofile[d->nnofile++] = (struct an_diag_span){next, upto - 1};
+        if (i < nh && have[i] + 1 > next) next = have[i] + 1;
+    }
+    free(have);
+    return d->nofile ? 0 : -1;
 }
 
 int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct an_diag *d)
@@ -492,30 +607,14 @@ int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct
     unsigned n = 0;
     int64_t origin = INT64_MAX;
     for (unsigned i = 0; rs && i < nfiles; i++) {
-        struct mlr_file *f;
-        int e = mlr_open(files[i], &f);
+        int e = rk_open(&rs[n], files[i]);
         if (e) {
-            if (d->single) continue;
-            char **p = realloc(d->skipped, (d->nskipped + 1) * sizeof *p);
-            if (!p) continue;
-            d->skipped = p;
-            int *sr = realloc(d->skipped_rank, (d->nskipped + 1) * sizeof *sr);
-            if (!sr) continue;
-            d->skipped_rank = sr;
-            const char *base = strrchr(files[i], '/') ? strrchr(files[i], '/') + 1 : files[i];
-            int rk = -1;
-            sr[d->nskipped] = sscanf(base, "rank-%d.mlt", &rk) == 1 ? rk : -1;
-            size_t l = strlen(files[i]) + strlen(mlr_strerror(e)) + 16;
-            if ((p[d->nskipped] = malloc(l))) snprintf(p[d->nskipped++], l, "%s: %s; skipped", files[i], mlr_strerror(e));
+            if (!d->single) skip_add(d, files[i], mlr_strerror(e), name_rank(files[i]));
             continue;
         }
         struct rk *r = &rs[n++];
-        r->f = f;
-        r->h = mlr_header(f);
-        r->rank = mlr_rank(f);
-        load_failure(r);
         if (r->h->size > d->size) d->size = r->h->size;
-        int64_t o = aligned_ns(f, r->h->anchor0_ns);
+        int64_t o = aligned_ns(r->f, r->h->anchor0_ns);
         if (o < origin) origin = o;
     }
     if (err == 0) mlr_dir_free(&md);
@@ -529,57 +628,15 @@ int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct
     }
     d->n = n;
     for (unsigned i = 0; i < n; i++) d->files[i] = rs[i].f;
-    classify(rs, n, origin, d);
+    for (unsigned i = 0; i < n; i++) classify_rank(&rs[i], origin);
+    classify_job(rs, n, d);
     int oom = !d->order;
-
     for (unsigned i = 0; i < n; i++) {
-        const struct rk *r = &rs[i];
-        struct an_diag_rank *o = &d->ranks[i];
-        o->rank = r->rank;
-        o->pid = (int)r->h->pid;
-        o->host = mlr_host(r->f);
-        o->state = r->h->state;
-        o->exit_status = r->h->exit_status;
-        o->end = r->failed                             ? AN_DIAG_FAILED
-                 : r->vanished                         ? AN_DIAG_VANISHED
-                 : r->h->state == ML_STATE_FINALIZED ? AN_DIAG_FINALIZED
-                 : r->alive == 1                       ? AN_DIAG_RUNNING
-                                                       : AN_DIAG_UNKNOWN;
-        o->collateral = r->collateral;
-        o->vfirst = r->vfirst;
-        o->stamped = r->stamped;
-        o->t_gone = r->t_gone;
-        o->t_fail = r->t_fail;
-        o->t_after = r->t_after;
-        o->alive = r->alive;
-        if (fill_record(r, site, addr, &o->rec) != 0 || fill_threads(r, origin, site, o) != 0) oom = 1;
-        d->nfinalized += r->h->state == ML_STATE_FINALIZED;
-        d->nrunning += r->h->state == ML_STATE_RUNNING;
-        /* a non-zero exit status after MPI_Finalize (an uncaught Python
-         * exception under mpi4py, exit(1) after the end of MPI) */
-        if (r->h->state == ML_STATE_FINALIZED && r->h->exit_status != 0 && d->nbad_exit++ == 0) {
-            d->bad_rank = r->rank;
-            d->bad_status = r->h->exit_status;
-        }
+        if (rank_fill(&rs[i], origin, site, addr, &d->ranks[i])) oom = 1;
+        rank_judge(&rs[i], &d->ranks[i], d);
     }
     snprintf(d->mpi_impl, sizeof d->mpi_impl, "%.*s", (int)sizeof rs[0].h->mpi_impl, rs[0].h->mpi_impl);
-    /* world ranks without a file: the gaps between those with one */
-    if (d->size > 0 && !d->single) {
-        int *have = malloc(sizeof(int) * n);
-        unsigned nh = 0;
-        for (unsigned i = 0; have && i < n; i++)
-            if (rs[i].rank >= 0 && rs[i].rank < d->size) have[nh++] = rs[i].rank;
-        if (have) qsort(have, nh, sizeof *have, int_cmp);
-        d->nofile = have ? malloc(sizeof *d->nofile * (nh + 1)) : NULL;
-        int next = 0;                 /* the lowest rank not yet accounted for */
-        for (unsigned i = 0; d->nofile && i <= nh; i++) {
-            int upto = i < nh ? have[i] : d->size;
-            if (upto > next) d->nofile[d->nnofile++] = (struct an_diag_span){next, upto - 1};
-            if (i < nh && have[i] + 1 > next) next = have[i] + 1;
-        }
-        if (!d->nofile) oom = 1;
-        free(have);
-    }
+    if (d->size > 0 && !d->single && find_nofile(d)) oom = 1;
     free(rs);
     if (oom) {
         an_diag_free(d);
@@ -590,6 +647,306 @@ int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct
     return 0;
 }
 
+/* ---- in slices: each process its own files, process 0 the job ---------- */
+
+struct wbuf {                         /* what a process sends process 0 */
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+static void put(struct wbuf *b, const void *v, size_t len)
+{
+    if (b->oom) return;
+    if (b->n + len > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->n + len) cap *= 2;
+        char *t = realloc(b->p, cap);
+        if (!t) {
+            b->oom = 1;
+            return;
+        }
+        b->p = t;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->n, v, len);
+    b->n += len;
+}
+
+static void put_str(struct wbuf *b, const char *s)   /* a flag byte, then s and its NUL */
+{
+    uint8_t has = s != NULL;
+    put(b, &has, 1);
+    if (s) put(b, s, strlen(s) + 1);
+}
+
+struct rbuf {
+    char *p, *end;
+    int bad;
+};
+
+static void get(struct rbuf *b, void *v, size_t len)
+{
+    if (b->bad || (size_t)(b->end - b->p) < len) {
+        b->bad = 1;
+        memset(v, 0, len);
+        return;
+    }
+    memcpy(v, b->p, len);
+    b->p += len;
+}
+
+static char *get_str(struct rbuf *b)   /* points into the buffer */
+{
+    uint8_t has = 0;
+    get(b, &has, 1);
+    if (!has || b->bad) return NULL;
+    char *s = b->p, *z = memchr(s, 0, (size_t)(b->end - s));
+    if (!z) {
+        b->bad = 1;
+        return NULL;
+    }
+    b->p = z + 1;
+    return s;
+}
+
+struct wrank {                        /* a rank's verdict and what it names, fixed part */
+    int32_t rank, pid, state, exit_status, alive, stamped, failed, vanished, in_mpi, external_kill;
+    uint32_t look, nslots, nthreads, nframes, hasfl;
+    int64_t t_fail, t_gone, t_last;
+    char signal_name[24], code_name[24];
+};
+
+struct wthread {
+    uint64_t tid;
+    int64_t start, end;
+    uint32_t slot, doing, has_start, has_end;
+};
+
+static void pack_rank(struct wbuf *b, const struct rk *r, const struct an_diag_rank *o)
+{
+    static const struct ml_failure zero;
+    struct wrank w;
+    memset(&w, 0, sizeof w);
+    w.rank = r->rank;
+    w.pid = r->pid;
+    w.state = r->state;
+    w.exit_status = o->exit_status;
+    w.alive = r->alive;
+    w.stamped = r->stamped;
+    w.failed = r->failed;
+    w.vanished = r->vanished;
+    w.in_mpi = r->in_mpi;
+    w.external_kill = o->rec.external_kill;
+    w.look = r->look;
+    w.nslots = o->nslots;
+    w.nthreads = o->nthreads;
+    w.nframes = o->rec.nframes;
+    w.hasfl = memcmp(&r->fl, &zero, sizeof zero) != 0;   /* most ranks have none */
+    w.t_fail = r->t_fail;
+    w.t_gone = r->t_gone;
+    w.t_last = r->t_last;
+    memcpy(w.signal_name, o->rec.signal_name, sizeof w.signal_name);
+    memcpy(w.code_name, o->rec.code_name, sizeof w.code_name);
+    put(b, &w, sizeof w);
+    if (w.hasfl) put(b, &r->fl, sizeof r->fl);
+    put_str(b, o->host);
+    put_str(b, o->rec.routine);
+    put_str(b, o->rec.site);
+    put_str(b, o->rec.where);
+    put_str(b, o->rec.code_text);
+    for (unsigned i = 0; i < o->rec.nframes; i++) put_str(b, o->rec.frames[i]);
+    for (unsigned i = 0; i < o->nthreads; i++) {
+        const struct an_diag_thread *t = &o->threads[i];
+        struct wthread wt = {t->tid, t->start, t->end, t->slot, (uint32_t)t->doing, (uint32_t)t->has_start,
+                             (uint32_t)t->has_end};
+        put(b, &wt, sizeof wt);
+        put_str(b, t->routine);
+        put_str(b, t->site);
+    }
+}
+
+/* The inverse of pack_rank; -1 when the block is bad or out of memory. */
+static int unpack_rank(struct rbuf *b, struct rk *r, struct an_diag_rank *o)
+{
+    struct wrank w;
+    get(b, &w, sizeof w);
+    if (b->bad || w.nframes > 32 || w.nthreads > w.nslots || w.nthreads > (size_t)(b->end - b->p)) return -1;
+    memset(r, 0, sizeof *r);
+    r->rank = o->rank = w.rank;
+    r->pid = o->pid = w.pid;
+    r->state = o->state = w.state;
+    o->exit_status = w.exit_status;
+    r->alive = o->alive = w.alive;
+    r->stamped = o->stamped = w.stamped;
+    r->failed = w.failed;
+    r->vanished = w.vanished;
+    r->in_mpi = w.in_mpi;
+    r->look = w.look;
+    r->t_fail = w.t_fail;
+    r->t_gone = o->t_gone = w.t_gone;
+    r->t_last = w.t_last;
+    if (w.hasfl) get(b, &r->fl, sizeof r->fl);
+    memcpy(&o->rec.fl, &r->fl, sizeof r->fl);
+    o->rec.external_kill = w.external_kill;
+    memcpy(o->rec.signal_name, w.signal_name, sizeof w.signal_name);
+    memcpy(o->rec.code_name, w.code_name, sizeof w.code_name);
+    o->rec.signal_name[sizeof o->rec.signal_name - 1] = 0;
+    o->rec.code_name[sizeof o->rec.code_name - 1] = 0;
+    o->host = get_str(b);
+    o->rec.routine = get_str(b);
+    o->rec.site = get_str(b);
+    o->rec.where = get_str(b);
+    o->rec.code_text = get_str(b);
+    if (!o->host) o->host = "";
+    if (w.nframes && !(o->rec.frames = calloc(w.nframes, sizeof *o->rec.frames))) return -1;
+    o->rec.nframes = w.nframes;
+    for (unsigned i = 0; i < w.nframes; i++)
+        if (!(o->rec.frames[i] = get_str(b))) o->rec.frames[i] = "";
+    o->nslots = w.nslots;
+    o->threads = calloc(w.nthreads ? w.nthreads : 1, sizeof *o->threads);
+    if (!o->threads) return -1;
+    o->nthreads = w.nthreads;
+    for (unsigned i = 0; i < w.nthreads; i++) {
+        struct an_diag_thread *t = &o->threads[i];
+        struct wthread wt;
+        get(b, &wt, sizeof wt);
+        t->tid = wt.tid;
+        t->start = wt.start;
+        t->end = wt.end;
+        t->slot = wt.slot;
+        t->doing = (enum an_diag_doing)wt.doing;
+        t->has_start = (int)wt.has_start;
+        t->has_end = (int)wt.has_end;
+        t->routine = get_str(b);
+        t->site = get_str(b);
+        if (!t->routine) t->routine = "";
+        if (!t->site) t->site = "";
+    }
+    return b->bad ? -1 : 0;
+}
+
+int an_diag_load_slice(const struct an_run *run, an_site_namer site, an_addr_namer addr, struct an_diag *d)
+{
+    const struct an_slice *sl = run->slice;
+    struct an_xch *x = sl->x;
+    int P = x->size;
+    memset(d, 0, sizeof *d);
+    d->first = -1;
+    d->bad_rank = -1;
+    d->single = sl->single;
+    /* this process's files, as an_diag_load opens them */
+    struct rk *rs = calloc(sl->nfiles + 1, sizeof *rs);
+    if (!rs) x->fail(x, "mpilens report: out of memory");
+    unsigned n = 0;
+    int64_t v[2] = {INT64_MAX, 0};    /* the origin, the world size */
+    for (unsigned i = 0; i < sl->nfiles; i++) {
+        int e = rk_open(&rs[n], sl->files[i]);
+        if (e) {
+            if (!d->single) skip_add(d, sl->files[i], mlr_strerror(e), name_rank(sl->files[i]));
+            continue;
+        }
+        struct rk *r = &rs[n++];
+        if (r->h->size > v[1]) v[1] = r->h->size;
+        int64_t o = aligned_ns(r->f, r->h->anchor0_ns);
+        if (o < v[0]) v[0] = o;
+    }
+    x->reduce_i64(x, v, 1, AN_XCH_MIN);
+    x->reduce_i64(x, v + 1, 1, AN_XCH_MAX);
+    int64_t origin = v[0];
+    d->size = (int)v[1];
+    /* each rank judged and named here, sent to process 0 */
+    struct wbuf b = {0};
+    uint32_t hd[2] = {n, d->nskipped};
+    char impl[33] = "";
+    if (n) snprintf(impl, sizeof impl, "%.*s", (int)sizeof rs[0].h->mpi_impl, rs[0].h->mpi_impl);
+    put(&b, hd, sizeof hd);
+    put(&b, impl, sizeof impl);
+    for (unsigned i = 0; i < d->nskipped; i++) {
+        int32_t k = d->skipped_rank[i];
+        put(&b, &k, sizeof k);
+        put_str(&b, d->skipped[i]);
+    }
+    for (unsigned i = 0; i < n; i++) {
+        struct an_diag_rank o;
+        memset(&o, 0, sizeof o);
+        classify_rank(&rs[i], origin);
+        if (rank_fill(&rs[i], origin, site, addr, &o)) b.oom = 1;
+        pack_rank(&b, &rs[i], &o);
+        record_free(&o.rec, 1);
+        for (unsigned k = 0; k < o.nthreads; k++) free(o.threads[k].site);
+        free(o.threads);
+        mlr_close(rs[i].f);
+    }
+    an_diag_free(d);
+    free(rs);
+    if (b.oom) x->fail(x, "mpilens report: out of memory");
+    void *all = NULL;
+    size_t *lens = calloc((size_t)P, sizeof *lens);
+    if (!lens || x->gather(x, b.p, b.n, &all, lens)) x->fail(x, "mpilens report: the exchange failed");
+    free(b.p);
+    if (x->rank != 0) {
+        free(lens);
+        return 1;
+    }
+
+    /* process 0: the job from every process's ranks, in file order */
+    d->first = -1;
+    d->bad_rank = -1;
+    d->single = sl->single;
+    d->size = (int)v[1];
+    d->blob = all;
+    unsigned total = 0;
+    int bad = 0;
+    char *q = all;
+    for (int p = 0; p < P; p++) {     /* the ranks in all, to size the arrays */
+        uint32_t h2[2] = {0, 0};
+        if (lens[p] >= sizeof h2) memcpy(h2, q, sizeof h2);
+        else bad = 1;
+        total += h2[0];
+        q += lens[p];
+    }
+    rs = calloc(total + 1, sizeof *rs);
+    d->ranks = calloc(total + 1, sizeof *d->ranks);
+    if (!rs || !d->ranks) x->fail(x, "mpilens report: out of memory");
+    q = all;
+    for (int p = 0; p < P && !bad; p++) {
+        struct rbuf rb = {q, q + lens[p], 0};
+        uint32_t h2[2];
+        char im[33];
+        get(&rb, h2, sizeof h2);
+        get(&rb, im, sizeof im);
+        im[32] = 0;
+        if (h2[0] && d->n == 0) snprintf(d->mpi_impl, sizeof d->mpi_impl, "%s", im);
+        for (uint32_t i = 0; i < h2[1] && !rb.bad; i++) {
+            int32_t k;
+            get(&rb, &k, sizeof k);
+            const char *s = get_str(&rb);
+            if (s) skip_push(d, strdup(s), k);
+        }
+        for (uint32_t i = 0; i < h2[0] && !bad; i++) {
+            if (d->n >= total || unpack_rank(&rb, &rs[d->n], &d->ranks[d->n])) bad = 1;
+            else d->n++;
+        }
+        if (rb.bad || rb.p != rb.end) bad = 1;
+        q += lens[p];
+    }
+    free(lens);
+    if (bad) x->fail(x, "mpilens report: the processes of the analysis disagree (bad exchange)");
+    if (d->n == 0) {
+        free(rs);
+        an_diag_free(d);
+        return -1;
+    }
+    classify_job(rs, d->n, d);
+    int oom = !d->order;
+    for (unsigned i = 0; i < d->n; i++) rank_judge(&rs[i], &d->ranks[i], d);
+    if (d->size > 0 && !d->single && find_nofile(d)) oom = 1;
+    free(rs);
+    if (oom) x->fail(x, "mpilens report: out of memory");
+    if (!d->single) d->verdict = an_deadlock_verdict(run->dir, d->verdict_when, sizeof d->verdict_when);
+    return 0;
+}
 /* ---- for `mpilens run`: the ranks still alive ---------------------------- */
 
 int an_diag_status(const char *dir, int *failed, int **pids, unsigned *npids)

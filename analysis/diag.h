@@ -114,7 +114,9 @@ struct an_diag {
     int bad_rank, bad_status; /* the first of those */
     char *verdict;            /* DIR/deadlock.txt of the live monitor (an_deadlock_verdict), or NULL */
     char verdict_when[64];
-    struct mlr_file **files;  /* n, open while d lives: host and routine names point into them */
+    struct mlr_file **files;  /* n, open while d lives: host and routine names point into them;
+                               * NULL in a sliced diagnosis (an_diag_load_slice) */
+    void *blob;               /* a sliced diagnosis: what the processes sent, where its strings point */
 };
 
 /* Reads dir (a run directory or one rank file) and diagnoses it; call
@@ -122,6 +124,14 @@ struct an_diag {
  * no readable rank file (nothing to free then). */
 int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct an_diag *d);
 void an_diag_free(struct an_diag *d);
+/* The same for a run opened in slices (an_run_open_slice, collective;
+ * docs/PARALLEL.md): each process diagnoses the ranks of its own block of
+ * rank files (their failure records, live slots and call sites, named
+ * there), and process 0 judges the job from what they send (which rank
+ * failed first, which were killed after it) and gets the serial
+ * diagnosis: 0 there, or -1 when no rank file is readable; the other
+ * processes get 1 and nothing to free. */
+int an_diag_load_slice(const struct an_run *run, an_site_namer site, an_addr_namer addr, struct an_diag *d);
 
 /* For `mpilens run` while and after the launcher runs (no symbols, no live
  * slots): ranks with a final failure record, and the pids of the ranks that

@@ -44,7 +44,7 @@ static void s_fail(struct an_xch *x, const char *msg)
 
 struct an_xch *an_xch_serial(void)
 {
-    static struct an_xch x = {0, 1, 0, NULL, s_reduce, s_gather, s_bcast, s_alltoall, s_fail, 0, 0, 0};
+    static struct an_xch x = {0, 1, 0, NULL, s_reduce, s_gather, s_bcast, s_alltoall, s_fail, 0, 0, 0, 0};
     return &x;
 }
 

@@ -38,6 +38,9 @@ struct an_xch {
      * the most crossing-send records this process held at once (its
      * outgoing batches and the one that came in). */
     uint64_t batches, batch_held;
+    /* the most instances of communicators spanning slices a process held
+     * at once, as arrivals of its slice or in its windows as their owner */
+    uint64_t coll_held;
     /* CPU seconds this process spent inside the exchange's calls (MPI
      * spins while it waits for the others): bench/report_bench subtracts
      * it to get each process's own work */

@@ -965,6 +965,11 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
     run->slice = sl;
     sl->x = x;
     sl->blob = all;
+    sl->single = d.files == single;
+    sl->files = calloc((size_t)(fhi - flo) + 1, sizeof *sl->files);
+    if (!sl->files) x->fail(x, "mpilens: out of memory");
+    for (int i = flo; i < fhi; i++)
+        if (!(sl->files[sl->nfiles++] = strdup(d.files[i]))) x->fail(x, "mpilens: out of memory");
     /* as an_run_open: problems file by file, the job most files belong to */
     struct job *jobs = calloc(d.n ? d.n : 1, sizeof *jobs);
     unsigned njobs = 0;
@@ -1120,6 +1125,8 @@ void an_run_close(struct an_run *run)
         free(run->slice->owner);
         free(run->slice->host);
         free(run->slice->blob);
+        for (unsigned i = 0; i < run->slice->nfiles; i++) free(run->slice->files[i]);
+        free(run->slice->files);
         free(run->slice);
     }
     memset(run, 0, sizeof *run);

@@ -147,13 +147,18 @@ struct cstate {                  /* collectives of one communicator */
     unsigned cap, head, len;
     int overflow;
     int remote;                  /* a sliced run: members in other slices (an_match_coll_parts) */
-    struct an_coll_part *part;   /* remote: this slice's arrivals per instance */
+    struct an_coll_part *part;   /* remote: this slice's arrivals per instance, from pbase on */
     uint64_t npart, cappart;
+    uint64_t pbase;              /* remote: the instances before it went to the owner (an_match_coll_ship) */
+    uint32_t *local;             /* remote: positions of this slice's members (nlocal), when first shipped */
+    uint32_t nlocal;
+    int local_set;
 };
 
 struct an_match {
     struct an_run *run;
     struct an_sink sink;
+    uint64_t parts_held;         /* a sliced run: instances of spanning communicators held (cstate.part) */
     int repair;
     struct rstate *rs;
     struct chan **tab;
@@ -1366,6 +1371,8 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     if (!cs->count && !(cs->count = calloc(cm->size, sizeof *cs->count))) return;
     uint64_t k = cs->count[pos]++;
     if (cs->remote) {           /* members in other slices: this slice's share of instance k */
+        if (k < cs->pbase) return;   /* cannot happen: shipped once every member here called it */
+        k -= cs->pbase;
         if (k >= cs->cappart) {
             uint64_t cap = cs->cappart ? cs->cappart * 2 : 16;
             while (cap <= k) cap *= 2;
@@ -1375,12 +1382,15 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
             cs->part = t;
             cs->cappart = cap;
         }
-        if (k >= cs->npart) cs->npart = k + 1;
+        if (k >= cs->npart) {
+            m->parts_held += k + 1 - cs->npart;
+            cs->npart = k + 1;
+        }
         struct an_coll_part *q = &cs->part[k];
         an_coll_arrive(&q->fa, q->arrived == 0, e->t0, r->rank, end->name, end->site);
         if (q->arrived == 0) {
             q->comm = comm;
-            q->index = k;
+            q->index = cs->pbase + k;
             q->first = q->last = e->t0;
             q->end = e->t1;
         } else {
@@ -1758,6 +1768,7 @@ struct an_match *an_match_clone(const struct an_match *m, const struct an_sink *
         d->base = s->base;
         d->overflow = s->overflow;
         d->remote = s->remote;
+        d->pbase = s->pbase;
         if (s->npart) {
             if (!(d->part = malloc(s->npart * sizeof *d->part))) goto fail;
             memcpy(d->part, s->part, s->npart * sizeof *d->part);
@@ -1844,6 +1855,49 @@ const struct an_coll_part *an_match_coll_parts(const struct an_match *m, uint32_
     *n = cs && cs->remote ? cs->npart : 0;
     *count = cs && cs->remote ? cs->count : NULL;
     return cs && cs->remote ? cs->part : NULL;
+}
+
+/* The positions of cs's members whose files this slice reads. */
+static void local_members(const struct an_match *m, uint32_t comm, struct cstate *cs)
+{
+    const struct an_run *run = m->run;
+    const struct an_comm *cm = &run->comms[comm];
+    int me = run->slice->x->rank;
+    cs->local_set = 1;
+    cs->local = malloc((cm->size ? cm->size : 1) * sizeof *cs->local);
+    for (uint32_t k = 0; cs->local && k < cm->size; k++) {
+        int w = cm->world ? (int)k : cm->members ? cm->members[k] : -1;
+        if (w >= 0 && w < run->size && run->slice->owner[w] == me) cs->local[cs->nlocal++] = k;
+    }
+}
+
+void an_match_coll_ship(struct an_match *m, void (*put)(void *ctx, const struct an_coll_part *p), void *ctx)
+{
+    for (unsigned c = 0; m->run->slice && c < m->run->ncomms; c++) {
+        struct cstate *cs = &m->cs[c];
+        if (!cs->remote || !cs->npart) continue;
+        if (!cs->local_set) local_members(m, c, cs);
+        if (!cs->local || !cs->count) continue;
+        /* the instances every member here called: this slice's share is complete */
+        uint64_t lo = UINT64_MAX;
+        for (uint32_t i = 0; i < cs->nlocal; i++)
+            if (cs->count[cs->local[i]] < lo) lo = cs->count[cs->local[i]];
+        if (lo == UINT64_MAX || lo <= cs->pbase) continue;
+        uint64_t d = lo - cs->pbase;
+        if (d > cs->npart) d = cs->npart;
+        for (uint64_t k = 0; k < d; k++)
+            if (cs->part[k].arrived) put(ctx, &cs->part[k]);
+        memmove(cs->part, cs->part + d, (size_t)(cs->npart - d) * sizeof *cs->part);
+        memset(cs->part + (cs->npart - d), 0, (size_t)d * sizeof *cs->part);
+        cs->npart -= d;
+        cs->pbase += d;
+        m->parts_held -= d;
+    }
+}
+
+uint64_t an_match_coll_held(const struct an_match *m)
+{
+    return m->parts_held;
 }
 
 void an_match_finish(struct an_match *m)
@@ -2012,6 +2066,7 @@ void an_match_free(struct an_match *m)
         free(m->cs[i].count);
         free(m->cs[i].win);
         free(m->cs[i].part);
+        free(m->cs[i].local);
     }
     for (struct psend *s = m->free_s, *n; s; s = n) {
         n = s->next;

@@ -85,6 +85,125 @@ static int found_add(struct found *f, const struct an_finding *x)
     return 0;
 }
 
+/* Arrivals q of another slice (or combined ones) into in, as the serial
+ * matcher would have counted them all in one instance. */
+static void part_merge(struct an_coll_part *in, const struct an_coll_part *q)
+{
+    /* the other slice's first arrival, then its first of another routine */
+    an_coll_arrive(&in->fa, 0, q->fa.t0, q->fa.rank, q->fa.name, q->fa.site);
+    if (q->fa.rankb >= 0) an_coll_arrive(&in->fa, 0, q->fa.t0b, q->fa.rankb, q->fa.nameb, q->fa.siteb);
+    if (q->first < in->first) in->first = q->first;
+    if (q->last > in->last) in->last = q->last;
+    if (q->end > in->end) in->end = q->end;
+    in->arrived += q->arrived;
+    in->bytes += q->bytes;
+}
+
+/* ---- a spanning communicator's instances during the read ----------------
+ * Each round of a sliced read (analysis/stream.c) brings the owner of a
+ * communicator the instances whose members in some slice all called them;
+ * the owner combines them and completes, in index order, those every
+ * member reached, as the serial window does (an instance is completed only
+ * once all earlier ones are).  What is left at the end of the read (an
+ * incomplete instance and those after it) goes through colls_complete with
+ * the last arrivals. */
+struct ccomm {
+    struct an_coll_part *w;          /* instances base.., arrived 0: nothing came yet */
+    uint64_t base;
+    size_t len, cap;
+};
+
+struct comb {
+    const struct an_run *run;
+    const struct an_sink *sink;
+    struct ccomm *c;                 /* per communicator */
+    uint64_t instances, mismatch;    /* completed here during the read */
+    struct found fd;
+    int oom;
+    size_t held, held_max;           /* instances in the windows */
+};
+
+static int comb_owner(void *ctx, uint32_t comm)
+{
+    const struct comb *cb = ctx;
+    return comm_owner(cb->run, &cb->run->comms[comm]);
+}
+
+static void comb_emit(struct comb *cb, const struct an_coll_part *in)
+{
+    if (in->fa.rankb >= 0) {   /* as the serial matcher finds it (match.c coll_mismatch) */
+        struct an_finding f;
+        an_coll_mismatch(&in->fa, in->comm, in->index, &f);
+        cb->mismatch++;
+        if (found_add(&cb->fd, &f)) cb->oom = 1;
+    }
+    cb->instances++;
+    if (cb->sink->coll) {
+        struct an_coll ac = {in->comm, in->index, in->fa.name, cb->run->comms[in->comm].size, in->first, in->last,
+                             in->end, in->bytes};
+        cb->sink->coll(cb->sink->ctx, &ac);
+    }
+}
+
+static void comb_in(void *ctx, const struct an_coll_part *p, size_t n)
+{
+    struct comb *cb = ctx;
+    for (size_t i = 0; i < n && !cb->oom; i++) {
+        const struct an_coll_part *q = &p[i];
+        if (q->comm >= cb->run->ncomms || q->index < cb->c[q->comm].base) {
+            cb->oom = 1;   /* a slice shipped an instance twice: cannot happen */
+            break;
+        }
+        struct ccomm *c = &cb->c[q->comm];
+        uint64_t j = q->index - c->base;
+        if (j >= c->cap) {
+            size_t cap = c->cap ? c->cap * 2 : 16;
+            while (cap <= j) cap *= 2;
+            struct an_coll_part *t = realloc(c->w, cap * sizeof *t);
+            if (!t) {
+                cb->oom = 1;
+                break;
+            }
+            memset(t + c->cap, 0, (cap - c->cap) * sizeof *t);
+            c->w = t;
+            c->cap = cap;
+        }
+        if (j >= c->len) {
+            cb->held += j + 1 - c->len;
+            c->len = j + 1;
+        }
+        if (c->w[j].arrived == 0) c->w[j] = *q;
+        else part_merge(&c->w[j], q);
+    }
+    if (cb->held > cb->held_max) cb->held_max = cb->held;
+    /* the instances every member reached, in order, up to the first one not */
+    for (unsigned k = 0; k < cb->run->ncomms; k++) {
+        struct ccomm *c = &cb->c[k];
+        size_t d = 0;
+        while (d < c->len && c->w[d].arrived >= cb->run->comms[k].size) comb_emit(cb, &c->w[d++]);
+        if (!d) continue;
+        memmove(c->w, c->w + d, (c->len - d) * sizeof *c->w);
+        memset(c->w + (c->len - d), 0, d * sizeof *c->w);
+        c->len -= d;
+        c->base += d;
+        cb->held -= d;
+    }
+}
+
+static void comb_reset(struct comb *cb, const struct an_run *run, const struct an_sink *sink)
+{
+    for (unsigned k = 0; cb->c && k < cb->run->ncomms; k++) free(cb->c[k].w);
+    free(cb->c);
+    free(cb->fd.v);
+    size_t hm = cb->held_max;
+    memset(cb, 0, sizeof *cb);
+    cb->held_max = hm;
+    cb->run = run;
+    cb->sink = sink;
+    cb->c = calloc(run->ncomms + 1, sizeof *cb->c);
+    if (!cb->c) cb->oom = 1;
+}
+
 /* The instances of the communicators whose owner this process is, from
  * every slice's arrivals (parts sorted by comm, index): completed ones fed
  * to sink as the serial matcher feeds them, the counters and the findings
@@ -108,17 +227,7 @@ static int64_t colls_complete(const struct an_run *run, struct an_coll_part *pt,
         memset(&inc, 0, sizeof inc);
         while (i < np && pt[i].comm == comm) {
             struct an_coll_part in = pt[i++];
-            while (i < np && pt[i].comm == comm && pt[i].index == in.index) {
-                const struct an_coll_part *q = &pt[i++];
-                /* the other slice's first arrival, then its first of another routine */
-                an_coll_arrive(&in.fa, 0, q->fa.t0, q->fa.rank, q->fa.name, q->fa.site);
-                if (q->fa.rankb >= 0) an_coll_arrive(&in.fa, 0, q->fa.t0b, q->fa.rankb, q->fa.nameb, q->fa.siteb);
-                if (q->first < in.first) in.first = q->first;
-                if (q->last > in.last) in.last = q->last;
-                if (q->end > in.end) in.end = q->end;
-                in.arrived += q->arrived;
-                in.bytes += q->bytes;
-            }
+            while (i < np && pt[i].comm == comm && pt[i].index == in.index) part_merge(&in, &pt[i++]);
             if (in.fa.rankb >= 0) {   /* as the serial matcher finds it (match.c coll_mismatch) */
                 struct an_finding f;
                 an_coll_mismatch(&in.fa, comm, in.index, &f);
@@ -225,6 +334,12 @@ int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer 
     uint64_t remote = 0, cancels = 0;
     struct an_slice_sends xs;
     memset(&xs, 0, sizeof xs);
+    /* the spanning communicators' instances completed during the read */
+    struct comb cb;
+    memset(&cb, 0, sizeof cb);
+    struct an_slice_coll cc = {&cb, comb_owner, comb_in};
+    comb_reset(&cb, run, &sink);
+    xs.coll = &cc;
     struct an_match *m = an_slice_match(run, &sink, progress, &remote, &cancels, &xs);
     struct an_match_stats st = *an_match_stats(m);
     int64_t why = 0;
@@ -243,6 +358,7 @@ int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer 
         an_profile_free(prof);
         if (!(prof = an_profile_new(run))) x->fail(x, "mpilens report: out of memory");
         sink = read_sink(run, prof, hook, &tee);
+        comb_reset(&cb, run, &sink);
         uint64_t before = x->bytes;
         snprintf(what, sizeof what, "repairing clocks (round %u)", ++rep.rounds);
         m = an_slice_round(run, &sink, &xs, progress, what);
@@ -321,6 +437,27 @@ int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer 
         free(pout[p]);
         free(cout[p]);
     }
+    /* with what the rounds left in the windows: completed as before */
+    if (cb.oom) x->fail(x, "mpilens report: out of memory (or a bad exchange) completing collectives");
+    {
+        size_t nw = 0;
+        for (unsigned c = 0; c < run->ncomms; c++)
+            for (size_t k = 0; k < cb.c[c].len; k++) nw += cb.c[c].w[k].arrived > 0;
+        char *t = nw ? realloc(pin, (np + nw) * sizeof(struct an_coll_part)) : pin;
+        if (nw && !t) x->fail(x, "mpilens report: out of memory");
+        pin = t;
+        for (unsigned c = 0; c < run->ncomms; c++)
+            for (size_t k = 0; k < cb.c[c].len; k++)
+                if (cb.c[c].w[k].arrived) ((struct an_coll_part *)pin)[np++] = cb.c[c].w[k];
+    }
+    st.coll_instances += cb.instances;
+    st.coll_mismatch += cb.mismatch;
+    for (unsigned i = 0; i < cb.fd.n; i++)
+        if (found_add(&fd, &cb.fd.v[i])) x->fail(x, "mpilens report: out of memory");
+    if (cb.held_max > x->coll_held) x->coll_held = cb.held_max;   /* MPILENS_XCH_STATS */
+    for (unsigned k = 0; k < run->ncomms; k++) free(cb.c[k].w);
+    free(cb.c);
+    free(cb.fd.v);
     free(pout);
     free(cout);
     free(plen);

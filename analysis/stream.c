@@ -613,20 +613,70 @@ static void outbox_put(void *ctx, const struct an_send_rec *s)
 
 static void outbox_drop(void *ctx, const struct an_send_rec *s) {}
 
+struct partbox {                 /* instances of spanning communicators, per owning process */
+    const struct an_slice_coll *cc;
+    struct an_coll_part **p;
+    size_t *n, *cap;
+    int oom;
+};
+
+static void partbox_put(void *ctx, const struct an_coll_part *q)
+{
+    struct partbox *b = ctx;
+    int to = b->cc->owner(b->cc->ctx, q->comm);
+    if (to < 0) return;
+    if (b->n[to] == b->cap[to]) {
+        size_t cap = b->cap[to] ? b->cap[to] * 2 : 256;
+        struct an_coll_part *t = realloc(b->p[to], cap * sizeof *t);
+        if (!t) {
+            b->oom = 1;
+            return;
+        }
+        b->p[to] = t;
+        b->cap[to] = cap;
+    }
+    b->p[to][b->n[to]++] = *q;
+}
+
+/* The round's instances to their owners (collective): those every member
+ * of this slice has called; what came is given to cc->in. */
+static void parts_exchange(struct an_xch *x, struct an_match *m, struct partbox *b, size_t *outlen, size_t *inlen,
+                           int bad)
+{
+    int P = x->size;
+    if (!bad) an_match_coll_ship(m, partbox_put, b);
+    for (int p = 0; p < P; p++) outlen[p] = bad || b->oom ? 0 : b->n[p] * sizeof(struct an_coll_part);
+    void *in = NULL;
+    if (x->alltoall(x, (void *const *)b->p, outlen, &in, inlen) != 0) x->fail(x, "mpilens: the exchange failed");
+    size_t total = 0;
+    for (int p = 0; p < P; p++) {
+        total += inlen[p];
+        b->n[p] = 0;
+    }
+    if (!bad && total) b->cc->in(b->cc->ctx, in, total / sizeof(struct an_coll_part));
+    free(in);
+}
+
 /* One read of this slice fed to m, which has repair set and its sink: the
  * sends to other slices exchanged in rounds during it (above) and the
  * other slices' sends posted in their channels as they come.  *nremote:
  * the sends of other slices posted; first/last: the earliest start and
  * latest end this slice read.  Collective; a failure anywhere ends the
  * job. */
-static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o, int progress, const char *what,
-                       uint64_t *nremote, int64_t *first, int64_t *last)
+static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o, const struct an_slice_coll *cc,
+                       int progress, const char *what, uint64_t *nremote, int64_t *first, int64_t *last)
 {
     struct an_xch *x = run->slice->x;
     int P = x->size;
     struct an_stream *s = an_stream_new(run);
     size_t *outlen = calloc((size_t)P, sizeof *outlen), *inlen = calloc((size_t)P, sizeof *inlen);
-    int64_t bad = !s || !outlen || !inlen;
+    struct partbox pb = {cc, NULL, NULL, NULL, 0};
+    if (cc) {
+        pb.p = calloc((size_t)P, sizeof *pb.p);
+        pb.n = calloc((size_t)P, sizeof *pb.n);
+        pb.cap = calloc((size_t)P, sizeof *pb.cap);
+    }
+    int64_t bad = !s || !outlen || !inlen || (cc && (!pb.p || !pb.n || !pb.cap));
     an_match_set_outbox(m, outbox_put, o);
     /* the first window: a 64th of the run's span (by the headers) */
     int64_t span[2];
@@ -647,9 +697,13 @@ static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o,
     *nremote = 0;
     for (;;) {
         o->full = 0;
+        /* a round also ends when the instances held grew by a batch (a
+         * member here that stopped calling holds the later ones back) */
+        uint64_t held0 = an_match_coll_held(m), pfill = 0;
         while (!bad) {
             if (!e && !(e = an_stream_next(s))) break;
             if (e->t0 > t || o->full) break;
+            if (cc && an_match_coll_held(m) - held0 >= o->batch) break;
             if (n == 0) *first = e->t0;
             if (e->t1 > *last) *last = e->t1;
             an_match_event(m, e);
@@ -657,6 +711,10 @@ static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o,
             e = NULL;
         }
         bad |= o->oom;
+        if (cc) {
+            pfill = an_match_coll_held(m) - held0;
+            if (an_match_coll_held(m) > x->coll_held) x->coll_held = an_match_coll_held(m);
+        }
         /* the batch: every process's sends to each other one, in its order */
         size_t fill = 0, held = 0;
         for (int p = 0; p < P; p++) {
@@ -678,6 +736,11 @@ static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o,
         for (size_t i = 0; !bad && i < nin; i++) an_match_remote_send(m, (const struct an_send_rec *)in + i);
         *nremote += nin;
         free(in);
+        if (cc) {
+            parts_exchange(x, m, &pb, outlen, inlen, (int)bad);
+            bad |= pb.oom;
+            if (pfill > fill) fill = pfill;
+        }
         /* where the next round ends: the earliest position plus the window */
         int64_t v[3] = {e ? e->t0 : INT64_MAX, -(int64_t)fill, -bad};
         x->reduce_i64(x, v, 3, AN_XCH_MIN);
@@ -690,6 +753,10 @@ static void slice_read(struct an_run *run, struct an_match *m, struct outbox *o,
     an_progress_done(&pr);
     an_match_set_outbox(m, outbox_drop, NULL);   /* the batches are done */
     an_stream_free(s);
+    for (int p = 0; pb.p && p < P; p++) free(pb.p[p]);
+    free(pb.p);
+    free(pb.n);
+    free(pb.cap);
     free(outlen);
     free(inlen);
 }
@@ -730,8 +797,8 @@ static int slice_pass(struct an_run *run, const struct an_sink *sink, int progre
 /* A read with the exchange (slice_read) with a fresh matcher, finished;
  * NULL only where the job already failed. */
 static struct an_match *slice_matched(struct an_run *run, const struct an_sink *sink, int progress, const char *what,
-                                      uint64_t *nremote, uint64_t *cancels, uint64_t *shipped, int64_t *first,
-                                      int64_t *last)
+                                      const struct an_slice_coll *cc, uint64_t *nremote, uint64_t *cancels,
+                                      uint64_t *shipped, int64_t *first, int64_t *last)
 {
     struct an_xch *x = run->slice->x;
     struct outbox o;
@@ -740,7 +807,7 @@ static struct an_match *slice_matched(struct an_run *run, const struct an_sink *
     /* the clocks repaired as the serial matcher does (any repair: the
      * caller repairs them across the slices, an_slice_repair) */
     an_match_set_repair(m, 1);
-    slice_read(run, m, &o, progress, what, nremote, first, last);
+    slice_read(run, m, &o, cc, progress, what, nremote, first, last);
     if (cancels) *cancels = o.cancels;
     if (shipped) *shipped = o.shipped;
     outbox_free(&o);
@@ -770,7 +837,7 @@ int an_slice_check(struct an_run *run, const struct an_sink *sink, int progress,
     /* one read, fed to sink, every receive checked against its send as the
      * batches bring it (repair on): if nothing was repaired anywhere, the
      * clocks it read are the headers', final */
-    struct an_match *m = slice_matched(run, sink, progress, "writing", &nremote, NULL, &shipped, &first, &last);
+    struct an_match *m = slice_matched(run, sink, progress, "writing", NULL, &nremote, NULL, &shipped, &first, &last);
     const struct an_match_stats *st = an_match_stats(m);
     int64_t v[5] = {(int64_t)st->repairable, (int64_t)(st->repaired - st->repairable), -first, last,
                     (int64_t)shipped};
@@ -816,7 +883,8 @@ struct an_match *an_slice_round(struct an_run *run, const struct an_sink *sink, 
 {
     uint64_t nremote = 0;
     int64_t first, last;
-    struct an_match *m = slice_matched(run, sink, progress, what, &nremote, NULL, NULL, &first, &last);
+    struct an_match *m = slice_matched(run, sink, progress, what, xs ? xs->coll : NULL, &nremote, NULL, NULL, &first,
+                                       &last);
     if (xs) xs->nin = nremote;
     return m;
 }
@@ -865,7 +933,8 @@ struct an_match *an_slice_match(struct an_run *run, const struct an_sink *sink, 
      * cancelled meanwhile left the channel either way; a send cancelled
      * before its batch left was taken back). */
     int64_t first, last;
-    struct an_match *m = slice_matched(run, sink, progress, "reading", remote, cancels, NULL, &first, &last);
+    struct an_match *m = slice_matched(run, sink, progress, "reading", keep ? keep->coll : NULL, remote, cancels,
+                                       NULL, &first, &last);
     if (keep) keep->nin = *remote;
     return m;
 }

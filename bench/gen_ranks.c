@@ -3,7 +3,7 @@
  * rank files (format/mlformat.h) of a halo-exchange program, as large as
  * asked, without running MPI.
  *
- *   gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR]
+ *   gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls]
  *
  * writes DIR/rank-00000.mlt ... with about EVENTS events in all.  Each rank
  * repeats: Irecv from both neighbours, Isend to both, Waitall (the two
@@ -13,7 +13,9 @@
  * 0 unmatched and needs no clock repair.  HEAVY:FACTOR: ranks 0 to
  * HEAVY - 1 make FACTOR times the calls (2 to 10), the extra ones MPI_Wtime
  * between steps (a skewed run, for the slices balanced by events); EVENTS
- * then counts the steps as if every rank were light.
+ * then counts the steps as if every rank were light.  colls: a step is
+ * only an MPI_Allreduce on MPI_COMM_WORLD and an MPI_Wtime (a run of
+ * collectives, for the instances of a communicator spanning slices).
  *
  *   gen_ranks --live DIR RANKS SCENARIO [PID]
  *
@@ -143,6 +145,8 @@ static void p2p(struct out *o, uint16_t routine, uint32_t site, uint64_t t0, uin
     if (req) memcpy(p + 1, &req, 8);
 }
 
+static int colls_only;          /* "colls": a run of MPI_Allreduce only */
+
 static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsigned extra, uint64_t *events)
 {
     char path[4096];
@@ -241,6 +245,16 @@ static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsign
     for (uint64_t s = 0; s < steps; s++) {
         /* a step is 10 us; sends start in the first 2 us, receives end after 4 us */
         uint64_t b = t + s * 10000;
+        if (colls_only) {   /* "colls": an MPI_Allreduce and an MPI_Wtime a step */
+            struct ml_rec *r = rec(o, ML_REC_COLL, 4, R_ALLREDUCE, 10, b + 7000, b + 8000);
+            struct ml_coll *c = (struct ml_coll *)(r + 1);
+            c->comm = 0;
+            c->dtype = 0;
+            c->root = ML_PEER_NONE;
+            c->bytes = 8;
+            rec(o, ML_REC_CALL, 2, R_WTIME, 11, b + 9000, b + 9050);
+            continue;
+        }
         uint32_t bytes = 8u << (s % 12);         /* 8 B ... 16 KiB */
         p2p(o, R_IRECV, 3, b + 100, b + 300, left, 1, 1u << 16, 0x1000 + 2 * s % 64 + 1);
         p2p(o, R_IRECV, 4, b + 400, b + 600, right, 2, 1u << 16, 0x1000 + 2 * s % 64 + 2);
@@ -291,11 +305,13 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--live")) return gen_live(argc, argv);
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR]\n       gen_ranks --live DIR RANKS SCENARIO [PID]\n");
+        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls]\n"
+                        "       gen_ranks --live DIR RANKS SCENARIO [PID]\n");
         return 2;
     }
     int heavy = 0, factor = 1;
-    if (argc == 5 && (sscanf(argv[4], "%d:%d", &heavy, &factor) != 2 || heavy < 0 || factor < 2 || factor > 10)) {
+    if (argc == 5 && !strcmp(argv[4], "colls")) colls_only = 1;
+    else if (argc == 5 && (sscanf(argv[4], "%d:%d", &heavy, &factor) != 2 || heavy < 0 || factor < 2 || factor > 10)) {
         fprintf(stderr, "gen_ranks: HEAVY:FACTOR, e.g. 64:10 (ranks 0-63 make 10 times the calls; FACTOR 2 to 10)\n");
         return 2;
     }
@@ -308,7 +324,7 @@ int main(int argc, char **argv)
     }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) die(dir);
     /* events per step: 5 + 2/4 + 1/16 + 1 = 6.5625 */
-    uint64_t steps = (uint64_t)((double)want / size / 6.5625);
+    uint64_t steps = (uint64_t)((double)want / size / (colls_only ? 2 : 6.5625));
     uint64_t events = 0;
     /* a heavy rank's extra calls per step: (FACTOR - 1) x 6.5625, at most 59 (they fit 9.1-9.99 us) */
     unsigned extra = (unsigned)((factor - 1) * 6.5625 + 0.5);

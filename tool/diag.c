@@ -334,6 +334,14 @@ int diag_print(const char *dir, FILE *out)
 {
     struct an_diag g;
     if (load(dir, &g) != 0) return -1;
+    int rc = diag_print_diag(dir, &g, out);
+    an_diag_free(&g);
+    return rc;
+}
+
+int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
+{
+    const struct an_diag g = *gp;
     const struct an_diag_rank *rs = g.ranks;
     unsigned n = g.n;
     for (unsigned i = 0; i < g.nskipped; i++) fprintf(out, "%s\n", g.skipped[i]);
@@ -398,9 +406,7 @@ int diag_print(const char *dir, FILE *out)
             else
                 fprintf(out, "\nrank %d: no rank file (it died before its first MPI call, could not create it or wrote elsewhere)\n", k);
         }
-    int rc = g.nfailed || g.nvanished || g.nskipped ? 1 : 0;
-    an_diag_free(&g);
-    return rc;
+    return g.nfailed || g.nvanished || g.nskipped ? 1 : 0;
 }
 
 /* ---- the same as JSON (docs/REPORT.md, "failures") --------------------------- */
@@ -593,6 +599,17 @@ int diag_json(const char *dir, FILE *o, int whole)
 {
     struct an_diag g;
     int loaded = load(dir, &g) == 0;
+    int rc = diag_json_diag(dir, loaded ? &g : NULL, o, whole);
+    if (loaded) an_diag_free(&g);
+    return rc;
+}
+
+int diag_json_diag(const char *dir, const struct an_diag *gp, FILE *o, int whole)
+{
+    struct an_diag g;
+    int loaded = gp != NULL;
+    if (loaded) g = *gp;
+    else memset(&g, 0, sizeof g);
     if (!loaded && whole) return -1;
     if (whole) {
         fprintf(o, "{\n  \"mpilens_report\": 1,\n  \"dir\": ");
@@ -674,9 +691,7 @@ int diag_json(const char *dir, FILE *o, int whole)
         fputc('}', o);
     }
     fprintf(o, "]%s\n", whole ? "\n}" : ",");
-    int rc = g.nfailed || g.nvanished ? 1 : 0;
-    an_diag_free(&g);
-    return rc;
+    return g.nfailed || g.nvanished ? 1 : 0;
 }
 
 /* ---- for `mpilens run`: leftovers after the launcher ---------------------- */

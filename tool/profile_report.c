@@ -11,6 +11,7 @@
 
 #include "analysis.h"
 #include "critpath_report.h"
+#include "diag.h"
 #include "exchange.h"
 #include "json_out.h"
 #include "profile_report.h"
@@ -82,6 +83,8 @@ struct report {
     char **find_site;             /* a sliced run: each finding's call site, named by its rank's owner */
     const struct ml_header *h0;   /* a sliced run: the lowest rank's header */
     int refed;                    /* profile and critical path fed by a pass with the final clocks */
+    int diag_given;               /* a sliced run: the failure diagnosis made in slices, */
+    const struct an_diag *diag;   /* here (NULL: no rank file readable) */
 };
 
 static const char *site_name(const struct report *rp, int rank, uint32_t site, char *b, size_t n)
@@ -803,7 +806,9 @@ static void report_json(FILE *o, const struct report *rp)
             an_profile_calls(rp->prof), st->unfinished, first == INT64_MAX ? 0 : first,
             last == INT64_MIN ? 0 : last, last > first ? an_wsub(last, first) : 0);
     tool_deadlock_json(o, rp->dir, 0);   /* the live monitor's verdict, or null */
-    diag_json(rp->dir, o, 0);   /* "failure_summary", "failures", "other_ranks" */
+    /* "failure_summary", "failures", "other_ranks" */
+    if (rp->diag_given) diag_json_diag(rp->dir, rp->diag, o, 0);
+    else diag_json(rp->dir, o, 0);
     fprintf(o, "  \"input_problems\": [");
     int k = 0;
     for (const char *p = an_run_problem(run, NULL); p; p = an_run_problem(run, p)) {
@@ -1061,15 +1066,35 @@ int report_sliced(const char *dir, FILE *out, const struct report_opts *opts)
     rp.all = opts->all;
     struct an_run run;
     if (an_run_open_slice(dir, x, &run) != 0) {
+        if (x->rank == 0 && !opts->json && diag_print(dir, out) >= 0) fputc('\n', out);   /* as the serial report */
         for (const char *p = an_run_problem(&run, NULL); x->rank == 0 && p; p = an_run_problem(&run, p))
             fprintf(stderr, "mpilens report: %s\n", p);
         an_run_close(&run);
+        sym_cleanup();
         return 1;
     }
     if (getenv("MPILENS_SLICE_LOG")) tool_slice_log("report", &run, x->rank, x->size);   /* tests */
+    /* the failure diagnosis: each process its own rank files, process 0 the job */
+    struct an_diag dg;
+    int dl = run.slice ? an_diag_load_slice(&run, sym_site, sym_addr, &dg) : -1;
+    if (getenv("MPILENS_SLICE_LOG") && run.slice) {   /* tests: the files each process diagnosed */
+        char line[4096];
+        size_t o = (size_t)snprintf(line, sizeof line, "mpilens report: diagnosis: process %d of %d read", x->rank,
+                                    x->size);
+        for (unsigned i = 0; i < run.slice->nfiles && o < sizeof line; i++) {
+            const char *f = strrchr(run.slice->files[i], '/');
+            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : run.slice->files[i]);
+        }
+        fprintf(stderr, "%s\n", line);
+    }
+    if (x->rank == 0 && !opts->json && dl == 0) {
+        diag_print_diag(dir, &dg, out);
+        fputc('\n', out);
+    }
     struct an_slice_report sr;
     an_slice_report(&run, sym_stack, sym_site, opts->progress && x->rank == 0, &sr);
     if (sr.why) {
+        if (x->rank == 0 && dl == 0) an_diag_free(&dg);
         an_run_close(&run);
         sym_cleanup();
         if (x->rank == 0)
@@ -1088,9 +1113,12 @@ int report_sliced(const char *dir, FILE *out, const struct report_opts *opts)
         rp.res = sr.res;
         rp.find_site = sr.find_site;
         rp.h0 = &sr.h0;
+        rp.diag_given = 1;
+        rp.diag = dl == 0 ? &dg : NULL;
         if (opts->json) report_json(out, &rp);
         else report_text(out, &rp);
         an_slice_report_free(&sr);
+        if (dl == 0) an_diag_free(&dg);
     }
     an_run_close(&run);
     sym_cleanup();

@@ -26,7 +26,8 @@ int report_profile_opts(const char *dir, FILE *out, const struct report_opts *op
 
 /* The same, as one process of an analysis job of several (tool_xch,
  * docs/PARALLEL.md): each process reads its slice of the rank files,
- * process 0 writes the report (out is used there only).  Collective.
+ * process 0 writes the report (out is used there only), the failure
+ * diagnosis first (text), made in slices (an_diag_load_slice).  Collective.
  * Returns the exit status, or -2 when the sliced result could differ from
  * the serial one (a note on stderr says why): then process 0 analyses the
  * run alone (report_profile_opts) and the others are done.  Without the

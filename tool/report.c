@@ -89,12 +89,7 @@ static int report_job(const char *dir, const char *outpath, const struct report_
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);   /* every process stops, or none */
     int rc = 1;
     if (!bad) {
-        if (x->rank == 0 && !ro->json) {
-            int d = diag_print(dir, out);
-            sym_cleanup();
-            if (d >= 0) fputc('\n', out);
-        }
-        rc = report_sliced(dir, out, ro);
+        rc = report_sliced(dir, out, ro);   /* the failure diagnosis first, made in slices too */
         if (rc == -2) {   /* not the serial result in slices: process 0 alone */
             if (x->rank != 0) return 0;
             rc = report_profile_opts(dir, out, ro);

@@ -37,6 +37,12 @@ int diag_print(const char *dir, FILE *out);
  * indented by 2 and followed by a comma, for report --json to embed.
  * Returns as diag_print; with whole, -1 writes nothing. */
 int diag_json(const char *dir, FILE *out, int whole);
+/* The same two from a diagnosis already made (an_diag_load, or
+ * an_diag_load_slice at process 0 of a sliced report); g NULL: none could
+ * be made (diag_json writes its empty members, diag_print_diag needs one). */
+struct an_diag;
+int diag_print_diag(const char *dir, const struct an_diag *g, FILE *out);
+int diag_json_diag(const char *dir, const struct an_diag *g, FILE *out, int whole);
 /* For `mpilens run` while or after the launcher runs: *failed = ranks with a
  * final failure record, *alive = ranks that have not finalized or exited
  * and whose process is still alive on this host (pid checked against the

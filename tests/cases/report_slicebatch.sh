@@ -19,6 +19,11 @@
 #   batches of 1 the pages of p2p_patterns (both MPIs, P = 3, both engines)
 #   are the serial ones, sent in many rounds of at most 80 bytes; on the
 #   halo run with batches of 16, at most 1,280 bytes at once.
+#   On a synthetic run of MPI_Allreduce only (gen_ranks ... colls, 8 ranks,
+#   2,500 instances spanning both slices) at P = 2 the instances a process
+#   holds at once are at most 40 with MPILENS_SLICE_BATCH=16, over a
+#   thousand with the default batch (before: all of them, held until the
+#   end of the read, and not counted), the report the serial one.
 # - Balance: on a synthetic run whose ranks 0 and 1 make 10 times the calls,
 #   process 0 of 2 reads only those two files (by count it read four), and
 #   the report is the serial one; MPILENS_SLICE_BY=ranks gives the old cut.
@@ -145,6 +150,24 @@ note "halo view, batch 16: columns in ${vr:-?} rounds, at most ${vh:-?} bytes at
 [ -n "$vr" ] && [ "$vr" -ge 100 ] || soft_fail "halo: the page's columns in ${vr:-no logged} rounds, want hundreds"
 assert_le "${vh:-999999}" 1280 "halo: bytes of columns at process 0 at once with batches of 16"
 rm -f "$g.vs.html" "$g.v.html"
+# a run of collectives spanning the slices: the instances held at once within the batch
+c=$TEST_TMP/colls
+"$TEST_TMP/gen" "$c" 8 40000 colls >/dev/null || fail "gen_ranks colls"
+"$MPILENS" report -q --no-critical-path "$c" >"$c.s.txt" 2>/dev/null || fail "serial report of the colls run failed"
+for b in 16 default; do
+    env=MPILENS_XCH_STATS=1; [ $b = default ] || env="$env MPILENS_SLICE_BATCH=$b"
+    env $env timeout 60 $(launcher $e 2) "$MPILENS" report -q --no-critical-path "$c" >"$c.$b.txt" 2>"$c.$b.err" ||
+        { soft_fail "colls: $e -n 2, batch $b: exit $?: $(head -3 "$c.$b.err")"; continue; }
+    cmp -s "$c.s.txt" "$c.$b.txt" || soft_fail "colls: batch $b: the sliced report differs from the serial one"
+    held=$(sed -n 's/^mpilens-mpi: process .* at most \([0-9]*\) collective instances held$/\1/p' "$c.$b.err" | sort -n | tail -1)
+    [ -n "$held" ] || { soft_fail "colls: batch $b: no count of the collective instances held"; continue; }
+    note "colls, batch $b: at most $held collective instances held"
+    if [ $b = 16 ]; then
+        assert_le "$held" 40 "colls: collective instances held at once with batches of 16"
+    else
+        [ "$held" -ge 1000 ] || soft_fail "colls: only $held instances held with the default batch: the run is too small to show the bound"
+    fi
+done
 
 # slices balanced by events: ranks 0 and 1 make 10 times the calls
 k=$TEST_TMP/skewed

@@ -61,11 +61,12 @@ int main(int argc, char **argv)
         getrusage(RUSAGE_SELF, &ru);
         fprintf(stderr,
                 "mpilens-mpi: process %d of %d sent %llu bytes; cpu %.2f s, peak RSS %.1f MiB; "
-                "%llu batches, at most %llu crossing sends held; %.2f s of cpu in the exchange\n",
+                "%llu batches, at most %llu crossing sends held; %.2f s of cpu in the exchange; "
+                "at most %llu collective instances held\n",
                 x->rank, x->size, (unsigned long long)x->bytes,
                 (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6,
                 ru.ru_maxrss / 1024.0, (unsigned long long)x->batches, (unsigned long long)x->batch_held,
-                x->xch_cpu);
+                x->xch_cpu, (unsigned long long)x->coll_held);
     }
     fflush(stdout);
     an_xch_mpi_end(x);
