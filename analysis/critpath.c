@@ -22,8 +22,8 @@
  * current stretch began (a hop: the node taken from another rank's edge
  * value is its parent); what it gained since is the difference between
  * its ledger now and the ledger then (one ledger per rank, by routine and
- * region, shared by the six measures; a version of it is a write count in
- * a segment of its history, never a copy).  An edge value holds the rank's ledger and
+ * region, shared by the six measures, copied only when written while an
+ * edge value holds it).  An edge value holds the rank's ledger and
  * stretch starts as they were; the stretch is made a node (closed) only
  * when another rank's path takes the edge, or at the end for the path's
  * last rank.  What stays alive is the ranks' current histories, which
@@ -69,37 +69,26 @@ struct node {                 /* a closed stretch of one rank, or the start of o
  * all six measures, an entry per slot of the rank's own (cp_rank.lkey,
  * lmask): a region's computation (run time and computation), a routine's
  * useful time (run time and communication) and, for a routine that sends,
- * three more: its bytes, bandwidth and latency cost.  The rank keeps it
- * whole (cp_rank.led); edge values and the starts of the rank's stretches
- * hold a version of it: the rank's write count then and the segment of its
- * history that write lies in.  A segment is the ledger whole at its start
- * and the next LSEG writes (slot, amount) after it; the rank starts a new
- * one when its log is full (in the same place when nobody holds it).  So a
- * version costs a reference, never a copy of the ledger, and what is alive
- * is a segment per rank and those still held (per held version at most
- * one).  A stretch's breakdown is the difference of two versions, made
- * whole only when another rank's path takes the edge or the path is read
- * (the breakdown is summed per key and sorted: the order the keys of a
- * stretch come in does not matter). */
-#define LSEG 64               /* a segment's writes */
-struct lseg {
-    int ref;
-    unsigned nbase, cap;      /* base: slots 0 .. nbase-1 (a later slot: 0); room for cap */
-    uint64_t s;               /* the rank's write count at its start */
-    struct lseg *next_free;
-    uint32_t slot[LSEG];      /* write s+1+k: slot[k] gained amt[k] */
-    int64_t amt[LSEG];
-    int64_t base[];
+ * three more: its bytes, bandwidth and latency cost.  Edge values and the starts of
+ * the rank's stretches hold a version (reference counted, copied when the
+ * rank writes to a version someone else holds): a stretch's breakdown is
+ * the difference of two versions, computed only when another rank's path
+ * takes the edge or the path is read. */
+struct lent {
+    int64_t v;
 };
-struct lver {                 /* a version: the ledger after write w (g NULL: empty) */
-    struct lseg *g;
-    uint64_t w;
+struct ledger {
+    int ref;
+    unsigned n, cap;          /* keys 0 .. n-1 (a later key: 0) */
+    uint64_t wseq;            /* the rank's write count when this version was last written */
+    struct ledger *next_free;
+    struct lent e[];
 };
 
 struct sctx {                 /* where a rank's current stretches began, per measure */
     int ref;
     struct node *n[AN_CP_NM]; /* the start (a hop), NULL: the rank's first stretch */
-    struct lver base[AN_CP_NM]; /* the ledger then */
+    struct ledger *base[AN_CP_NM]; /* the ledger then (NULL: empty) */
     int64_t sfrom[AN_CP_NM];  /* a first stretch: when its first gain came */
     struct sctx *next_free;
 };
@@ -108,7 +97,7 @@ struct snap {                 /* an edge value: a rank's values at one point */
     int64_t t;                /* aligned ns */
     int64_t v[AN_CP_NM];
     struct sctx *cx;          /* the rank's stretches */
-    struct lver led;          /* its ledger at this point */
+    struct ledger *led;       /* its ledger at this point */
     unsigned closed;          /* bit m: x[m] is the history up to here (snap_node) */
     int rank;
     uint16_t name;
@@ -404,17 +393,19 @@ struct lev {
 };
 
 #define RC_SIZE 64
+#define WLOG 256              /* a power of two */
 
 struct cp_rank {
     int64_t v[AN_CP_NM];
     struct node *cur[AN_CP_NM];   /* where the current stretch began (NULL: the rank's first) */
-    struct lver base[AN_CP_NM]; /* the ledger then */
+    struct ledger *base[AN_CP_NM]; /* the ledger then (NULL: empty) */
     int64_t sfrom[AN_CP_NM];  /* first stretch: when its first gain came (INT64_MIN: none yet) */
     unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
-    int64_t *led;             /* what it gained so far, per slot (room for capkey) */
-    struct lseg *seg;         /* the segment its next write is logged in */
-    uint64_t wseq;            /* writes to it so far */
-    unsigned nlog;            /* writes logged in seg */
+    struct ledger *led;       /* what it gained so far */
+    uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
+    uint32_t wlog[WLOG];      /* the slot of write w at w % WLOG (stretch: the recent ones) */
+    uint32_t *seen;           /* per slot: the stretch call that took it last (stretch) */
+    uint32_t nseen;           /* stretch calls so far */
     struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
     uint32_t *lkey;           /* per ledger slot: routine name, or AN_CP_REGION | region id */
     uint8_t *lmask;           /* and the measures it counts for (bit m) */
@@ -477,9 +468,7 @@ struct an_cp {
     int any_pcontrol;
     int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
     struct node *free_nodes;  /* free lists (through parent, next_free, next) */
-    struct lseg *free_seg;
-    int64_t *lsa, *lsb;       /* stretch: two versions made whole (room for capls) */
-    unsigned capls;
+    struct ledger *free_led;
     struct sctx *free_cx;
     struct snap *free_snaps;
     struct cmsg *free_msgs;
@@ -604,75 +593,62 @@ static void kv_add(struct an_cp *cp, struct node *n, uint32_t key, int64_t v)
 
 /* ---- ledgers ------------------------------------------------------------------- */
 
-static struct lseg *seg_new(struct an_cp *cp, unsigned cap)
+static struct ledger *led_new(struct an_cp *cp, unsigned cap)
 {
-    struct lseg *g = cp->free_seg;
-    if (g && g->cap >= cap) {
-        cp->free_seg = g->next_free;
+    struct ledger *l = cp->free_led;
+    if (l && l->cap >= cap) {
+        cp->free_led = l->next_free;
     } else {
         if (cap < 16) cap = 16;
-        if (!(g = malloc(sizeof *g + cap * sizeof g->base[0]))) {
+        if (!(l = malloc(sizeof *l + cap * sizeof l->e[0]))) {
             cp->failed = 1;
             return NULL;
         }
-        g->cap = cap;
+        l->cap = cap;
     }
-    g->ref = 1;
-    g->nbase = 0;
-    g->s = 0;
-    return g;
+    l->ref = 1;
+    l->n = 0;
+    l->wseq = 0;
+    return l;
 }
 
-static void seg_unref(struct an_cp *cp, struct lseg *g)
+static void led_unref(struct an_cp *cp, struct ledger *l)
 {
-    if (!g || --g->ref > 0) return;
-    g->next_free = cp->free_seg;
-    cp->free_seg = g;
+    if (!l || --l->ref > 0) return;
+    l->next_free = cp->free_led;
+    cp->free_led = l;
 }
 
-/* The rank's ledger as it is now, held. */
-static inline struct lver ver_take(struct cp_rank *r)
+static inline struct ledger *led_ref(struct ledger *l)
 {
-    r->seg->ref++;
-    return (struct lver){r->seg, r->wseq};
+    if (l) l->ref++;
+    return l;
 }
 
-static inline void ver_drop(struct an_cp *cp, struct lver *v)
+/* The rank's ledger, its own to write (a copy when another holds it) with
+ * room for `need` keys; NULL: no memory. */
+static __attribute__((noinline)) struct ledger *led_own(struct an_cp *cp, struct cp_rank *r, unsigned need)
 {
-    seg_unref(cp, v->g);
-    v->g = NULL;
-}
-
-/* The rank's log is full: the next segment starts with the ledger whole
- * (in the same place when nobody else holds it); NULL: no memory. */
-static __attribute__((noinline)) struct lseg *seg_next(struct an_cp *cp, struct cp_rank *r)
-{
-    struct lseg *g = r->seg;
-    if (g->ref > 1 || g->cap < r->nkey) {
-        struct lseg *n = seg_new(cp, r->capkey);
-        if (!n) return NULL;
-        seg_unref(cp, g);
-        g = n;
+    struct ledger *o = r->led;
+    if (o->ref == 1 && o->cap >= need) return o;
+    unsigned cap = o->cap;
+    while (cap < need) cap *= 2;
+    struct ledger *l;
+    if (o->ref == 1) {        /* only more room */
+        if (!(l = realloc(o, sizeof *l + cap * sizeof l->e[0]))) {
+            cp->failed = 1;
+            return NULL;
+        }
+        l->cap = cap;
+    } else {
+        if (!(l = led_new(cp, cap))) return NULL;
+        l->n = o->n;
+        l->wseq = o->wseq;
+        memcpy(l->e, o->e, o->n * sizeof o->e[0]);
+        o->ref--;
     }
-    memcpy(g->base, r->led, r->nkey * sizeof *r->led);
-    g->nbase = r->nkey;
-    g->s = r->wseq;
-    r->seg = g;
-    r->nlog = 0;
-    return g;
-}
-
-/* Version v made whole into a (slots 0 .. n-1). */
-static void ver_whole(const struct lver *v, int64_t *a, unsigned n)
-{
-    const struct lseg *g = v->g;
-    unsigned nb = g ? (g->nbase < n ? g->nbase : n) : 0;
-    if (nb) memcpy(a, g->base, nb * sizeof *a);
-    memset(a + nb, 0, (n - nb) * sizeof *a);
-    for (uint64_t k = 0; g && k < v->w - g->s; k++) {
-        unsigned i = g->slot[k];
-        if (i < n) a[i] = an_sadd(a[i], g->amt[k]);
-    }
+    r->led = l;
+    return l;
 }
 
 /* The ledger key of a routine or region on a rank (a new one: 0 so far). */
@@ -684,18 +660,22 @@ static __attribute__((noinline)) unsigned lkey_new(struct an_cp *cp, struct cp_r
         if (t) r->lkey = t;
         uint8_t *u = t ? realloc(r->lmask, cap) : NULL;
         if (u) r->lmask = u;
-        int64_t *c = u ? realloc(r->led, cap * sizeof *c) : NULL;
-        if (!c) {
+        uint32_t *z = u ? realloc(r->seen, cap * sizeof *z) : NULL;
+        if (!z) {
             cp->failed = 1;
             return UINT32_MAX;
         }
-        r->led = c;
+        r->seen = z;
         r->capkey = cap;
     }
     unsigned li = r->nkey;
+    struct ledger *l = led_own(cp, r, li + 1);
+    if (!l) return UINT32_MAX;
     r->lkey[r->nkey] = key;
-    r->led[r->nkey] = 0;
+    r->seen[r->nkey] = 0;
     r->lmask[r->nkey++] = (uint8_t)mask;
+    memset(&l->e[li], 0, sizeof l->e[li]);
+    l->n = li + 1;
     return li;
 }
 
@@ -733,21 +713,11 @@ enum { G_REGION, G_USEFUL, G_SEND };
 
 static inline void cx_drop(struct an_cp *cp, struct cp_rank *r);
 
-/* The rank's ledger gains v in slot li (0: no memory). */
-static inline int led_add(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v)
+static inline void led_wrote(struct cp_rank *r, struct ledger *l, unsigned li)
 {
-    unsigned k = r->nlog;
-    struct lseg *g = r->seg;
-    if (k == LSEG) {
-        if (!(g = seg_next(cp, r))) return 0;
-        k = 0;
-    }
-    g->slot[k] = li;
-    g->amt[k] = v;
-    r->nlog = k + 1;
-    r->wseq++;
-    r->led[li] = an_sadd(r->led[li], v);
-    return 1;
+    uint64_t w = ++r->wseq;
+    l->wseq = w;
+    r->wlog[w & (WLOG - 1)] = li;
 }
 
 /* A first stretch starts at its first gain (sfrom). */
@@ -770,7 +740,11 @@ static inline void gain_m(struct cp_rank *r, int m, int64_t v)
  * a region, communication for a routine's useful time). */
 static inline void gain_time(struct an_cp *cp, struct cp_rank *r, unsigned li, int64_t v, int64_t now, int m)
 {
-    if (v <= 0 || li == UINT32_MAX || !led_add(cp, r, li, v)) return;
+    if (v <= 0 || li == UINT32_MAX) return;
+    struct ledger *l = r->led;
+    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
+    l->e[li].v = an_sadd(l->e[li].v, v);
+    led_wrote(r, l, li);
     gain_m(r, AN_CP_RUNTIME, v);
     gain_m(r, m, v);
     if (r->nosfrom & (M_(AN_CP_RUNTIME) | M_(m))) first_gain(cp, r, M_(AN_CP_RUNTIME) | M_(m), now);
@@ -793,19 +767,24 @@ CP_INLINE void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64
                          int64_t now)
 {
     if ((by <= 0 && bw <= 0 && lat <= 0) || li == UINT32_MAX) return;
+    struct ledger *l = r->led;
+    if (l->ref > 1 && !(l = led_own(cp, r, l->n))) return;
     unsigned ms = 0;
     if (by > 0) {
-        if (!led_add(cp, r, li, by)) return;
+        l->e[li].v = an_sadd(l->e[li].v, by);
+        led_wrote(r, l, li);
         gain_m(r, AN_CP_BYTES, by);
         ms |= M_(AN_CP_BYTES);
     }
     if (bw > 0) {
-        if (!led_add(cp, r, li + 1, bw)) return;
+        l->e[li + 1].v = an_sadd(l->e[li + 1].v, bw);
+        led_wrote(r, l, li + 1);
         gain_m(r, AN_CP_BW, bw);
         ms |= M_(AN_CP_BW);
     }
     if (lat > 0) {
-        if (!led_add(cp, r, li + 2, lat)) return;
+        l->e[li + 2].v = an_sadd(l->e[li + 2].v, lat);
+        led_wrote(r, l, li + 2);
         gain_m(r, AN_CP_LAT, lat);
         ms |= M_(AN_CP_LAT);
     }
@@ -813,28 +792,36 @@ CP_INLINE void gain_send(struct an_cp *cp, struct cp_rank *r, unsigned li, int64
 }
 
 /* A closed stretch of rank ri for measure m: what it gained between the
- * ledger versions lo and hi; NULL when it gained nothing. */
-static struct node *stretch(struct an_cp *cp, int ri, int m, const struct lver *lo, const struct lver *hi,
+ * ledgers lo (NULL: nothing) and hi; NULL when it gained nothing. */
+static struct node *stretch(struct an_cp *cp, int ri, int m, const struct ledger *lo, const struct ledger *hi,
                             int64_t from)
 {
     struct cp_rank *r = &cp->r[ri];
     struct node *x = NULL;
-    unsigned n = r->nkey;
-    if (n > cp->capls) {
-        int64_t *a = realloc(cp->lsa, n * sizeof *a), *b = a ? realloc(cp->lsb, n * sizeof *b) : NULL;
-        if (a) cp->lsa = a;
-        if (!b) {
-            cp->failed = 1;
-            return NULL;
-        }
-        cp->lsb = b;
-        cp->capls = n;
+    uint64_t w0 = lo ? lo->wseq : 0;  /* lo is an older version of hi: what changed was written since */
+    /* the slots written since: from the rank's log of recent writes while
+     * it still holds them (each slot once), else all */
+    int recent = r->wseq - w0 <= WLOG;
+    uint32_t stamp = 0;
+    if (recent && !(stamp = ++r->nseen)) {   /* wrapped: the marks start again */
+        memset(r->seen, 0, r->nkey * sizeof *r->seen);
+        stamp = r->nseen = 1;
     }
-    ver_whole(hi, cp->lsa, n);
-    ver_whole(lo, cp->lsb, n);
-    for (unsigned i = 0; i < n; i++) {
+    uint64_t w = w0;
+    for (unsigned k = 0;; k++) {
+        unsigned i;
+        if (recent) {
+            if (++w > hi->wseq) break;
+            i = r->wlog[w & (WLOG - 1)];
+            if (r->seen[i] == stamp) continue;
+            r->seen[i] = stamp;
+        } else {
+            if (k >= hi->n) break;
+            i = k;
+        }
         if (!(r->lmask[i] & M_(m))) continue;
-        int64_t v = cp->lsa[i] - cp->lsb[i];
+        int64_t v = hi->e[i].v;
+        if (lo && i < lo->n) v -= lo->e[i].v;
         if (v <= 0) continue;
         if (!x && !(x = node_new(cp, ri, from))) return NULL;
         if (x->nkv == x->capkv) {
@@ -863,7 +850,7 @@ static struct node *snap_node(struct an_cp *cp, struct snap *s, int m)
     if (s->closed & 1u << m) return s->x[m];
     s->closed |= 1u << m;
     struct sctx *c = s->cx;
-    struct node *x = stretch(cp, s->rank, m, &c->base[m], &s->led, c->sfrom[m]);
+    struct node *x = stretch(cp, s->rank, m, c->base[m], s->led, c->sfrom[m]);
     if (x) {                  /* x is the edge value's */
         x->parent = c->n[m];
         if (c->n[m]) c->n[m]->ref++;
@@ -879,7 +866,7 @@ static void cx_unref(struct an_cp *cp, struct sctx *c)
     if (!c || --c->ref > 0) return;
     for (int m = 0; m < AN_CP_NM; m++) {
         node_unref(cp, c->n[m]);
-        seg_unref(cp, c->base[m].g);
+        led_unref(cp, c->base[m]);
     }
     c->next_free = cp->free_cx;
     cp->free_cx = c;
@@ -906,8 +893,7 @@ static __attribute__((noinline)) struct sctx *cx_make(struct an_cp *cp, struct c
     for (int m = 0; m < AN_CP_NM; m++) {
         c->n[m] = r->cur[m];
         if (c->n[m]) c->n[m]->ref++;
-        c->base[m] = r->base[m];
-        if (c->base[m].g) c->base[m].g->ref++;
+        c->base[m] = led_ref(r->base[m]);
         c->sfrom[m] = r->sfrom[m];
     }
     r->cx = c;
@@ -920,7 +906,7 @@ CP_INLINE void snap_fill(struct an_cp *cp, struct cp_rank *r, struct snap *s)
     struct sctx *c = r->cx ? r->cx : cx_make(cp, r);
     if (c) c->ref++;
     s->cx = c;
-    s->led = ver_take(r);
+    s->led = led_ref(r->led);
     s->closed = 0;
     memcpy(s->v, r->v, sizeof s->v);
 }
@@ -930,7 +916,7 @@ static void snap_drop(struct an_cp *cp, struct snap *s)
     for (int m = 0; s->closed && m < AN_CP_NM; m++)
         if (s->closed & 1u << m) node_unref(cp, s->x[m]);
     cx_unref(cp, s->cx);
-    seg_unref(cp, s->led.g);
+    led_unref(cp, s->led);
 }
 
 static void snap_release(struct an_cp *cp, struct snap *s)
@@ -1155,8 +1141,8 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         r->ccount = calloc(run->ncomms ? run->ncomms : 1, sizeof *r->ccount);
         r->nkey_of = calloc(run->nnames + 1, sizeof *r->nkey_of);
         r->nsend_of = calloc(run->nnames + 1, sizeof *r->nsend_of);
-        r->seg = seg_new(cp, 16);
-        if (!r->ccount || !r->nkey_of || !r->nsend_of || !r->seg) {
+        r->led = led_new(cp, 16);
+        if (!r->ccount || !r->nkey_of || !r->nsend_of || !r->led) {
             an_cp_free(cp);
             return NULL;
         }
@@ -1305,8 +1291,8 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
             r->v[m] = r->total[m] = 0;
             node_unref(cp, r->cur[m]);
             r->cur[m] = NULL;
-            ver_drop(cp, &r->base[m]);
-            r->base[m] = ver_take(r);
+            led_unref(cp, r->base[m]);
+            r->base[m] = led_ref(r->led);
             r->sfrom[m] = INT64_MIN;
             r->nosfrom |= 1u << m;
             cx_drop(cp, r);
@@ -1426,8 +1412,8 @@ static void hop(struct an_cp *cp, int ri, int m, const struct snap *s, int64_t a
     r->cur[m] = n;
     r->v[m] = s->v[m];
     node_unref(cp, old);
-    ver_drop(cp, &r->base[m]);     /* the stretch starts here */
-    r->base[m] = ver_take(r);
+    led_unref(cp, r->base[m]);     /* the stretch starts here */
+    r->base[m] = led_ref(r->led);
     r->nosfrom &= ~(1u << m);
     cx_drop(cp, r);
 }
@@ -2448,8 +2434,7 @@ int an_cp_finish(struct an_cp *cp)
         if (best < 0) continue;
         {                     /* the stretch the path ends with */
             struct cp_rank *rb = &cp->r[best];
-            struct lver now = {rb->seg, rb->wseq};
-            struct node *x = stretch(cp, best, m, &rb->base[m], &now, rb->sfrom[m]);
+            struct node *x = stretch(cp, best, m, rb->base[m], rb->led, rb->sfrom[m]);
             if (x) {
                 x->parent = rb->cur[m];
                 rb->cur[m] = x;
@@ -2572,13 +2557,13 @@ void an_cp_free(struct an_cp *cp)
     for (unsigned i = 0; cp->r && i < cp->run->n; i++) {
         for (int m = 0; m < AN_CP_NM; m++) {
             node_unref(cp, cp->r[i].cur[m]);
-            ver_drop(cp, &cp->r[i].base[m]);
+            led_unref(cp, cp->r[i].base[m]);
         }
-        seg_unref(cp, cp->r[i].seg);
-        free(cp->r[i].led);
+        led_unref(cp, cp->r[i].led);
         cx_drop(cp, &cp->r[i]);
         free(cp->r[i].lkey);
         free(cp->r[i].lmask);
+        free(cp->r[i].seen);
         free(cp->r[i].nkey_of);
         free(cp->r[i].nsend_of);
         for (unsigned k = 0; k < cp->r[i].qn; k++) {   /* never replayed (a failed pass) */
@@ -2608,13 +2593,11 @@ void an_cp_free(struct an_cp *cp)
         cp->free_cx = c->next_free;
         free(c);
     }
-    while (cp->free_seg) {
-        struct lseg *g = cp->free_seg;
-        cp->free_seg = g->next_free;
-        free(g);
+    while (cp->free_led) {
+        struct ledger *l = cp->free_led;
+        cp->free_led = l->next_free;
+        free(l);
     }
-    free(cp->lsa);
-    free(cp->lsb);
     while (cp->free_snaps) {
         struct snap *x = cp->free_snaps;
         cp->free_snaps = x->next_free;
