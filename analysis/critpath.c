@@ -339,6 +339,7 @@ enum qflag {
     QF_PNONE = 8192,          /* ... no receive of the thread took what it probed: local */
     QF_TPOLL = 16384,         /* ... an MPI_Test* that completed nothing: it polled for what the
                                * thread's next completing call completes (any message) */
+    QF_TIGHT = 32768,         /* a run of polls with nothing between them (CP_TIGHT_NS) */
 };
 
 /* A nonblocking collective's member, from its call until the call that
@@ -2071,6 +2072,25 @@ static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const st
             break;
         }
     }
+    /* A tight run of polls went on until the same loop's next poll (the one
+     * that found the message, or completed its request): time between them
+     * is the rank off its CPU, not work (a loaded node: preempted just as
+     * the message came); polling, so what of it follows the send's start is
+     * on the path, and not beside it as computation. */
+    for (unsigned i = 0; i < r->qn; i++) {
+        struct qev *p = &r->q[(r->qh + i) & (r->qcap - 1)];
+        if ((p->flags & (QF_TIGHT | QF_PTGT)) != (QF_TIGHT | QF_PTGT) || p->cidx != (uint64_t)q->lt0 ||
+            p->thread != q->thread || p->nlight)
+            continue;
+        const struct qev *n = NULL;
+        for (unsigned j = i + 1; j < r->qn && !n; j++) {
+            const struct qev *x = &r->q[(r->qh + j) & (r->qcap - 1)];
+            if (x->thread == q->thread) n = x;
+        }
+        if (n && (!(n->flags & QF_PTGT) || n->cidx != (uint64_t)q->lt0)) continue;   /* another call between */
+        if (!n) n = q;
+        if (n->site == p->site && n->t0 > p->t1) p->t1 = n->t0;
+    }
     set_ready(cp, ri);
 }
 
@@ -2164,7 +2184,10 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
          * CP_TIGHT_NS a poll on average, its time inside them recorded)
          * polled all the span: its time between them is waiting too */
         int64_t span = an_wsub(ev->repeat_end_ns, ev->end_ns), rep = an_repeat_ns(ev);
-        if (ev->repeat_busy_ns >= 0 && span - rep < an_smul(CP_TIGHT_NS, ev->repeat)) rep = span;
+        if (ev->repeat_busy_ns >= 0 && span - rep < an_smul(CP_TIGHT_NS, ev->repeat)) {
+            rep = span;
+            q->flags |= QF_TIGHT;
+        }
         q->t1 = an_wadd(q->t1, rep);
         q->comp_extra = span - rep;
     }
