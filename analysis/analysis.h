@@ -61,6 +61,16 @@ enum an_role an_role_of(const char *routine);
  * wraps instead of overflowing (never undefined behaviour), sums saturate,
  * and doubles are clamped before they become integers. */
 
+/* A growing byte buffer (what a process of a sliced analysis sends):
+ * an_buf_put appends; where memory runs out, oom is set and the rest
+ * dropped.  Free p. */
+struct an_buf {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+void an_buf_put(struct an_buf *b, const void *v, size_t n);
+
 static inline int64_t an_wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
 static inline int64_t an_wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
 static inline int64_t an_sadd(int64_t a, int64_t b)

@@ -649,31 +649,10 @@ int an_diag_load(const char *dir, an_site_namer site, an_addr_namer addr, struct
 
 /* ---- in slices: each process its own files, process 0 the job ---------- */
 
-struct wbuf {                         /* what a process sends process 0 */
-    char *p;
-    size_t n, cap;
-    int oom;
-};
+/* what a process sends process 0: an an_buf */
+static void put(struct an_buf *b, const void *v, size_t len) { an_buf_put(b, v, len); }
 
-static void put(struct wbuf *b, const void *v, size_t len)
-{
-    if (b->oom) return;
-    if (b->n + len > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + len) cap *= 2;
-        char *t = realloc(b->p, cap);
-        if (!t) {
-            b->oom = 1;
-            return;
-        }
-        b->p = t;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, v, len);
-    b->n += len;
-}
-
-static void put_str(struct wbuf *b, const char *s)   /* a flag byte, then s and its NUL */
+static void put_str(struct an_buf *b, const char *s)   /* a flag byte, then s and its NUL */
 {
     uint8_t has = s != NULL;
     put(b, &has, 1);
@@ -723,7 +702,7 @@ struct wthread {
     uint32_t slot, doing, has_start, has_end;
 };
 
-static void pack_rank(struct wbuf *b, const struct rk *r, const struct an_diag_rank *o)
+static void pack_rank(struct an_buf *b, const struct rk *r, const struct an_diag_rank *o)
 {
     static const struct ml_failure zero;
     struct wrank w;
@@ -856,7 +835,7 @@ int an_diag_load_slice(const struct an_run *run, an_site_namer site, an_addr_nam
     int64_t origin = v[0];
     d->size = (int)v[1];
     /* each rank judged and named here, sent to process 0 */
-    struct wbuf b = {0};
+    struct an_buf b = {0};
     uint32_t hd[2] = {n, d->nskipped};
     char impl[33] = "";
     if (n) snprintf(impl, sizeof impl, "%.*s", (int)sizeof rs[0].h->mpi_impl, rs[0].h->mpi_impl);

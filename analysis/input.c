@@ -579,14 +579,9 @@ int an_run_open(const char *dir, struct an_run *run)
 
 /* ---- a slice of the run (parallel analysis, docs/PARALLEL.md) ------------- */
 
-struct buf {
-    char *p;
-    size_t n, cap;
-    int oom;
-};
-
-static void put(struct buf *b, const void *v, size_t n)
+void an_buf_put(struct an_buf *b, const void *v, size_t n)
 {
+    if (b->oom) return;
     if (b->n + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->n + n) cap *= 2;
@@ -602,9 +597,10 @@ static void put(struct buf *b, const void *v, size_t n)
     b->n += n;
 }
 
-static void put_u32(struct buf *b, uint32_t v) { put(b, &v, sizeof v); }
-static void put_u64(struct buf *b, uint64_t v) { put(b, &v, sizeof v); }
-static void put_str(struct buf *b, const char *s) { put(b, s, strlen(s) + 1); }
+static void put(struct an_buf *b, const void *v, size_t n) { an_buf_put(b, v, n); }
+static void put_u32(struct an_buf *b, uint32_t v) { put(b, &v, sizeof v); }
+static void put_u64(struct an_buf *b, uint64_t v) { put(b, &v, sizeof v); }
+static void put_str(struct an_buf *b, const char *s) { put(b, s, strlen(s) + 1); }
 
 struct rd {
     const char *p, *end;
@@ -658,8 +654,8 @@ static const char *get_str(struct rd *r)
 /* A usable communicator definition goes as 1 (key, flags, size, members),
  * or as 2 (the same without members) when the block sent its key whole
  * already: a communicator of many ranks is defined in each of their files. */
-static void describe_file(struct buf *b, const char *path, struct mlr_file **out, struct buf *last,
-                          struct buf *keys)
+static void describe_file(struct an_buf *b, const char *path, struct mlr_file **out, struct an_buf *last,
+                          struct an_buf *keys)
 {
     struct an_run scratch;
     memset(&scratch, 0, sizeof scratch);
@@ -678,7 +674,7 @@ static void describe_file(struct buf *b, const char *path, struct mlr_file **out
     put_str(b, mlr_host(f));
     unsigned nr = h->nroutines < 65536 ? h->nroutines : 65536;
     /* the files of one job mostly share their routine table: sent once a block */
-    struct buf names = {0};
+    struct an_buf names = {0};
     for (unsigned k = 0; k < nr; k++) put_str(&names, mlr_routine_name(f, (uint16_t)k));
     if (last->p && last->n == names.n && memcmp(last->p, names.p, names.n) == 0) {
         put_u32(b, nr | SAME_NAMES);
@@ -939,9 +935,9 @@ int an_run_open_slice(const char *dir, struct an_xch *x, struct an_run *run)
     int flo = cut[x->rank], fhi = cut[x->rank + 1];
     struct mlr_file **fs = calloc((size_t)(fhi - flo) + 1, sizeof *fs);
     struct fent *fe = calloc(d.n, sizeof *fe);
-    struct buf b = {0};
+    struct an_buf b = {0};
     if (!fs || !fe) x->fail(x, "mpilens: out of memory");
-    struct buf last = {0}, keys = {0};
+    struct an_buf last = {0}, keys = {0};
     for (int i = flo; i < fhi; i++) describe_file(&b, d.files[i], &fs[i - flo], &last, &keys);
     free(last.p);
     free(keys.p);

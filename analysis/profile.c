@@ -716,33 +716,11 @@ void an_profile_span(const struct an_profile *p, int64_t *first, int64_t *last)
 
 /* ---- a sliced run: each process's share, merged at process 0 ------------- */
 
-struct pk {                      /* a growing buffer */
-    char *p;
-    size_t n, cap;
-    int oom;
-};
+static void pk_put(struct an_buf *b, const void *v, size_t n) { an_buf_put(b, v, n); }
 
-static void pk_put(struct pk *b, const void *v, size_t n)
-{
-    if (b->oom) return;
-    if (b->n + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + n) cap *= 2;
-        char *t = realloc(b->p, cap);
-        if (!t) {
-            b->oom = 1;
-            return;
-        }
-        b->p = t;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, v, n);
-    b->n += n;
-}
+static void pk_u32(struct an_buf *b, uint32_t v) { pk_put(b, &v, sizeof v); }
 
-static void pk_u32(struct pk *b, uint32_t v) { pk_put(b, &v, sizeof v); }
-
-static void pk_str(struct pk *b, const char *s)
+static void pk_str(struct an_buf *b, const char *s)
 {
     uint32_t n = (uint32_t)strlen(s);
     pk_u32(b, n);
@@ -805,7 +783,7 @@ struct rk_fixed {
 int an_profile_pack(const struct an_profile *p, an_site_namer where, void **out, size_t *len)
 {
     const struct an_run *run = p->run;
-    struct pk b = {0};
+    struct an_buf b = {0};
     char buf[1024];
     pk_u32(&b, run->n);
     for (unsigned i = 0; i < run->n; i++) {
