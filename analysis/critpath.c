@@ -330,8 +330,7 @@ struct cinst {                /* a collective instance */
 };
 
 enum qflag {
-    QF_INIT = 1, QF_FIN = 2, QF_COLL = 4, QF_BRECV = 8, QF_COMPLETE = 16, QF_SYNC = 32,
-    QF_SIDE = 64,             /* its struct qside is written (side_of); else that holds its defaults */
+    QF_INIT = 1, QF_FIN = 2, QF_COLL = 4, QF_BRECV = 8, QF_COMPLETE = 16, QF_SYNC = 32, QF_SNAP = 64,
     QF_NB = 128, QF_UNFIN = 256,
     QF_NBC = 512,             /* a nonblocking collective: publishes its entry, local otherwise */
     QF_NBW = 1024,            /* completes nonblocking collectives (qev.nbw) */
@@ -356,50 +355,37 @@ struct nbw {                  /* the nonblocking collectives one call completes 
     struct nbreq d[];
 };
 
-struct qev {                  /* 64 bytes, no holes: one cache line in the ring (qgrow) */
+struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
     int64_t t0, t1;           /* aligned */
     int64_t lt0;              /* local start: the key of its edges */
-    union {
-        struct cmsg *in;      /* nrecv: its inbox list then */
-        uint64_t sbytes1;     /* one send, no nrecv, no side record: its bytes (send_of) */
-    };
-    struct snap *own;         /* the edge value it published */
-    uint32_t thread;          /* with the thread */
-    uint32_t site;
-    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
-    uint16_t name;
-    uint16_t flags;
-    uint16_t nrecv, nsend;
-    uint16_t nlight;          /* light calls queued right after it (cp_rank.lq) */
-    uint8_t phase;            /* 0: not started, 1: phase A done */
-    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
-};
-_Static_assert(sizeof(struct qev) == 64, "struct qev: one cache line");
-
-/* What only some calls need: a send's or a collective's bytes and cost, a
- * collective's or a probe's instance, a run of polls' computation, the
- * nonblocking collectives a call completes, an unfinished call's peer.  In
- * cp_rank.qs at the slot of its qev in cp_rank.q, written only for a call
- * that needs it (QF_SIDE, side_of); without it, the defaults side_of
- * writes.  Most calls (receives, waits, light ones) never touch it. */
-struct qside {                /* 64 bytes: one cache line */
     int64_t comp_extra;       /* repeated polls: time between them (computation) */
     uint64_t sbytes;          /* bytes its sends and collective contribution send */
     int64_t bw, lat;          /* their modelled cost (ns) */
     uint64_t cidx;            /* collective: instance */
+    struct cmsg *in;          /* its inbox list then */
+    struct snap *own;         /* the edge value it published */
     struct nbw *nbw;          /* QF_NBW only (not set otherwise) */
+    uint32_t thread;          /* with the thread */
+    uint32_t site;
     uint32_t comm;            /* collective: an_comm id */
     int32_t pos, root;
+    uint32_t in_ver;          /* cp_rank.in_ver when `in` was looked up (0: never) */
     int32_t upeer;            /* QF_UNFIN: the rank it waited for (index in the run), -1 if unknown */
+    uint16_t name;
+    uint16_t flags;
+    uint16_t nrecv, nsend;
+    uint8_t phase;            /* 0: not started, 1: phase A done */
+    int8_t ukind;             /* QF_UNFIN: what it waited for when the rank stopped (enum an_cp_wait, -1) */
+    uint16_t nlight;          /* light calls queued right after it (cp_rank.lq) */
 };
-_Static_assert(sizeof(struct qside) == 64, "struct qside: one cache line");
+_Static_assert(sizeof(struct qev) == 128, "struct qev: two cache lines");
 
 /* A light call: no edge (it sends nothing, receives nothing, is no
  * collective, completes nothing another rank's call decides), no window
  * change (MPI_Init, MPI_Finalize, MPI_Pcontrol), no polls, finished.  About
  * half the calls of a halo exchange (MPI_Irecv, MPI_Wtime ...).  Queued
  * behind a waiting call, it takes 24 bytes in a ring of its own, not a
- * 64-byte qev, and is replayed (phase A and B at once: light) right
+ * 128-byte qev, and is replayed (phase A and B at once: light) right
  * after the qev it follows. */
 struct lev {
     int64_t t0, t1;           /* aligned */
@@ -410,52 +396,47 @@ struct lev {
 #define RC_SIZE 64
 #define WLOG 256              /* a power of two */
 
-/* Rank state: what every call reads or writes first, together (three
- * cache lines), then what hops, waits and new ledger keys use, then the
- * region cache and the write log, of which a call touches one line each. */
 struct cp_rank {
-    struct qev *q;            /* ring */
-    struct qside *qs;         /* after it in its block: qs[i] for q[i] (QF_SIDE) */
-    unsigned qh, qn, qcap;
-    int ready;                /* blocked, and what it waits for may have come */
-    struct lev *lq;           /* ring of the light calls queued (each follows a qev: qev.nlight) */
-    unsigned lh, ln, lcap;
-    int inq;                  /* in an_cp.rq */
-    int64_t open, close;      /* window of the rank */
-    int64_t last;             /* aligned end of the last call replayed */
-    uint32_t last_site;
-    unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
-    struct ledger *led;       /* what it gained so far */
-    uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
-    uint32_t *nkey_of;        /* per routine name: its useful time's slot + 1 (0: none yet) */
-    uint32_t *nsend_of;       /* ... the first of its bytes, bw, lat slots + 1 */
-    int64_t useful_comp, useful_comm;
-    struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
-    int pcontrol;             /* MPI_Pcontrol calls seen */
-    unsigned nprobe;          /* queued probes whose receive is not known yet */
-    uint32_t in_ver;          /* counts messages put in this rank's inbox (from 1) */
-    int bpos;                 /* index in an_cp.blocked, -1 */
-    int finished, seen_init;
     int64_t v[AN_CP_NM];
-    int64_t total[AN_CP_NM];
-    struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
     struct node *cur[AN_CP_NM];   /* where the current stretch began (NULL: the rank's first) */
     struct ledger *base[AN_CP_NM]; /* the ledger then (NULL: empty) */
     int64_t sfrom[AN_CP_NM];  /* first stretch: when its first gain came (INT64_MIN: none yet) */
-    int64_t wait[AN_CP_NW];
-    uint64_t undecided;
-    uint64_t *ccount;         /* per an_comm: instances entered */
+    unsigned nosfrom;         /* bit m: a first stretch without a gain yet */
+    struct ledger *led;       /* what it gained so far */
+    uint64_t wseq;            /* writes to it so far (stretch skips what a stretch did not write) */
+    uint32_t wlog[WLOG];      /* the slot of write w at w % WLOG (stretch: the recent ones) */
     uint32_t *seen;           /* per slot: the stretch call that took it last (stretch) */
     uint32_t nseen;           /* stretch calls so far */
+    struct sctx *cx;          /* cur, base and sfrom as edge values hold them (NULL: not made) */
     uint32_t *lkey;           /* per ledger slot: routine name, or AN_CP_REGION | region id */
     uint8_t *lmask;           /* and the measures it counts for (bit m) */
     unsigned nkey, capkey;
+    uint32_t *nkey_of;        /* per routine name: its useful time's slot + 1 (0: none yet) */
+    uint32_t *nsend_of;       /* ... the first of its bytes, bw, lat slots + 1 */
+    int64_t open, close;      /* window of the rank */
+    int64_t last;             /* aligned end of the last call replayed */
+    uint32_t last_site;
+    int64_t useful_comp, useful_comm, wait[AN_CP_NW];
+    int64_t total[AN_CP_NM];
+    int finished, seen_init;
+    uint64_t undecided;
+    uint32_t in_ver;          /* counts messages put in this rank's inbox (from 1) */
     struct {                  /* regions seen last (region_of), direct-mapped */
         uint32_t a, b, id1;   /* id1: region id + 1, 0: empty */
         uint32_t li;          /* its ledger key */
     } rc[RC_SIZE];
-    uint32_t wlog[WLOG];      /* the slot of write w at w % WLOG (stretch: the recent ones) */
-} __attribute__((aligned(64)));
+    struct qev *q;            /* ring */
+    unsigned qh, qn, qcap;
+    struct lev *lq;           /* ring of the light calls queued (each follows a qev: qev.nlight) */
+    unsigned lh, ln, lcap;
+    uint64_t *ccount;         /* per an_comm: instances entered */
+    int pcontrol;             /* MPI_Pcontrol calls seen */
+    unsigned nprobe;          /* queued probes whose receive is not known yet */
+    int bpos;                 /* index in an_cp.blocked, -1 */
+    int ready;                /* blocked, and what it waits for may have come */
+    int inq;                  /* in an_cp.rq */
+    struct wlist wl;          /* blocked ranks waiting for this rank's edge values */
+};
 
 struct regent {
     uint64_t key;
@@ -502,43 +483,6 @@ struct an_cp {
     struct an_cp_result res;
     uint64_t events;
 };
-
-static const struct qside qside_none = {0, 0, 0, 0, 0, NULL, 0, -1, -1, -1};
-
-/* The modelled cost of one send of `bytes` (on_event sums them per send). */
-CP_INLINE void send_cost(const struct an_cp *cp, uint64_t bytes, int64_t *bw, int64_t *lat)
-{
-    *bw = an_sadd(0, an_d2i(cp->o.beta_ns * bytes));
-    *lat = an_sadd(0, an_d2i(cp->o.alpha_ns));
-}
-
-/* The side record of queued call q, its defaults written the first time
- * (with the bytes and cost of its one send, if the qev held them). */
-CP_INLINE struct qside *side_of(const struct an_cp *cp, struct cp_rank *r, struct qev *q)
-{
-    struct qside *s = &r->qs[q - r->q];
-    if (!(q->flags & QF_SIDE)) {
-        *s = qside_none;
-        if (q->nsend == 1 && !q->nrecv) {
-            s->sbytes = q->sbytes1;
-            send_cost(cp, q->sbytes1, &s->bw, &s->lat);
-        }
-        q->flags |= QF_SIDE;
-    }
-    return s;
-}
-
-/* ... to read: the defaults when it has none. */
-CP_INLINE const struct qside *side_get(const struct cp_rank *r, const struct qev *q)
-{
-    return (q->flags & QF_SIDE) ? &r->qs[q - r->q] : &qside_none;
-}
-
-/* A run of polls' computation after the call (0: none). */
-CP_INLINE int64_t comp_extra(const struct cp_rank *r, const struct qev *q)
-{
-    return (q->flags & QF_SIDE) ? r->qs[q - r->q].comp_extra : 0;
-}
 
 /* ---- nodes --------------------------------------------------------------------- */
 
@@ -1162,8 +1106,7 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     if (!cp) return NULL;
     cp->run = run;
     cp->o = *o;
-    size_t nr = run->n ? run->n : 1;   /* each rank's state starts a cache line */
-    if ((cp->r = aligned_alloc(64, nr * sizeof *cp->r))) memset(cp->r, 0, nr * sizeof *cp->r);
+    cp->r = calloc(run->n ? run->n : 1, sizeof *cp->r);
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
     cp->done_name = calloc(run->nnames + 1, 1);
@@ -1394,16 +1337,8 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
     /* bytes and modelled cost of the sends it starts */
     int inside = q->t0 >= r->open && q->t0 < r->close;
     if (inside && !(q->flags & QF_COLL)) {
-        if (q->flags & QF_SIDE) {
-            const struct qside *qs = &r->qs[q - r->q];
-            if ((int64_t)qs->sbytes > 0 || qs->bw > 0 || qs->lat > 0)
-                gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)qs->sbytes, qs->bw, qs->lat, q->t0);
-        } else if (q->nsend == 1 && !q->nrecv) {
-            int64_t bw, lat;
-            send_cost(cp, q->sbytes1, &bw, &lat);
-            if ((int64_t)q->sbytes1 > 0 || bw > 0 || lat > 0)
-                gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes1, bw, lat, q->t0);
-        }
+        if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, q->t0);
     }
     int refs = q->nsend + ((q->flags & QF_BRECV) ? 1 : 0);
     if (refs) {
@@ -1414,13 +1349,12 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
     if (q->flags & (QF_COLL | QF_NBC)) {
         /* a collective's entry: its values at the call's start (a
          * nonblocking one's, for the call that completes it) */
-        const struct qside *qs = side_get(r, q);
-        struct cinst *ci = map_get(&cp->colls, qs->comm, (int64_t)qs->cidx);
-        const struct an_comm *cm = &cp->run->comms[qs->comm];
+        struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
+        const struct an_comm *cm = &cp->run->comms[q->comm];
         if (!ci) {
             ci = calloc(1, sizeof *ci);
             if (ci) ci->entry = calloc(cm->size, sizeof *ci->entry);
-            if (!ci || !ci->entry || map_put(&cp->colls, qs->comm, (int64_t)qs->cidx, ci)) {
+            if (!ci || !ci->entry || map_put(&cp->colls, q->comm, (int64_t)q->cidx, ci)) {
                 if (ci) free(ci->entry);
                 free(ci);
                 cp->failed = 1;
@@ -1430,10 +1364,10 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
             ci->size = cm->size;
             ci->left = cm->size;
             ci->kind = cp->ckind[q->name];
-            ci->root = qs->root;
+            ci->root = q->root;
             for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
         }
-        struct snap *s = &ci->entry[qs->pos];
+        struct snap *s = &ci->entry[q->pos];
         s->t = q->t0;
         s->rank = ri;
         s->name = q->name;
@@ -1445,7 +1379,7 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
          * before, only those whose time is up (they go on without it;
          * none before stream time passes cp->deadline) */
         int full = ++ci->arrived == ci->size;
-        if (full || (ci->kind == CK_ROOT_OUT && qs->pos == ci->root)) wl_wake(cp, &ci->wl);
+        if (full || (ci->kind == CK_ROOT_OUT && q->pos == ci->root)) wl_wake(cp, &ci->wl);
         else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
         if (full) {
             ci->last = 0;
@@ -1580,7 +1514,6 @@ static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
 CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
 {
     struct cp_rank *r = &cp->r[ri];
-    const struct qside *qs = side_get(r, q);   /* (a collective, a probe, QF_NBW) */
     struct dep deps[64];
     unsigned nd = 0;
     int kind = -1;
@@ -1623,8 +1556,8 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         }
     }
     if ((q->flags & QF_COLL) && !(q->flags & QF_NB)) {
-        ci = map_get(&cp->colls, qs->comm, (int64_t)qs->cidx);
-        int need = ci && coll_need(ci, qs->pos);
+        ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
+        int need = ci && coll_need(ci, q->pos);
         if (need && !forced(cp, q, force)) {
             wl_add(cp, &ci->wl, ri, 0, INT64_MIN);
             return 0;
@@ -1633,7 +1566,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         kind = AN_CP_W_COLLECTIVE;
     }
     /* completing nonblocking collectives: as their blocking kind would wait */
-    struct nbw *nw = (q->flags & QF_NBW) ? qs->nbw : NULL;
+    struct nbw *nw = (q->flags & QF_NBW) ? q->nbw : NULL;
     for (unsigned i = 0; nw && i < nw->n; i++) {
         struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
         if (!c || !coll_need(c, nw->d[i].pos)) continue;
@@ -1655,8 +1588,8 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         const struct cmsg *pm = NULL;
         if (q->flags & QF_PTGT) {
             /* the probed message: from the sender it found, the earliest sent */
-            for (struct cmsg *m = map_get(&cp->inbox, ckey(ri, q->thread), (int64_t)qs->cidx); m; m = m->next)
-                if (m->src == qs->pos && (!pm || m->send_lt0 < pm->send_lt0)) pm = m;
+            for (struct cmsg *m = map_get(&cp->inbox, ckey(ri, q->thread), (int64_t)q->cidx); m; m = m->next)
+                if (m->src == q->pos && (!pm || m->send_lt0 < pm->send_lt0)) pm = m;
             if (!pm && !forced(cp, q, force)) return 0;   /* not matched yet: on_message wakes it */
         }
         const struct snap *s = NULL;
@@ -1704,7 +1637,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
-    if (ci) coll_deps(ci, qs->pos, deps, &nd, &tdep, &peer);
+    if (ci) coll_deps(ci, q->pos, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
         for (unsigned i = 0; i < nw->n; i++) {
@@ -1740,17 +1673,16 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         gain_useful(cp, r, name_key(cp, r, q->name), u, go);
         r->useful_comm = an_sadd(r->useful_comm, u);
     }
-    int64_t extra = comp_extra(r, q);
-    if (extra > 0) {
-        int64_t ce = clip(r, q->t1, an_wadd(q->t1, extra));
+    if (q->comp_extra > 0) {
+        int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
         gain_region(cp, r, region_of(cp, ri, q->site, q->site), ce, q->t1);
         r->useful_comp = an_sadd(r->useful_comp, ce);
     }
     if (ci && q->t0 >= r->open && q->t0 < r->close) {
-        if ((int64_t)qs->sbytes > 0 || qs->bw > 0 || qs->lat > 0)
-            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)qs->sbytes, qs->bw, qs->lat, go);
+        if ((int64_t)q->sbytes > 0 || q->bw > 0 || q->lat > 0)
+            gain_send(cp, r, name_send_key(cp, r, q->name), (int64_t)q->sbytes, q->bw, q->lat, go);
     }
-    int64_t end = an_wadd(q->t1, extra);
+    int64_t end = an_wadd(q->t1, q->comp_extra);
     if (end > r->last) r->last = end;
     r->last_site = q->site;
     if (undecided) r->undecided++;
@@ -1790,14 +1722,14 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
     }
-    if (ci) coll_leave(cp, qs->comm, qs->cidx, ci);
+    if (ci) coll_leave(cp, q->comm, q->cidx, ci);
     for (unsigned i = 0; nw && i < nw->n; i++) {
         struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
         if (c) coll_leave(cp, nw->d[i].comm, nw->d[i].cidx, c);
     }
     if (nw) {
         free(nw);
-        side_of(cp, r, q)->nbw = NULL;
+        q->nbw = NULL;
     }
     return 1;
 }
@@ -1812,20 +1744,19 @@ CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
     if (go > q->t1) go = q->t1;
     int64_t u = clip(r, go, q->t1);
     if (q->flags & QF_UNFIN) {   /* waiting until the records stop: no useful time */
-        wait_note(cp, ri, q->ukind, q->site, q->name, side_get(r, q)->upeer, u);
+        wait_note(cp, ri, q->ukind, q->site, q->name, q->upeer, u);
         u = 0;
     }
     if (u > 0) {
         gain_useful(cp, r, name_key(cp, r, q->name), u, go);
         r->useful_comm = an_sadd(r->useful_comm, u);
     }
-    int64_t extra = comp_extra(r, q);
-    if (extra > 0) {
-        int64_t ce = clip(r, q->t1, an_wadd(q->t1, extra));
+    if (q->comp_extra > 0) {
+        int64_t ce = clip(r, q->t1, an_wadd(q->t1, q->comp_extra));
         gain_region(cp, r, region_of(cp, ri, q->site, q->site), ce, q->t1);
         r->useful_comp = an_sadd(r->useful_comp, ce);
     }
-    int64_t end = an_wadd(q->t1, extra);
+    int64_t end = an_wadd(q->t1, q->comp_extra);
     if (end > r->last) r->last = end;
     r->last_site = q->site;
     struct cmsg *ob = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
@@ -1998,21 +1929,14 @@ static int qgrow(struct an_cp *cp, struct cp_rank *r)
 {
     {
         unsigned cap = r->qcap ? r->qcap * 2 : 64;
-        /* an entry: one whole cache line; the side records after the ring, in one block */
-        struct qev *t = aligned_alloc(64, cap * (sizeof *t + sizeof(struct qside)));
+        struct qev *t = aligned_alloc(64, cap * sizeof *t);   /* an entry: two whole cache lines */
         if (!t) {
             cp->failed = 1;
             return -1;
         }
-        struct qside *ts = (struct qside *)(t + cap);
-        for (unsigned i = 0; i < r->qn; i++) {
-            unsigned k = (r->qh + i) & (r->qcap - 1);
-            t[i] = r->q[k];
-            if (t[i].flags & QF_SIDE) ts[i] = r->qs[k];
-        }
+        for (unsigned i = 0; i < r->qn; i++) t[i] = r->q[(r->qh + i) & (r->qcap - 1)];
         free(r->q);
         r->q = t;
-        r->qs = ts;
         r->qh = 0;
         r->qcap = cap;
     }
@@ -2049,8 +1973,8 @@ static int32_t member_pos(const struct an_run *run, const struct an_comm *cm, in
  * send), the members of a collective, a request (Wait family).  Its time is
  * then that wait state and lies on no path (phase_b_local); other
  * routines (MPI_Init, I/O, ...) keep their time as useful. */
-static void unfinished(struct an_cp *cp, const struct an_rank *rk, struct cp_rank *r, const struct mlr_event *ev,
-                       int role, struct qev *q)
+static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct mlr_event *ev, int role,
+                       struct qev *q)
 {
     const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
     int peer = -1, kind = -1;
@@ -2089,7 +2013,7 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, struct cp_ran
     }
     q->flags |= QF_UNFIN;
     q->ukind = (int8_t)kind;
-    side_of(cp, r, q)->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
+    q->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
 }
 
 /* MPI_Probe, MPI_Iprobe (found something or not: the record does not
@@ -2100,11 +2024,10 @@ static void probe_note(struct an_cp *cp, const struct an_rank *rk, struct cp_ran
 {
     const struct ml_p2p *p = &ev->p2p[0];
     if (p->peer == rk->proc_null || p->comm >= rk->ncomms) return;
-    struct qside *qs = side_of(cp, r, q);
-    qs->comm = rk->comm[p->comm];
-    qs->pos = p->peer == rk->any_source ? -1 : an_peer_world(cp->run, rk, p->comm, p->peer);
-    if (qs->comm >= cp->run->ncomms || (p->peer != rk->any_source && qs->pos < 0)) return;
-    qs->root = p->tag < 0 ? -1 : p->tag;
+    q->comm = rk->comm[p->comm];
+    q->pos = p->peer == rk->any_source ? -1 : an_peer_world(cp->run, rk, p->comm, p->peer);
+    if (q->comm >= cp->run->ncomms || (p->peer != rk->any_source && q->pos < 0)) return;
+    q->root = p->tag < 0 ? -1 : p->tag;
     q->flags |= QF_PROBE;
     r->nprobe++;
 }
@@ -2113,11 +2036,10 @@ static void probe_note(struct an_cp *cp, const struct an_rank *rk, struct cp_ran
  * run of them): it waits, as MPI_Wait would, for the send of the message
  * that the thread's next call completing a request completes, if that is a
  * receive; else it was local (docs/CRITPATH.md). */
-static void tpoll_note(const struct an_cp *cp, struct cp_rank *r, struct qev *q)
+static void tpoll_note(struct cp_rank *r, struct qev *q)
 {
-    struct qside *qs = side_of(cp, r, q);
-    qs->comm = 0;
-    qs->pos = qs->root = -1;
+    q->comm = 0;
+    q->pos = q->root = -1;
     q->flags |= QF_PROBE | QF_TPOLL;
     r->nprobe++;
 }
@@ -2137,17 +2059,16 @@ static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const st
         if (!nrecv && !(q->flags & QF_FIN) && !(p->flags & QF_TPOLL)) continue;   /* a probe waits for a receive */
         p->flags |= QF_PNONE;
         r->nprobe--;
-        struct qside *ps = side_of(cp, r, p);
         for (unsigned k = 0; k < nops && !(q->flags & QF_FIN); k++) {
             const struct an_op *o = &ops[k];
             int tp = !!(p->flags & QF_TPOLL);   /* a test poll: any message the call completes */
             if ((o->kind != AN_OP_RECV && o->kind != AN_OP_RECV_DONE) || o->peer < 0 || o->peer >= cp->run->size ||
-                cp->run->slot[o->peer] < 0 || (!tp && o->comm != ps->comm) || (!tp && ps->pos >= 0 && o->peer != ps->pos) ||
-                (!tp && ps->root >= 0 && o->tag != ps->root))
+                cp->run->slot[o->peer] < 0 || (!tp && o->comm != p->comm) || (!tp && p->pos >= 0 && o->peer != p->pos) ||
+                (!tp && p->root >= 0 && o->tag != p->root))
                 continue;
             p->flags = (uint16_t)((p->flags & ~QF_PNONE) | QF_PTGT);
-            ps->cidx = (uint64_t)q->lt0;
-            ps->pos = cp->run->slot[o->peer];
+            p->cidx = (uint64_t)q->lt0;
+            p->pos = cp->run->slot[o->peer];
             break;
         }
     }
@@ -2158,7 +2079,7 @@ static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const st
      * on the path, and not beside it as computation. */
     for (unsigned i = 0; i < r->qn; i++) {
         struct qev *p = &r->q[(r->qh + i) & (r->qcap - 1)];
-        if ((p->flags & (QF_TIGHT | QF_PTGT)) != (QF_TIGHT | QF_PTGT) || side_get(r, p)->cidx != (uint64_t)q->lt0 ||
+        if ((p->flags & (QF_TIGHT | QF_PTGT)) != (QF_TIGHT | QF_PTGT) || p->cidx != (uint64_t)q->lt0 ||
             p->thread != q->thread || p->nlight)
             continue;
         const struct qev *n = NULL;
@@ -2166,7 +2087,7 @@ static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const st
             const struct qev *x = &r->q[(r->qh + j) & (r->qcap - 1)];
             if (x->thread == q->thread) n = x;
         }
-        if (n && (!(n->flags & QF_PTGT) || side_get(r, n)->cidx != (uint64_t)q->lt0)) continue;   /* another call between */
+        if (n && (!(n->flags & QF_PTGT) || n->cidx != (uint64_t)q->lt0)) continue;   /* another call between */
         if (!n) n = q;
         if (n->site == p->site && n->t0 > p->t1) p->t1 = n->t0;
     }
@@ -2175,16 +2096,16 @@ static void probe_target(struct an_cp *cp, int ri, const struct qev *q, const st
 
 /* A nonblocking collective started: its member is remembered under its
  * request handle (a handle is reused once completed: forgotten then). */
-static void nb_start(struct an_cp *cp, int ri, uint64_t handle, const struct qside *qs, struct qev *q)
+static void nb_start(struct an_cp *cp, int ri, uint64_t handle, struct qev *q)
 {
     struct nbreq *b = malloc(sizeof *b);
     if (!b) {
         cp->failed = 1;
         return;
     }
-    b->comm = qs->comm;
-    b->pos = qs->pos;
-    b->cidx = qs->cidx;
+    b->comm = q->comm;
+    b->pos = q->pos;
+    b->cidx = q->cidx;
     int err = 0;
     free(map_swap(&cp->nbreq, (uint64_t)(uint32_t)ri, (int64_t)handle, b, &err));   /* one never completed */
     if (err) {
@@ -2217,7 +2138,7 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
         free(b);
     }
     if (!w) return;
-    side_of(cp, &cp->r[ri], q)->nbw = w;
+    q->nbw = w;
     q->flags |= QF_NBW;
 }
 
@@ -2240,14 +2161,19 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     q->t1 = e->t1 > e->t0 ? e->t1 : e->t0;
     q->lt0 = ev->start_ns;
     q->thread = ev->thread;
+    q->comp_extra = 0;
     q->flags = 0;
     q->nrecv = q->nsend = 0;
+    q->sbytes = 0;
+    q->bw = q->lat = 0;
+    q->comm = 0;
+    q->cidx = 0;
     q->phase = 0;
-    q->ukind = -1;
     q->in_ver = 0;
     q->in = NULL;
     q->own = NULL;
     q->site = ev->site;
+    q->pos = q->root = -1;
     q->nlight = 0;
     int known = ev->routine < rk->nroutines;
     q->name = known ? rk->name[ev->routine] : 0;
@@ -2263,22 +2189,20 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             q->flags |= QF_TIGHT;
         }
         q->t1 = an_wadd(q->t1, rep);
-        side_of(cp, r, q)->comp_extra = span - rep;
+        q->comp_extra = span - rep;
     }
     if (role == AN_INIT) q->flags |= QF_INIT;
     if (role == AN_FINALIZE) q->flags |= QF_FIN;
-    if (ev->unfinished) unfinished(cp, rk, r, ev, role, q);
+    if (ev->unfinished) unfinished(cp, rk, ev, role, q);
     unsigned nsend = 0, nrecv = 0;
-    uint64_t sbytes = 0;
-    int64_t bw = 0, lat = 0;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
         if (o->kind == AN_OP_SEND || o->kind == AN_OP_ISEND) {
             if (o->peer < 0) continue;
             nsend++;
-            sbytes += o->bytes;
-            bw = an_sadd(bw, an_d2i(cp->o.beta_ns * o->bytes));
-            lat = an_sadd(lat, an_d2i(cp->o.alpha_ns));
+            q->sbytes += o->bytes;
+            q->bw = an_sadd(q->bw, an_d2i(cp->o.beta_ns * o->bytes));
+            q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
             uint8_t sy = o->kind == AN_OP_SEND && q->name < cp->run->nnames ? cp->sync_name[q->name] : 0;
             if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
@@ -2288,14 +2212,6 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     }
     q->nsend = (uint16_t)nsend;
     q->nrecv = (uint16_t)nrecv;
-    if (nsend == 1 && !nrecv && !(q->flags & QF_SIDE)) {
-        q->sbytes1 = sbytes;  /* its cost: send_cost, as summed above */
-    } else if (nsend) {
-        struct qside *qs = side_of(cp, r, q);
-        qs->sbytes = sbytes;
-        qs->bw = bw;
-        qs->lat = lat;
-    }
     int heavy = nsend || ev->repeat;   /* (the light test reads these, not q's 16-bit fields just written) */
     if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
@@ -2308,21 +2224,20 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             heavy = 1;
             q->flags |= QF_COLL;
             if (ev->request) q->flags |= QF_NB;   /* nonblocking: local here, synchronised at its completion */
-            struct qside *qs = side_of(cp, r, q);
-            qs->comm = comm;
-            qs->pos = member_pos(cp->run, cm, rk->rank);
-            if (qs->pos < 0) q->flags &= ~QF_COLL;
-            else qs->cidx = r->ccount[comm]++;
-            qs->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
-            qs->sbytes = c->bytes;
+            q->comm = comm;
+            q->pos = member_pos(cp->run, cm, rk->rank);
+            if (q->pos < 0) q->flags &= ~QF_COLL;
+            else q->cidx = r->ccount[comm]++;
+            q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
-            coll_cost(cp, nm, cm->size, qs->root >= 0 && qs->root == qs->pos, c->bytes, c->rbytes, &qs->bw, &qs->lat);
+            coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
             if (q->flags & QF_NB) {
                 /* its bytes and cost count at the call (phase A), its entry
                  * is published there, the call completing it waits */
-                if (q->flags & QF_COLL) nb_start(cp, ri, ev->request, qs, q);
+                if (q->flags & QF_COLL) nb_start(cp, ri, ev->request, q);
                 q->flags &= ~QF_COLL;
-                qs->sbytes = c->bytes;
+                q->sbytes = c->bytes;
             }
         }
     }
@@ -2335,7 +2250,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (role == AN_PROBE && ev->type == ML_REC_P2P && !ev->unfinished) probe_note(cp, rk, r, ev, q);
     else if (ev->type == ML_REC_COMPLETE && !ev->ndone && !ev->unfinished && q->name < cp->run->nnames &&
              (cp->done_name[q->name] & 2))
-        tpoll_note(cp, r, q);
+        tpoll_note(r, q);
     if (!heavy && !nrecv && !q->flags && (int)q->name != cp->pcontrol_name) {
         /* a light call: at once, or behind the last qev queued */
         if (!r->qn) {
@@ -2676,7 +2591,7 @@ void an_cp_free(struct an_cp *cp)
         free(cp->r[i].nsend_of);
         for (unsigned k = 0; k < cp->r[i].qn; k++) {   /* never replayed (a failed pass) */
             struct qev *q = &cp->r[i].q[(cp->r[i].qh + k) & (cp->r[i].qcap - 1)];
-            if (q->flags & QF_NBW) free(cp->r[i].qs[(cp->r[i].qh + k) & (cp->r[i].qcap - 1)].nbw);
+            if (q->flags & QF_NBW) free(q->nbw);
         }
         free(cp->r[i].q);
         free(cp->r[i].lq);
