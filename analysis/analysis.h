@@ -344,6 +344,8 @@ enum an_finding_kind {
     AN_F_COLL_INCOMPLETE,     /* a collective some members never called */
     AN_F_COLL_MISMATCH,       /* members called different collectives as instance k */
     AN_F_UNKNOWN_COMM,        /* a record names a communicator not defined */
+    AN_F_OUTSIDE_COMM,        /* a record names a communicator reaching processes outside the job
+                                 (MPI_Comm_spawn, _connect, _accept, _join); name2: its creator */
 };
 
 struct an_finding {

@@ -751,6 +751,15 @@ static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t ci
     struct an_finding f;
     memset(&f, 0, sizeof f);
     f.kind = AN_F_UNKNOWN_COMM;
+    /* defined, but with members that are no rank of the job: processes
+     * MPI_Comm_spawn started or a job reached by MPI_Comm_connect/accept/join */
+    const struct mlr_comm *c = mlr_comm(r->f, cidx);
+    for (uint32_t k = 0; c && c->valid && c->members && k < c->size + c->remote_size; k++)
+        if (c->members[k] < 0) {
+            f.kind = AN_F_OUTSIDE_COMM;
+            f.name2 = c->has_prev && c->prev_routine < r->nroutines ? r->name[c->prev_routine] : UINT16_MAX;
+            break;
+        }
     f.comm = UINT32_MAX;
     f.rank = r->rank;
     f.peer = cidx;
