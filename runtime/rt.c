@@ -1745,6 +1745,13 @@ uint16_t ml_type_index(MPI_Datatype type, int64_t *size)
             struct ml_type_def *d = (struct ml_type_def *)(r + 1);
             char name[MPI_MAX_OBJECT_NAME] = "";
             PMPI_Type_get_name(type, name, &len);
+            /* Open MPI names what MPI_Type_dup and MPI_Type_create_resized
+             * return "Dup " + the old name ("Dup MPI_DOUBLE" for a double
+             * resized to 32 bytes): no name the program gave, and a wrong one */
+            int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+            if (strncmp(name, "Dup ", 4) == 0 && PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+                comb != MPI_COMBINER_NAMED)
+                name[0] = 0;
             d->index = hdr->ntypes++;
             d->size = sz > INT_MAX ? MPI_UNDEFINED : (int32_t)sz;   /* as MPI_Type_size says */
             d->handle = ML_HANDLE(type);
