@@ -2043,6 +2043,16 @@ void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag)
     ml_live_wait_aux(c, peer ? *(MPI_Fint *)peer : ML_PEER_NONE, tag ? *(MPI_Fint *)tag : ML_PEER_NONE, ci, 0);
 }
 
+void ml_fortran_live_sr(struct ml_call *c, void *comm, void *dest, void *stag, void *source, void *rtag)
+{
+    if (!comm || !mpi_ready) return;
+    uint16_t ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+    uint32_t src = source ? (uint32_t)*(MPI_Fint *)source : (uint32_t)ML_PEER_NONE;
+    uint32_t tag = rtag ? (uint32_t)*(MPI_Fint *)rtag : (uint32_t)ML_PEER_NONE;
+    ml_live_wait_aux(c, dest ? *(MPI_Fint *)dest : ML_PEER_NONE, stag ? *(MPI_Fint *)stag : ML_PEER_NONE, ci,
+                     src | (uint64_t)tag << 32);
+}
+
 void *ml_real(const char *sym)
 {
     void *p = dlsym(RTLD_NEXT, sym);
