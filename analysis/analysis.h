@@ -272,6 +272,7 @@ struct an_end {
     int32_t rank;
     uint32_t thread;
     uint16_t name;            /* routine (an_run.names) */
+    uint8_t unsized;          /* a send of a call unfinished when its rank stopped: size not known */
     uint32_t site;            /* call site id in the rank's file */
     int64_t t0, t1;           /* local start and end of that call */
 };
