@@ -358,6 +358,8 @@ struct an_finding {
     uint64_t count, bytes;
     uint64_t index;           /* collectives: instance */
     uint16_t name2;           /* collectives: the other routine */
+    uint8_t unsized;          /* unmatched sends, all of calls unfinished when their rank stopped: size
+                                 not known (not part of the key) */
 };
 
 struct an_match_stats {

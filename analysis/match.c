@@ -253,6 +253,7 @@ static void finding(struct an_match *m, const struct an_finding *f)
         if (fsame(g, f)) {
             g->count += f->count;
             g->bytes += f->bytes;
+            g->unsized &= f->unsized;   /* sizes unknown only when none was known */
             return;
         }
         s = (s + 1) & (FINDINGS_MAX * 2 - 1);
@@ -283,6 +284,7 @@ static void find_end(struct an_match *m, enum an_finding_kind k, uint32_t comm, 
     f.site = e->site;
     f.count = 1;
     f.bytes = bytes;
+    f.unsized = k == AN_F_UNMATCHED_SEND && e->unsized;
     finding(m, &f);
 }
 

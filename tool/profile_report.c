@@ -141,7 +141,9 @@ static void finding_text(const struct report *rp, const struct an_finding *f, ch
     switch (f->kind) {
     case AN_F_UNMATCHED_SEND:
         snprintf(b, n, "%s message%s (%s) from rank %d to %s, %s, %s: sent by %s at %s, never received", cnt,
-                 f->count == 1 ? "" : "s", fmt_bytes(f->bytes, by, sizeof by), f->rank,
+                 f->count == 1 ? "" : "s",
+                 f->unsized ? "size not recorded: the call was unfinished" : fmt_bytes(f->bytes, by, sizeof by),
+                 f->rank,
                  peer_text(f->peer, p, sizeof p), tag_text(f->tag, t, sizeof t), comm, rt, site);
         break;
     case AN_F_UNMATCHED_RECV:

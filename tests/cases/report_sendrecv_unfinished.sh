@@ -4,7 +4,9 @@
 # other rank's MPI_Recv took it: matched, 16 B, the size the receive got),
 # so the report names only the two receives that wait for ever.  Before,
 # the unfinished MPI_Sendrecv counted as a receive alone: rank 1's
-# completed MPI_Recv was 'completed ..., but no recorded send fits'.
+# completed MPI_Recv was 'completed ..., but no recorded send fits'.  A send
+# half nobody took is an unmatched send whose size the report says it does
+# not know (it said 0 B; before, no such finding at all).
 need_mpilens
 for impl in openmpi mpich; do
     have_impl $impl || continue
@@ -34,4 +36,16 @@ print('; '.join(bad))
 PY
 )
     [ -z "$r" ] || soft_fail "$impl: $r"
+    # the send half never received (dl_sendrecv_f.f90: two MPI_Sendrecv whose
+    # receive tags no send has) is an unmatched send of unknown size
+    p=$(prog $impl dl_sendrecv_f_f90) || continue
+    (cd "$d" && timeout -k 5 60 "$MPILENS" run -q --mpi=$impl -n 3 --deadlock-timeout 1 -o "$d/run2" "$p") \
+        >"$d/out2" 2>"$d/err2"
+    assert_eq 86 "$?" "$impl dl_sendrecv_f: mpilens run exit status"
+    "$MPILENS" report -q "$d/run2" >"$d/rep2.txt" 2>&1 || soft_fail "$impl dl_sendrecv_f: report failed"
+    t=$(tr -s ' \n' '  ' <"$d/rep2.txt")
+    for pair in "1 to rank 2" "2 to rank 1"; do
+        assert_contains "$t" "1 message (size not recorded: the call was unfinished) from rank $pair, tag 4, MPI_COMM_WORLD: sent by MPI_Sendrecv" \
+            "$impl dl_sendrecv_f: report"
+    done
 done
