@@ -272,6 +272,7 @@ struct an_end {
     int32_t rank;
     uint32_t thread;
     uint16_t name;            /* routine (an_run.names) */
+    uint8_t unsized;          /* a send of a call unfinished when its rank stopped: size not known */
     uint32_t site;            /* call site id in the rank's file */
     int64_t t0, t1;           /* local start and end of that call */
 };
@@ -344,6 +345,8 @@ enum an_finding_kind {
     AN_F_COLL_INCOMPLETE,     /* a collective some members never called */
     AN_F_COLL_MISMATCH,       /* members called different collectives as instance k */
     AN_F_UNKNOWN_COMM,        /* a record names a communicator not defined */
+    AN_F_OUTSIDE_COMM,        /* a record names a communicator reaching processes outside the job
+                                 (MPI_Comm_spawn, _connect, _accept, _join); name2: its creator */
 };
 
 struct an_finding {
@@ -355,6 +358,8 @@ struct an_finding {
     uint64_t count, bytes;
     uint64_t index;           /* collectives: instance */
     uint16_t name2;           /* collectives: the other routine */
+    uint8_t unsized;          /* unmatched sends, all of calls unfinished when their rank stopped: size
+                                 not known (not part of the key) */
 };
 
 struct an_match_stats {

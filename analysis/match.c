@@ -253,6 +253,7 @@ static void finding(struct an_match *m, const struct an_finding *f)
         if (fsame(g, f)) {
             g->count += f->count;
             g->bytes += f->bytes;
+            g->unsized &= f->unsized;   /* sizes unknown only when none was known */
             return;
         }
         s = (s + 1) & (FINDINGS_MAX * 2 - 1);
@@ -283,6 +284,7 @@ static void find_end(struct an_match *m, enum an_finding_kind k, uint32_t comm, 
     f.site = e->site;
     f.count = 1;
     f.bytes = bytes;
+    f.unsized = k == AN_F_UNMATCHED_SEND && e->unsized;
     finding(m, &f);
 }
 
@@ -415,6 +417,8 @@ static void emit(struct an_match *m, struct precv *rv)
     msg.src = rv->src;
     msg.dst = rv->dst;
     msg.tag = rv->tag;
+    /* a send unfinished when its rank stopped: its size is what was received */
+    if (rv->send.unsized && (rv->flags & RV_STATUS)) rv->send_bytes = rv->bytes;
     msg.bytes = rv->send_bytes;
     msg.recv_bytes = rv->bytes;
     msg.send = rv->send;
@@ -423,7 +427,7 @@ static void emit(struct an_match *m, struct precv *rv)
     m->st.messages++;
     m->st.bytes += rv->send_bytes;
     /* MPI delivers what was sent (or fails): another size means a wrong pair */
-    if ((rv->flags & RV_STATUS) && rv->bytes != rv->send_bytes)
+    if ((rv->flags & RV_STATUS) && rv->bytes != rv->send_bytes && !rv->send.unsized)
         find_end(m, AN_F_SIZE_MISMATCH, rv->comm, &rv->done, rv->src, rv->tag, rv->send_bytes);
     if (msg.recv_done) {
         /* causality: the receive cannot end before the send began */
@@ -751,6 +755,15 @@ static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t ci
     struct an_finding f;
     memset(&f, 0, sizeof f);
     f.kind = AN_F_UNKNOWN_COMM;
+    /* defined, but with members that are no rank of the job: processes
+     * MPI_Comm_spawn started or a job reached by MPI_Comm_connect/accept/join */
+    const struct mlr_comm *c = mlr_comm(r->f, cidx);
+    for (uint32_t k = 0; c && c->valid && c->members && k < c->size + c->remote_size; k++)
+        if (c->members[k] < 0) {
+            f.kind = AN_F_OUTSIDE_COMM;
+            f.name2 = c->has_prev && c->prev_routine < r->nroutines ? r->name[c->prev_routine] : UINT16_MAX;
+            break;
+        }
     f.comm = UINT32_MAX;
     f.rank = r->rank;
     f.peer = cidx;
@@ -766,6 +779,7 @@ static void end_of(struct an_end *end, const struct an_event *e)
     end->rank = e->r->rank;
     end->thread = e->ev.thread;
     end->name = e->ev.routine < e->r->nroutines ? e->r->name[e->ev.routine] : 0;
+    end->unsized = 0;
     end->site = e->ev.site;
     end->t0 = e->ev.start_ns;
     end->t1 = e->ev.end_ns;
@@ -1487,13 +1501,23 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
         if (p.comm != ML_COMM_NONE) do_recv(m, e, &end, &p, 0, 1, &ri);
         return;
     case AN_SENDRECV:
-        /* the slot: dest and send tag; source and receive tag in aux */
+        /* the slot: dest and send tag; source and receive tag in aux.  The
+         * send half is a message posted, as an unfinished blocking send's
+         * (a receive may have taken it while this one waits for its own) */
+        if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
+            struct an_end se = end;
+            se.unsized = 1;
+            do_send(m, e, &se, &p, AN_OP_SEND, 0);
+        }
         p.peer = (int32_t)(uint32_t)ev->request;
         p.tag = (int32_t)(uint32_t)(ev->request >> 32);
         if (p.comm != ML_COMM_NONE) do_recv(m, e, &end, &p, 0, 1, &ri);
         return;
     case AN_SEND:
-        if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) do_send(m, e, &end, &p, AN_OP_SEND, 0);
+        if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
+            end.unsized = 1;
+            do_send(m, e, &end, &p, AN_OP_SEND, 0);
+        }
         return;
     }
     if (ev->coll.comm != ML_COMM_NONE && end.name < m->run->nnames && coll_blocking(m->run->names[end.name]))

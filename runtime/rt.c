@@ -73,6 +73,9 @@ static struct ml_module *modules;
 static struct ml_live *lives;
 static int mpi_ready;                  /* between MPI_Init and MPI_Finalize */
 static int init_done, final_done;
+static int lost_exists;                 /* the rank file's name was taken (process_init) */
+static int lost_inited, lost_finalized; /* an unrecorded process's hidden collectives (ml_lost_post) */
+static void lost_init_sync(void);
 static MPI_Comm priv = MPI_COMM_NULL;  /* private duplicate of MPI_COMM_WORLD, for a clock sync */
 static MPI_Group world_group = MPI_GROUP_NULL;
 static __thread struct ml_live own_live; /* when all live slots are taken */
@@ -304,7 +307,10 @@ static void process_init(void)
         snprintf(path, sizeof path, "%s/pid-%d.mlt", dir, (int)getpid());
     fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0) {
-        warn("cannot create %s: %s; this process is not recorded", path, strerror(errno));
+        /* a name taken is said at MPI_Init, where a process that
+         * MPI_Comm_spawn started (whose ranks repeat its parents') is known */
+        if (errno == EEXIST) lost_exists = 1;
+        else warn("cannot create %s: %s; this process is not recorded", path, strerror(errno));
         ml_disabled = 1;
         ml_lost = 1;
         return;
@@ -1739,6 +1745,13 @@ uint16_t ml_type_index(MPI_Datatype type, int64_t *size)
             struct ml_type_def *d = (struct ml_type_def *)(r + 1);
             char name[MPI_MAX_OBJECT_NAME] = "";
             PMPI_Type_get_name(type, name, &len);
+            /* Open MPI names what MPI_Type_dup and MPI_Type_create_resized
+             * return "Dup " + the old name ("Dup MPI_DOUBLE" for a double
+             * resized to 32 bytes): no name the program gave, and a wrong one */
+            int ni = 0, na = 0, nd = 0, comb = MPI_COMBINER_NAMED;
+            if (strncmp(name, "Dup ", 4) == 0 && PMPI_Type_get_envelope(type, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
+                comb != MPI_COMBINER_NAMED)
+                name[0] = 0;
             d->index = hdr->ntypes++;
             d->size = sz > INT_MAX ? MPI_UNDEFINED : (int32_t)sz;   /* as MPI_Type_size says */
             d->handle = ML_HANDLE(type);
@@ -2028,6 +2041,16 @@ void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag)
     if (!comm || !mpi_ready) return;
     uint16_t ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
     ml_live_wait_aux(c, peer ? *(MPI_Fint *)peer : ML_PEER_NONE, tag ? *(MPI_Fint *)tag : ML_PEER_NONE, ci, 0);
+}
+
+void ml_fortran_live_sr(struct ml_call *c, void *comm, void *dest, void *stag, void *source, void *rtag)
+{
+    if (!comm || !mpi_ready) return;
+    uint16_t ci = ml_comm_index(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+    uint32_t src = source ? (uint32_t)*(MPI_Fint *)source : (uint32_t)ML_PEER_NONE;
+    uint32_t tag = rtag ? (uint32_t)*(MPI_Fint *)rtag : (uint32_t)ML_PEER_NONE;
+    ml_live_wait_aux(c, dest ? *(MPI_Fint *)dest : ML_PEER_NONE, stag ? *(MPI_Fint *)stag : ML_PEER_NONE, ci,
+                     src | (uint64_t)tag << 32);
 }
 
 void *ml_real(const char *sym)
@@ -2358,11 +2381,35 @@ static void clock_sync(struct ml_clock_sync *out, int at_init)
     out->valid = 1;
 }
 
+/* A process that MPI_Comm_spawn (or _multiple) started: its MPI_COMM_WORLD
+ * is not the job's, its ranks repeat those of the job, so it is not
+ * recorded (docs/REPORT.md, "What the runtime does not record"). */
+static int spawned_note(void)
+{
+    MPI_Comm parent = MPI_COMM_NULL;
+    int rank = -1;
+    if (PMPI_Comm_get_parent(&parent) != MPI_SUCCESS || parent == MPI_COMM_NULL) return 0;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    warn("process %d, rank %d of an MPI_COMM_WORLD started by MPI_Comm_spawn: not recorded (mpilens "
+         "records the processes of the launched job, not those they spawn)",
+         (int)getpid(), rank);
+    return 1;
+}
+
 void ml_after_init(int provided)
 {
     int flag = 0;
     if (init_done || !hdr || PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return;
     init_done = 1;
+    if (spawned_note()) {
+        /* its file goes; from here on it is an unrecorded process, with the
+         * hidden collectives of the others of its world (all spawned) */
+        unlink(path);
+        ml_disabled = 1;
+        ml_lost = 1;
+        lost_init_sync();
+        return;
+    }
     int rank = 0, size = 0, len = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -2401,8 +2448,6 @@ void ml_after_init(int provided)
 /* An unrecorded process (ml_lost) in MPI_Init and MPI_Finalize: the same
  * collectives as the recorded ones (ml_after_init, ml_before_finalize), the
  * results thrown away.  rid is the wrapper's routine; others are ignored. */
-static int lost_inited, lost_finalized;
-
 static int rid_is(int rid, const char *name)
 {
     return rid >= 0 && (unsigned)rid < ml_nroutines && strcmp(ml_routine_names[rid], name) == 0;
@@ -2413,6 +2458,13 @@ void ml_lost_post(int rid)
     int flag = 0;
     if (!ml_lost || lost_inited || !(rid_is(rid, "MPI_Init") || rid_is(rid, "MPI_Init_thread"))) return;
     if (PMPI_Initialized(&flag) != MPI_SUCCESS || !flag) return;
+    if (lost_exists && !spawned_note())
+        warn("cannot create %s: File exists; this process is not recorded", path);
+    lost_init_sync();
+}
+
+static void lost_init_sync(void)
+{
     lost_inited = 1;
     struct ml_clock_sync dummy;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &priv) == MPI_SUCCESS) {

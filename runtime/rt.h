@@ -180,6 +180,9 @@ int ml_join_begin(pthread_t t, void *ret_addr);
 void ml_join_end(void);
 /* Fortran entry: what the call waits for, from its arguments, before it runs. */
 void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag);
+/* MPI_Sendrecv(_replace) from Fortran: the send in peer/tag, the receive's
+ * source and tag in aux (as the C wrapper publishes them). */
+void ml_fortran_live_sr(struct ml_call *c, void *comm, void *dest, void *stag, void *source, void *rtag);
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);
 MPI_Status *ml_status_buf(int n, MPI_Status *buf);
 void *ml_real(const char *sym);

@@ -47,6 +47,8 @@ static void help(FILE *out)
             "  peer=     the other side as a world rank, or ANY_SOURCE, PROC_NULL\n"
             "  tag=      message tag          bytes=  bytes sent or received by this call\n"
             "  type=     datatype             root=   root of a collective (world rank)\n"
+            "            (its name, spaces as _; derived#N(SIZE) for a derived type\n"
+            "            without one)\n"
             "  rbytes=   a collective's receive count x receive type size, as passed\n"
             "  req=      request handle started by the call\n"
             "  done=     requests it completed: handle/peer/tag/bytes each, comma-separated\n"
@@ -128,8 +130,13 @@ static void put_type(FILE *o, const struct mlr_file *f, uint16_t t)
     if (t == ML_TYPE_NONE) return;
     const struct mlr_type *ty = mlr_type(f, t);
     if (!ty) fprintf(o, " type=#%u", t);
-    else if (ty->name[0]) fprintf(o, " type=%s", ty->name);
-    else fprintf(o, " type=derived#%u(%d)", t, ty->size);
+    else if (ty->name[0]) {
+        /* one token, as every field: a name set with MPI_Type_set_name
+         * may hold spaces */
+        fputs(" type=", o);
+        for (const char *c = ty->name; *c; c++) putc(*c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, o);
+    } else
+        fprintf(o, " type=derived#%u(%d)", t, ty->size);
 }
 
 static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx,

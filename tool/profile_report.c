@@ -125,6 +125,7 @@ static const char *finding_kind(enum an_finding_kind k)
     case AN_F_COLL_INCOMPLETE: return "collective_incomplete";
     case AN_F_COLL_MISMATCH: return "collective_mismatch";
     case AN_F_UNKNOWN_COMM: return "unknown_communicator";
+    case AN_F_OUTSIDE_COMM: return "outside_communicator";
     }
     return "other";
 }
@@ -140,7 +141,9 @@ static void finding_text(const struct report *rp, const struct an_finding *f, ch
     switch (f->kind) {
     case AN_F_UNMATCHED_SEND:
         snprintf(b, n, "%s message%s (%s) from rank %d to %s, %s, %s: sent by %s at %s, never received", cnt,
-                 f->count == 1 ? "" : "s", fmt_bytes(f->bytes, by, sizeof by), f->rank,
+                 f->count == 1 ? "" : "s",
+                 f->unsized ? "size not recorded: the call was unfinished" : fmt_bytes(f->bytes, by, sizeof by),
+                 f->rank,
                  peer_text(f->peer, p, sizeof p), tag_text(f->tag, t, sizeof t), comm, rt, site);
         break;
     case AN_F_UNMATCHED_RECV:
@@ -181,6 +184,15 @@ static void finding_text(const struct report *rp, const struct an_finding *f, ch
         snprintf(b, n, "%s call%s on rank %d (%s at %s) name communicator definition %d, which the rank file "
                        "does not hold",
                  cnt, f->count == 1 ? "" : "s", f->rank, rt, site, f->peer);
+        break;
+    case AN_F_OUTSIDE_COMM:
+        snprintf(b, n, "%s call%s on rank %d (%s at %s) use%s a communicator that reaches processes outside "
+                       "the job (from %s): those processes are not recorded, so %s nothing and %s bytes "
+                       "are not counted",
+                 cnt, f->count == 1 ? "" : "s", f->rank, rt, site, f->count == 1 ? "s" : "",
+                 f->name2 < rp->run.nnames ? rname(&rp->run, f->name2)
+                                           : "MPI_Comm_spawn, MPI_Comm_connect, _accept or _join",
+                 f->count == 1 ? "it matches" : "they match", f->count == 1 ? "its" : "their");
         break;
     }
 }

@@ -745,9 +745,13 @@ def emit_f_special(w, sym, rid, base, names, ptypes, rt, arg):
         sc, stp, dest, stag, rc, rtp, src, rtag, comm, st = F_SENDRECV[base]
         if st + 1 != nargs:
             return False
-        w(head + 'a%d, a%d, a%d, struct ml_fst1 fs_, {a%d = ml_fst1_pre(&fs_, a%d);}, '
+        # the live slot holds both halves (the receive's source and tag in
+        # aux, as the C wrapper's): published by PRE, the macro's is skipped
+        w(head + 'NULL, NULL, NULL, struct ml_fst1 fs_, {a%d = ml_fst1_pre(&fs_, a%d); '
+          'ml_fortran_live_sr(&c, a%d, a%d, a%d, a%d, a%d);}, '
           '{ml_f_sendrecv(&c, &fs_, a%d, a%d, a%d, a%d, a%d, a%d, %s, %s, a%d, a%d);}, {})'
-          % (comm, dest, stag, st, st, comm, stp, dest, stag, sc, src, A(rtp), A(rc), rtag, nargs))
+          % (st, st, comm, dest, stag, src, rtag,
+             comm, stp, dest, stag, sc, src, A(rtp), A(rc), rtag, nargs))
         return True
     if RMA.match(base) and 'target_rank' in names and nargs < 20:
         # Open MPI's binding calls PMPI_ (MPICH's goes on to the C wrapper)

@@ -137,6 +137,13 @@ for impl in openmpi mpich; do
         "^  rank 1: MPI_Iprobe from 0 tag 3 \(polling, nothing completes\) at dl_iprobe.c:$(L dl_iprobe L_IPROBE)" "$CYCLE2"
     dl $impl dl_cycle_f_f90 2 "^  rank 0: MPI_Recv from 1 tag 9 at dl_cycle_f.f90:$(L dl_cycle_f_f90 L_RECV)" \
         "^  rank 1: MPI_Recv from 0 tag 9 at dl_cycle_f.f90:$(L dl_cycle_f_f90 L_RECV)" "$CYCLE2"
+    # Fortran MPI_Sendrecv: the live slot holds the receive half too (Open
+    # MPI's binding calls PMPI_: its Fortran wrapper published 'from 0 tag 0')
+    dl $impl dl_sendrecv_f_f90 3 "^  rank 1: MPI_Sendrecv to 2 tag 4, from 2 tag 5 at dl_sendrecv_f.f90:$(L dl_sendrecv_f_f90 L_SR1)" \
+        "^  rank 2: MPI_Sendrecv to 1 tag 4, from 1 tag 6 at dl_sendrecv_f.f90:$(L dl_sendrecv_f_f90 L_SR2)" \
+        "^      waits for rank 2: rank 2 in MPI_Sendrecv" "^      waits for rank 1: rank 1 in MPI_Sendrecv" \
+        "^  rank 0: MPI_Waitall of 2 requests at dl_sendrecv_f.f90:$(L dl_sendrecv_f_f90 L_WAITALL)" \
+        "cycle: rank (1 -> rank 2 -> rank 1|2 -> rank 1 -> rank 2)"
     dl $impl dl_thread 3 "^  rank 0 thread [1-9]: MPI_Recv from 1 tag 5 at dl_thread.c:$(L dl_thread L_TRECV)" \
         "^  rank 1 thread [1-9]: MPI_Recv from 0 tag 5 at dl_thread.c:$(L dl_thread L_TRECV)" \
         "^  rank [01]: MPI_Barrier on MPI_COMM_WORLD at dl_thread.c:$(L dl_thread L_BARRIER)" \
