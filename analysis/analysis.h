@@ -49,12 +49,19 @@ enum an_role {
     AN_INIT,        /* MPI_Init, Init_thread */
     AN_FINALIZE,    /* MPI_Finalize */
     AN_FREE,        /* MPI_Request_free: COMPLETE layout naming its request */
+    AN_COLL_INIT,   /* MPI_Allreduce_init, Bcast_init, ... (MPI 4.0; Open MPI 4.1: MPIX_*_init):
+                       a persistent collective; COLL with its request (older files: none),
+                       each MPI_Start of it one operation (match.c, AN_OP_COLL_START) */
     AN_RMA,         /* MPI_Put, Get, Accumulate, Get_accumulate, Fetch_and_op, Compare_and_swap
                        and the R-forms: P2P, peer = target rank (in the window's communicator),
                        tag ML_PEER_NONE, bytes = origin bytes; never a message to match */
 };
 
 enum an_role an_role_of(const char *routine);
+/* A persistent collective's init (MPI_Allreduce_init, _c, Open MPI's
+ * MPIX_Allreduce_init): 1, and the routine each start of it performs
+ * ("MPI_Allreduce") in out (when not NULL); else 0. */
+int an_pcoll_base(const char *routine, char *out, size_t size);
 
 /* ---- time arithmetic ------------------------------------------------------
  * Times come from files that may be corrupt or hostile: arithmetic on them
@@ -296,6 +303,8 @@ enum an_op_kind {
     AN_OP_IRECV,              /* nonblocking or persistent receive posted */
     AN_OP_RECV_DONE,          /* ... and completed */
     AN_OP_CANCELLED,          /* a request opened by ISEND or IRECV completed as cancelled */
+    AN_OP_COLL_START,         /* MPI_Start(all) started a persistent collective: one operation,
+                                 one arrival at an instance of its communicator (coll, name) */
 };
 
 /* What one event did to point-to-point traffic (for exporters).
@@ -315,7 +324,12 @@ struct an_op {
     int32_t peer_comm;        /* rank in comm */
     int32_t tag;
     uint32_t bytes;
-    uint64_t req;             /* unique per rank for one activation */
+    uint64_t req;             /* unique per rank for one activation; COLL_START: the request handle */
+    /* COLL_START: the init's payload (this rank's counts, root, its comm
+     * definition index) and the routine it repeats (MPI_Allreduce for
+     * MPI_Allreduce_init; the init's own name where that is unknown) */
+    struct ml_coll coll;
+    uint16_t name;
 };
 
 struct an_coll {              /* a collective instance, all members arrived */

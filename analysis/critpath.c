@@ -348,6 +348,8 @@ struct nbreq {
     uint32_t comm;
     int32_t pos;
     uint64_t cidx;
+    int32_t root;             /* persistent starts (qev.nbw, pcoll_starts): the root, */
+    uint16_t name;            /* and the routine performed (MPI_Allreduce) */
 };
 
 struct nbw {                  /* the nonblocking collectives one call completes */
@@ -364,7 +366,8 @@ struct qev {                  /* 128 bytes, no holes: two cache lines in the rin
     uint64_t cidx;            /* collective: instance */
     struct cmsg *in;          /* its inbox list then */
     struct snap *own;         /* the edge value it published */
-    struct nbw *nbw;          /* QF_NBW only (not set otherwise) */
+    struct nbw *nbw;          /* QF_NBW: what it completes; else the persistent collectives an
+                               * MPI_Start(all) starts (pcoll_starts), or NULL */
     uint32_t thread;          /* with the thread */
     uint32_t site;
     uint32_t comm;            /* collective: an_comm id */
@@ -1311,6 +1314,57 @@ static void pcontrol(struct an_cp *cp, int ri, const struct qev *q)
     }
 }
 
+/* A collective's entry: member pos's values at the call q's start (a
+ * nonblocking one's, for the call that completes it) in instance cidx of
+ * comm, of the routine kname.  -1: out of memory. */
+static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t comm, uint64_t cidx, int32_t pos,
+                      int32_t root, uint16_t kname)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct cinst *ci = map_get(&cp->colls, comm, (int64_t)cidx);
+    const struct an_comm *cm = &cp->run->comms[comm];
+    if (!ci) {
+        ci = calloc(1, sizeof *ci);
+        if (ci) ci->entry = calloc(cm->size, sizeof *ci->entry);
+        if (!ci || !ci->entry || map_put(&cp->colls, comm, (int64_t)cidx, ci)) {
+            if (ci) free(ci->entry);
+            free(ci);
+            cp->failed = 1;
+            return -1;
+        }
+        ci->size = cm->size;
+        ci->left = cm->size;
+        ci->kind = cp->ckind[kname];
+        ci->root = root;
+        for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
+    }
+    struct snap *s = &ci->entry[pos];
+    s->t = q->t0;
+    s->rank = ri;
+    s->name = q->name;
+    s->site = q->site;
+    s->epoch = r->pcontrol;
+    snap_fill(cp, r, s);
+    /* the members waiting (coll_need) go on once all arrived, or, for
+     * a rooted-out one, once the root did: only then are they woken;
+     * before, only those whose time is up (they go on without it;
+     * none before stream time passes cp->deadline) */
+    int full = ++ci->arrived == ci->size;
+    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root)) wl_wake(cp, &ci->wl);
+    else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
+    if (full) {
+        ci->last = 0;
+        for (uint32_t k = 0; k < ci->size; k++)
+            if (ci->entry[k].t > ci->entry[ci->last].t) ci->last = (int)k;
+        for (int m = 0; m < AN_CP_NM; m++) {
+            ci->best[m] = 0;
+            for (uint32_t k = 1; k < ci->size; k++)
+                if (ci->entry[k].v[m] > ci->entry[ci->best[m]].v[m]) ci->best[m] = (int)k;
+        }
+    }
+    return 0;
+}
+
 CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
 {
     struct cp_rank *r = &cp->r[ri];
@@ -1347,50 +1401,20 @@ CP_INLINE void phase_a(struct an_cp *cp, int ri, struct qev *q)
         wl_wake_pub(cp, &r->wl, q->thread, q->lt0);
     }
     if (q->flags & (QF_COLL | QF_NBC)) {
-        /* a collective's entry: its values at the call's start (a
-         * nonblocking one's, for the call that completes it) */
-        struct cinst *ci = map_get(&cp->colls, q->comm, (int64_t)q->cidx);
-        const struct an_comm *cm = &cp->run->comms[q->comm];
-        if (!ci) {
-            ci = calloc(1, sizeof *ci);
-            if (ci) ci->entry = calloc(cm->size, sizeof *ci->entry);
-            if (!ci || !ci->entry || map_put(&cp->colls, q->comm, (int64_t)q->cidx, ci)) {
-                if (ci) free(ci->entry);
-                free(ci);
-                cp->failed = 1;
-                q->flags &= ~(QF_COLL | QF_NBC);
-                goto out;
-            }
-            ci->size = cm->size;
-            ci->left = cm->size;
-            ci->kind = cp->ckind[q->name];
-            ci->root = q->root;
-            for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
+        if (coll_entry(cp, ri, q, q->comm, q->cidx, q->pos, q->root, q->name)) {
+            q->flags &= ~(QF_COLL | QF_NBC);
+            goto out;
         }
-        struct snap *s = &ci->entry[q->pos];
-        s->t = q->t0;
-        s->rank = ri;
-        s->name = q->name;
-        s->site = q->site;
-        s->epoch = r->pcontrol;
-        snap_fill(cp, r, s);
-        /* the members waiting (coll_need) go on once all arrived, or, for
-         * a rooted-out one, once the root did: only then are they woken;
-         * before, only those whose time is up (they go on without it;
-         * none before stream time passes cp->deadline) */
-        int full = ++ci->arrived == ci->size;
-        if (full || (ci->kind == CK_ROOT_OUT && q->pos == ci->root)) wl_wake(cp, &ci->wl);
-        else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
-        if (full) {
-            ci->last = 0;
-            for (uint32_t k = 0; k < ci->size; k++)
-                if (ci->entry[k].t > ci->entry[ci->last].t) ci->last = (int)k;
-            for (int m = 0; m < AN_CP_NM; m++) {
-                ci->best[m] = 0;
-                for (uint32_t k = 1; k < ci->size; k++)
-                    if (ci->entry[k].v[m] > ci->entry[ci->best[m]].v[m]) ci->best[m] = (int)k;
-            }
+    }
+    if (q->nbw && !(q->flags & QF_NBW)) {
+        /* MPI_Start(all) of persistent collectives: each a nonblocking
+         * collective's entry */
+        for (unsigned i = 0; i < q->nbw->n; i++) {
+            const struct nbreq *d = &q->nbw->d[i];
+            if (coll_entry(cp, ri, q, d->comm, d->cidx, d->pos, d->root, d->name)) break;
         }
+        free(q->nbw);
+        q->nbw = NULL;
     }
 out:
     q->phase = 1;
@@ -2142,6 +2166,54 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
+/* MPI_Start(all) of persistent collectives (match.c, AN_OP_COLL_START):
+ * each a nonblocking collective started, its instance the communicator's
+ * next, its entry published at the call (phase_a, the list in q->nbw) and
+ * waited for by the call that completes its request.  Returns how many. */
+static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk, const struct an_op *ops,
+                             unsigned nops, struct qev *q)
+{
+    struct cp_rank *r = &cp->r[ri];
+    struct nbw *w = NULL;
+    for (unsigned i = 0; i < nops; i++) {
+        const struct an_op *o = &ops[i];
+        if (o->kind != AN_OP_COLL_START || o->comm >= cp->run->ncomms || cp->run->comms[o->comm].inter) continue;
+        const struct an_comm *cm = &cp->run->comms[o->comm];
+        int32_t pos = member_pos(cp->run, cm, rk->rank);
+        if (pos < 0) continue;
+        if (!w) {
+            if (!(w = malloc(sizeof *w + (nops - i) * sizeof w->d[0]))) {
+                cp->failed = 1;
+                return 0;
+            }
+            w->n = 0;
+        }
+        struct nbreq *d = &w->d[w->n++];
+        d->comm = o->comm;
+        d->pos = pos;
+        d->cidx = r->ccount[o->comm]++;
+        d->root = (o->coll.root >= 0 && (uint32_t)o->coll.root < cm->size) ? o->coll.root : -1;
+        d->name = o->name;
+        int64_t bw = 0, lat = 0;
+        const char *nm = o->name < cp->run->nnames ? cp->run->names[o->name] : "";
+        coll_cost(cp, nm, cm->size, d->root >= 0 && d->root == pos, o->coll.bytes, o->coll.rbytes, &bw, &lat);
+        q->bw = an_sadd(q->bw, bw);
+        q->lat = an_sadd(q->lat, lat);
+        q->sbytes += o->coll.bytes;
+        struct nbreq *b = malloc(sizeof *b);
+        int err = !b;
+        if (b) {
+            *b = *d;
+            free(map_swap(&cp->nbreq, (uint64_t)(uint32_t)ri, (int64_t)o->req, b, &err));   /* one never completed */
+            if (err) free(b);
+        }
+        if (err) cp->failed = 1;
+    }
+    if (!w) return 0;
+    q->nbw = w;
+    return w->n;
+}
+
 CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
@@ -2172,6 +2244,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     q->in_ver = 0;
     q->in = NULL;
     q->own = NULL;
+    q->nbw = NULL;
     q->site = ev->site;
     q->pos = q->root = -1;
     q->nlight = 0;
@@ -2216,7 +2289,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (q->nrecv && ev->type == ML_REC_COMPLETE) q->flags |= QF_COMPLETE;
     if (ev->type == ML_REC_P2P || ev->type == ML_REC_SENDRECV)
         if (role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE) q->flags |= QF_BRECV;
-    if (ev->type == ML_REC_COLL) {
+    if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
         if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
@@ -2242,6 +2315,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
         }
     }
     if (q->flags & QF_NB) q->flags &= ~QF_NB;
+    if (role == AN_START && nops && pcoll_starts(cp, ri, rk, ops, nops, q)) heavy = 1;
     if (ev->type == ML_REC_COMPLETE && cp->nbreq.live && q->name < cp->run->nnames && cp->done_name[q->name])
         nb_complete(cp, ri, ev, q);
     if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
@@ -2591,7 +2665,7 @@ void an_cp_free(struct an_cp *cp)
         free(cp->r[i].nsend_of);
         for (unsigned k = 0; k < cp->r[i].qn; k++) {   /* never replayed (a failed pass) */
             struct qev *q = &cp->r[i].q[(cp->r[i].qh + k) & (cp->r[i].qcap - 1)];
-            if (q->flags & QF_NBW) free(q->nbw);
+            if ((q->flags & QF_NBW) || q->nbw) free(q->nbw);
         }
         free(cp->r[i].q);
         free(cp->r[i].lq);

@@ -60,8 +60,32 @@ static int name_is(const char *n, const char *want)
     return n[l] == 0 || strcasecmp(n + l, "_c") == 0;
 }
 
+int an_pcoll_base(const char *n, char *out, size_t size)
+{
+    static const char *const t[] = {
+        "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather", "Allgatherv",
+        "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce", "Reduce_scatter",
+        "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather", "Neighbor_allgatherv",
+        "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw",
+    };
+    if (!strncasecmp(n, "MPIX_", 5)) n += 5;
+    else if (!strncasecmp(n, "MPI_", 4)) n += 4;
+    else return 0;
+    size_t l = strlen(n);
+    if (l > 2 && !strcasecmp(n + l - 2, "_c")) l -= 2;
+    if (l <= 5 || strncasecmp(n + l - 5, "_init", 5) != 0) return 0;
+    l -= 5;
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (strlen(t[i]) == l && !strncasecmp(n, t[i], l)) {
+            if (out) snprintf(out, size, "MPI_%s", t[i]);
+            return 1;
+        }
+    return 0;
+}
+
 enum an_role an_role_of(const char *n)
 {
+    if (an_pcoll_base(n, NULL, 0)) return AN_COLL_INIT;
     static const struct { const char *name; enum an_role role; } t[] = {
         {"MPI_Send", AN_SEND}, {"MPI_Bsend", AN_SEND}, {"MPI_Ssend", AN_SEND}, {"MPI_Rsend", AN_SEND},
         {"MPI_Isend", AN_ISEND}, {"MPI_Ibsend", AN_ISEND}, {"MPI_Issend", AN_ISEND},

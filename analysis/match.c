@@ -86,7 +86,9 @@ struct chan {                    /* (comm, src, dst, tag) */
     struct precv *rh, *rt;
 };
 
-enum { RQ_SEND = 1, RQ_RECV = 2, RQ_COLL = 3 };   /* COLL: a nonblocking collective's (no message) */
+/* COLL: a nonblocking collective's (no message); PCOLL: a persistent
+ * collective's (MPI_Allreduce_init ...), each start one operation */
+enum { RQ_SEND = 1, RQ_RECV = 2, RQ_COLL = 3, RQ_PCOLL = 4 };
 
 struct req {                     /* open request of a rank, by handle */
     uint64_t handle;             /* 0: empty slot */
@@ -105,6 +107,8 @@ struct req {                     /* open request of a rank, by handle */
     uint8_t open;                /* an ISEND/IRECV op opened activation `id` for the exporters */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
+    struct ml_coll coll;         /* PCOLL: the init's payload */
+    uint16_t pname;              /* PCOLL: the routine each start performs (MPI_Allreduce) */
     struct req *succ;            /* the next request with this handle, made while this one */
     int64_t succ_t1;             /* still runs in the stream: end of the call that made it */
     uint32_t succ_thread;        /* and its thread (req_open) */
@@ -164,6 +168,8 @@ struct an_match {
     struct chan **tab;
     unsigned tab_size, nchan;
     struct cstate *cs;           /* per an_comm */
+    uint16_t *pbase;             /* per routine name: what a persistent collective's start performs
+                                    (0: not looked up yet; name + 1) */
     struct psend *free_s;
     struct precv *free_r;
     struct chan *free_c;
@@ -1056,7 +1062,11 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
     }
 }
 
-/* MPI_Start / Startall: each listed persistent request starts one message. */
+static void coll_arrive(struct an_match *m, const struct an_event *e, const struct an_end *end,
+                        const struct ml_coll *c);
+
+/* MPI_Start / Startall: each listed persistent request starts one message,
+ * or one collective operation. */
 static void do_start(struct an_match *m, const struct an_event *e, const struct an_end *end)
 {
     const struct an_rank *r = e->r;
@@ -1065,6 +1075,23 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
         struct req *q = req_at(m, rs, e->ev.done[i].request, e);
         if (!q || !q->persistent) {
             m->st.untracked_done++;
+            continue;
+        }
+        if (q->kind == RQ_PCOLL) {
+            /* one collective operation: an arrival at the communicator's
+             * next instance, as a nonblocking collective's call is */
+            struct an_end pe = *end;
+            pe.name = q->pname;
+            q->running = 1;
+            coll_arrive(m, e, &pe, &q->coll);
+            if (m->sink.event) {
+                struct an_op *o = op_add(m);
+                if (o) {
+                    uint32_t comm = comm_quiet(r, q->coll.comm);
+                    *o = (struct an_op){AN_OP_COLL_START, comm, -1, q->coll.root, ML_PEER_NONE,
+                                        q->coll.bytes, q->handle, q->coll, q->pname};
+                }
+            }
             continue;
         }
         struct ml_p2p p = {q->cidx, ML_TYPE_NONE, q->peer_comm, q->tag, q->bytes};
@@ -1251,6 +1278,11 @@ static void do_complete(struct an_match *m, const struct an_event *e, int is_fre
             req_gone(rs, q);
             continue;
         }
+        if (q->kind == RQ_PCOLL) {   /* inactive again; freed only by MPI_Request_free */
+            q->running = 0;
+            if (is_free) req_gone(rs, q);
+            continue;
+        }
         struct ml_done dd;
         if (q->nostatus && d->source != ML_PEER_CANCELLED) {
             /* the library's status says nothing about the receive: a
@@ -1342,13 +1374,66 @@ static void coll_mismatch(struct an_match *m, uint32_t comm, uint64_t index, con
     finding(m, &f);
 }
 
-static void do_coll(struct an_match *m, const struct an_event *e, const struct an_end *end)
+/* The routine a persistent collective's start performs (MPI_Allreduce for
+ * MPI_Allreduce_init), as a name of the run; the init's own name where
+ * the run has no such name. */
+static uint16_t pcoll_name(struct an_match *m, uint16_t init)
+{
+    const struct an_run *run = m->run;
+    if (init >= run->nnames) return init;
+    if (!m->pbase && !(m->pbase = calloc(run->nnames, sizeof *m->pbase))) return init;
+    if (!m->pbase[init]) {
+        char b[64];
+        uint16_t v = init;
+        if (an_pcoll_base(run->names[init], b, sizeof b))
+            for (unsigned i = 0; i < run->nnames; i++)
+                if (!strcmp(run->names[i], b)) {
+                    v = (uint16_t)i;
+                    break;
+                }
+        m->pbase[init] = (uint16_t)(v + 1);
+    }
+    return (uint16_t)(m->pbase[init] - 1);
+}
+
+/* A collective call.  A persistent collective's init with its request
+ * (role AN_COLL_INIT) is no operation: it only makes the request, whose
+ * every MPI_Start is one (do_start), numbered among the communicator's
+ * collectives in the order of the calls that start them (docs/REPORT.md);
+ * in files without the request it counts as the one operation. */
+static void do_coll(struct an_match *m, const struct an_event *e, const struct an_end *end, int role)
 {
     const struct an_rank *r = e->r;
     struct rstate *rs = &m->rs[r - m->run->ranks];
     const struct ml_coll *c = &e->ev.coll;
+    if (role == AN_COLL_INIT && e->ev.request) {
+        struct req *q = req_open(m, rs, e->ev.request, e);
+        if (q) {
+            memset(q, 0, sizeof *q);
+            q->handle = e->ev.request;
+            q->mk_t1 = e->ev.end_ns;
+            q->mk_thread = e->ev.thread;
+            q->kind = RQ_PCOLL;
+            q->persistent = 1;
+            q->cidx = c->comm;
+            q->comm = comm_quiet(r, c->comm);
+            q->peer = q->peer_comm = -1;
+            q->coll = *c;
+            q->pname = pcoll_name(m, end->name);
+            q->start = *end;
+        }
+        return;
+    }
+    coll_arrive(m, e, end, c);
+}
+
+static void coll_arrive(struct an_match *m, const struct an_event *e, const struct an_end *end,
+                        const struct ml_coll *c)
+{
+    const struct an_rank *r = e->r;
+    struct rstate *rs = &m->rs[r - m->run->ranks];
     m->st.coll_calls++;
-    if (e->ev.request) {
+    if (e->ev.request && e->ev.type == ML_REC_COLL) {
         /* a nonblocking collective: its request is known, its completion
          * (do_complete) no message and not untracked */
         struct req *q = req_open(m, rs, e->ev.request, e);
@@ -1521,7 +1606,7 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
         return;
     }
     if (ev->coll.comm != ML_COMM_NONE && end.name < m->run->nnames && coll_blocking(m->run->names[end.name]))
-        do_coll(m, e, &end);
+        do_coll(m, e, &end, role);
     (void)r;
 }
 
@@ -1597,7 +1682,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
         break;
     case ML_REC_COLL:
         end_of(&end, e);
-        do_coll(m, e, &end);
+        do_coll(m, e, &end, role);
         break;
     default:
         if (role == AN_CANCEL) m->st.cancels++;
@@ -2055,6 +2140,7 @@ void an_match_free(struct an_match *m)
                 x->active = NULL;
             }
     free(m->ring);
+    free(m->pbase);
     if (m->tab) {
         for (unsigned b = 0; b < m->tab_size; b++) {
             struct chan *c = m->tab[b], *next;

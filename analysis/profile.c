@@ -219,7 +219,9 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         total = an_sadd(dur, rep);
     }
     uint64_t bytes = 0;
-    if (ev->type == ML_REC_COLL) {
+    if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {
+        /* (a persistent collective's init moves nothing: each start of it
+         * counts, below, as the collective it performs) */
         bytes = (uint64_t)ev->coll.bytes + ev->coll.rbytes;
         uint64_t cs, cr;
         an_coll_bytes(p->run, rk, name < p->run->nnames ? p->run->names[name] : "", &ev->coll, &cs, &cr);
@@ -249,6 +251,15 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
     for (unsigned i = 0; i < nops; i++) {
         uint8_t k = ops[i].kind;
         if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;
+        if (k == AN_OP_COLL_START) {
+            uint64_t cs, cr;
+            bytes += (uint64_t)ops[i].coll.bytes + ops[i].coll.rbytes;
+            an_coll_bytes(p->run, rk, ops[i].name < p->run->nnames ? p->run->names[ops[i].name] : "", &ops[i].coll,
+                          &cs, &cr);
+            r->coll_calls++;
+            r->coll_sent += cs;
+            r->coll_recv += cr;
+        }
     }
     p->events++;
     p->calls += n;

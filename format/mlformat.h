@@ -259,7 +259,9 @@ enum ml_rec_type {
     ML_REC_P2P = 2,      /* + struct ml_p2p */
     ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
     ML_REC_COLL = 4,     /* + struct ml_coll; nonblocking collectives: + u64 request
-                            + u64 instance number on the communicator (aux above) */
+                            + u64 instance number on the communicator (aux above);
+                            a persistent collective's init (MPI_Allreduce_init ...):
+                            + u64 request + u64 0 */
     ML_REC_SENDRECV = 5, /* + struct ml_p2p (send part) + struct ml_p2p (receive part);
                             MPI_Isendrecv(_replace): + u64 request, and where the library's
                             completion status does not describe the receive: + u64 flags

@@ -24,7 +24,71 @@
 #include "rt.h"
 #include "rt_more.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+
+/* ---- persistent collectives' requests -------------------------------------
+ * MPICH 4.0's MPI_Testall given an array of statuses fails (MPI_ERR_IN_STATUS,
+ * fatal by default) when one of its requests is a persistent collective's
+ * (MPI_Allreduce_init ...), without the runtime too; where the program
+ * passes MPI_STATUSES_IGNORE, the runtime's statuses in its place would
+ * make the call fail where the program's works.  So the handles of
+ * persistent collectives' requests are kept (up to ML_PCOLL_MAX at a time),
+ * and an array call holding one of them keeps MPI_STATUSES_IGNORE (the
+ * statuses of receives it completes are then not recorded). */
+#define ML_PCOLL_MAX 256
+static uint64_t pcoll[ML_PCOLL_MAX];
+static int npcoll;   /* slots in use (the fast path reads it alone) */
+static pthread_mutex_t pcoll_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ml_pcoll_note(uint64_t h)
+{
+    if (!h) return;
+    pthread_mutex_lock(&pcoll_lock);
+    int free_at = -1;
+    for (int i = 0; i < ML_PCOLL_MAX; i++) {
+        if (pcoll[i] == h) {
+            free_at = -2;
+            break;
+        }
+        if (!pcoll[i] && free_at == -1) free_at = i;
+    }
+    if (free_at >= 0) {
+        pcoll[free_at] = h;
+        __atomic_store_n(&npcoll, npcoll + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&pcoll_lock);
+}
+
+void ml_pcoll_forget(uint64_t h)
+{
+    if (!h || !__atomic_load_n(&npcoll, __ATOMIC_RELAXED)) return;
+    pthread_mutex_lock(&pcoll_lock);
+    for (int i = 0; i < ML_PCOLL_MAX; i++)
+        if (pcoll[i] == h) {
+            pcoll[i] = 0;
+            __atomic_store_n(&npcoll, npcoll - 1, __ATOMIC_RELAXED);
+            break;
+        }
+    pthread_mutex_unlock(&pcoll_lock);
+}
+
+MPI_Status *ml_status_buf_req(int n, MPI_Status *buf, const uint64_t *reqs, int nreq)
+{
+    if (reqs && nreq > 0 && __atomic_load_n(&npcoll, __ATOMIC_RELAXED)) {
+        int hit = 0;
+        pthread_mutex_lock(&pcoll_lock);
+        for (int k = 0; k < nreq && !hit; k++)
+            for (int i = 0; reqs[k] && i < ML_PCOLL_MAX; i++)
+                if (pcoll[i] == reqs[k]) {
+                    hit = 1;
+                    break;
+                }
+        pthread_mutex_unlock(&pcoll_lock);
+        if (hit) return MPI_STATUSES_IGNORE;
+    }
+    return ml_status_buf(n, buf);
+}
 
 /* ---- C routines ----------------------------------------------------------- */
 

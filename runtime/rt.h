@@ -185,6 +185,11 @@ void ml_fortran_live(struct ml_call *c, void *comm, void *peer, void *tag);
 void ml_fortran_live_sr(struct ml_call *c, void *comm, void *dest, void *stag, void *source, void *rtag);
 uint64_t *ml_req_save(int n, const MPI_Request *reqs, uint64_t *buf);
 MPI_Status *ml_status_buf(int n, MPI_Status *buf);
+/* The same, but MPI_STATUSES_IGNORE where one of the nreq requests is a
+ * persistent collective's (requests.c: MPICH 4.0's MPI_Testall). */
+MPI_Status *ml_status_buf_req(int n, MPI_Status *buf, const uint64_t *reqs, int nreq);
+void ml_pcoll_note(uint64_t request);
+void ml_pcoll_forget(uint64_t request);
 void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);

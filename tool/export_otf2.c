@@ -214,6 +214,7 @@ static int coll_op(const char *name)
     };
     char b[64];
     if (strncasecmp(name, "MPI_", 4) == 0) name += 4;
+    else if (strncasecmp(name, "MPIX_", 5) == 0) name += 5;   /* Open MPI 4.1's persistent collectives */
     snprintf(b, sizeof b, "%s", name);
     size_t l = strlen(b);
     if (l > 2 && strcasecmp(b + l - 2, "_c") == 0) b[l -= 2] = 0;
@@ -274,7 +275,8 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
     OTF2_EvtWriter_Enter(w, al, t0, region);
     n++;
     int op = -1;
-    if (ev->type == ML_REC_COLL) {
+    int role = ev->routine < r->nroutines ? r->role[ev->routine] : AN_OTHER;
+    if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         op = coll_op(mlr_routine_name(r->f, ev->routine));
         if (op < 0) op = OTF2_COLLECTIVE_OP_BARRIER;   /* unknown kind: still a collective */
         OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0);
@@ -308,6 +310,26 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
             n++;
             break;
         }
+    }
+    /* MPI_Start(all) of persistent collectives: each one operation, as a
+     * nonblocking collective's call is (the last one ends with the call) */
+    unsigned npc = 0, kpc = 0;
+    for (unsigned i = 0; i < nops; i++) npc += ops[i].kind == AN_OP_COLL_START;
+    for (unsigned i = 0; npc && i < nops; i++) {
+        const struct an_op *o = &ops[i];
+        if (o->kind != AN_OP_COLL_START) continue;
+        const char *nm = o->name < x->run->nnames ? x->run->names[o->name] : "";
+        int pop = coll_op(nm);
+        uint64_t sent, recv;
+        an_coll_bytes(x->run, r, nm, &o->coll, &sent, &recv);
+        int inter = o->comm < x->run->ncomms && x->run->comms[o->comm].inter;
+        uint32_t root = o->coll.root >= 0 && !inter ? (uint32_t)o->coll.root : OTF2_UNDEFINED_UINT32;
+        OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, t0);
+        OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ++kpc == npc ? t1 : t0,
+                                        (OTF2_CollectiveOp)(pop < 0 ? OTF2_COLLECTIVE_OP_BARRIER : pop),
+                                        o->comm < x->run->ncomms ? o->comm : OTF2_UNDEFINED_COMM, root, sent, recv);
+        n += 2;
+        x->colls++;
     }
     /* What completes at its end.  The matcher closes each request it
      * opened exactly once (analysis.h, an_op), so these are written as they
