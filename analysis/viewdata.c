@@ -1708,13 +1708,19 @@ static void emit_upto(struct vemit *e, int c)
  * values do not depend on the order are sums over the processes (one
  * reduce); the first arrival's (a difference to the previous instance's)
  * is counted during the first column's merge. */
+struct krec {                   /* an instance as one merge needs it: its key and the column's value */
+    int64_t first;
+    uint64_t index, val;
+    uint32_t comm;
+};
+
 struct kmerge {
     struct an_xch *x;
     const struct crec *own;     /* this process's instances, sorted */
     uint64_t nown, k;           /* k: process 0 holds at most k of each other process's */
     /* process 0 */
     uint64_t *n, *sent;         /* per process: its instances, those it sent (process 0: taken) */
-    struct crec **buf;          /* per other process: at most k of its next instances */
+    struct krec **buf;          /* per other process: at most k of its next instances */
     uint64_t *bn, *bi;          /* their count and the next one */
     uint64_t rounds, held;
     int stopped;                /* o said stop: merged on, not written */
@@ -1732,17 +1738,64 @@ static size_t leb_len_s(int64_t v)
     return leb_len(((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 }
 
+/* Instance r as column c's merge needs it (the first arrival's column
+ * needs only the key). */
+static struct krec kval(int c, const struct crec *r)
+{
+    struct krec k = {r->first, r->index, 0, r->comm};
+    switch (c) {
+    case AN_VK_NAME: k.val = r->name; break;
+    case AN_VK_LEN: k.val = (uint64_t)an_wsub(r->end, r->first); break;
+    case AN_VK_MEMBERS: k.val = r->members; break;
+    case AN_VK_BYTES: k.val = r->bytes; break;
+    default: break;
+    }
+    return k;
+}
+
+static int cmp_krec(const struct krec *x, const struct krec *y)
+{
+#define K(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+    K(first);
+    K(comm);
+    K(index);
+#undef K
+    return 0;
+}
+
 /* Column c's value of instance r (prev: the previous instance's first arrival). */
-static void kput(struct vbuf *b, int c, const struct crec *r, int64_t prev)
+static void kput(struct vbuf *b, int c, const struct krec *r, int64_t prev)
 {
     switch (c) {
     case AN_VK_COMM: put_u(b, (uint64_t)r->comm + 1); break;
-    case AN_VK_NAME: put_u(b, r->name); break;
     case AN_VK_FIRST: put_s(b, an_wsub(r->first, prev)); break;
-    case AN_VK_LEN: put_s(b, an_wsub(r->end, r->first)); break;
-    case AN_VK_MEMBERS: put_u(b, r->members); break;
-    default: put_u(b, r->bytes); break;
+    case AN_VK_LEN: put_s(b, (int64_t)r->val); break;
+    default: put_u(b, r->val); break;
     }
+}
+
+/* What a process sends of its instances, as variable-length integers:
+ * the first arrival as a difference to the previous one it sent in this
+ * merge (wrapping: exact), the communicator, the instance, and the
+ * column's value (none for the communicator's and the first arrival's). */
+static void kpack(struct vbuf *b, int c, const struct krec *r, int64_t *prev)
+{
+    put_s(b, (int64_t)((uint64_t)r->first - (uint64_t)*prev));
+    *prev = r->first;
+    put_u(b, r->comm);
+    put_u(b, r->index);
+    if (c != AN_VK_COMM && c != AN_VK_FIRST) put_u(b, r->val);
+}
+
+static int kunpack(struct vread *rd, int c, struct krec *r, int64_t *prev)
+{
+    r->first = (int64_t)((uint64_t)*prev + (uint64_t)get_s(rd));
+    *prev = r->first;
+    uint64_t comm = get_u(rd);
+    r->comm = (uint32_t)comm;
+    r->index = get_u(rd);
+    r->val = c != AN_VK_COMM && c != AN_VK_FIRST ? get_u(rd) : 0;
+    return rd->bad || comm > UINT32_MAX ? -1 : 0;
 }
 
 /* One merge: column c to o at process 0 (o NULL: merged, not written);
@@ -1752,12 +1805,13 @@ static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, in
     struct an_xch *x = m->x;
     int P = x->size;
     uint64_t mine = 0;          /* sent so far (process 0: taken from its own) */
-    int64_t *want = malloc(((size_t)P + 1) * sizeof *want);
+    int64_t sprev = 0;          /* the last first arrival this process sent */
+    int64_t *want = malloc(((size_t)P + 1) * sizeof *want), *rprev = calloc((size_t)P, sizeof *rprev);
     size_t *lens = calloc((size_t)P, sizeof *lens);
-    struct vbuf w = {0};
+    struct vbuf w = {0}, pk = {0};
     int64_t prev = origin;
     uint64_t flen = 0;
-    if (!want || !lens) x->fail(x, "mpilens view: out of memory writing the page's collectives");
+    if (!want || !rprev || !lens) x->fail(x, "mpilens view: out of memory writing the page's collectives");
     if (x->rank == 0)
         for (int q = 0; q < P; q++) m->sent[q] = m->bn[q] = m->bi[q] = 0;
     for (;;) {
@@ -1775,9 +1829,14 @@ static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, in
         if (!want[P]) break;
         uint64_t give = x->rank == 0 ? 0 : (uint64_t)want[x->rank];
         if (give > m->nown - mine) x->fail(x, "mpilens view: the processes of the analysis disagree (collectives)");
+        pk.n = 0;
+        for (uint64_t i = 0; i < give; i++) {
+            struct krec r = kval(c, &m->own[mine + i]);
+            kpack(&pk, c, &r, &sprev);
+        }
+        if (pk.oom) x->fail(x, "mpilens view: out of memory writing the page's collectives");
         void *all = NULL;
-        if (x->gather(x, m->own + mine, give * sizeof *m->own, &all, lens) != 0)
-            x->fail(x, "mpilens view: the exchange failed");
+        if (x->gather(x, pk.p, pk.n, &all, lens) != 0) x->fail(x, "mpilens view: the exchange failed");
         mine += give;
         m->rounds++;
         if (x->rank != 0) {
@@ -1785,13 +1844,17 @@ static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, in
             continue;
         }
         /* the instances that came: each into its process's (empty) buffer */
-        const char *at = all;
+        const uint8_t *at = all;
         uint64_t held = 0;
         for (int q = 0; q < P; q++) {
-            if (lens[q] != (size_t)want[q] * sizeof(struct crec) || (q == 0 && lens[q]))
+            struct vread rd = {at, at + lens[q], 0};
+            if (q == 0 ? lens[q] != 0 : (uint64_t)want[q] > m->n[q] - m->sent[q])
                 x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
-            if (q && lens[q]) {
-                memcpy(m->buf[q], at, lens[q]);
+            for (int64_t i = 0; q && i < want[q]; i++)
+                if (kunpack(&rd, c, &m->buf[q][i], &rprev[q]) != 0)
+                    x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            if (rd.p != rd.end) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            if (q && want[q]) {
                 m->bn[q] = (uint64_t)want[q], m->bi[q] = 0;
                 m->sent[q] += (uint64_t)want[q];
             }
@@ -1802,26 +1865,25 @@ static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, in
         if (held > m->held) m->held = held;
         /* the smallest heads, until a buffer to refill runs out */
         for (;;) {
-            const struct crec *best = NULL;
+            struct krec h0, best = {0, 0, 0, 0};
             int bq = -1, stop = 0;
             for (int q = 0; q < P && !stop; q++) {
-                const struct crec *h;
+                const struct krec *h = NULL;
                 if (q == 0) {
-                    h = m->sent[0] < m->n[0] ? &m->own[m->sent[0]] : NULL;
+                    if (m->sent[0] < m->n[0]) h0 = kval(c, &m->own[m->sent[0]]), h = &h0;
                 } else if (m->bi[q] < m->bn[q]) {
                     h = &m->buf[q][m->bi[q]];
                 } else {
                     stop = m->sent[q] < m->n[q];   /* its next one may be the smallest */
-                    h = NULL;
                 }
-                if (h && (!best || cmp_coll(h, best) < 0)) best = h, bq = q;
+                if (h && (bq < 0 || cmp_krec(h, &best) < 0)) best = *h, bq = q;
             }
-            if (stop || !best) break;
+            if (stop || bq < 0) break;
             if (bq == 0) m->sent[0]++;
             else m->bi[bq]++;
-            if (c == AN_VK_COMM) flen += leb_len_s(an_wsub(best->first, prev));
-            kput(&w, c, best, prev);
-            prev = best->first;
+            if (c == AN_VK_COMM) flen += leb_len_s(an_wsub(best.first, prev));
+            kput(&w, c, &best, prev);
+            prev = best.first;
             if (w.oom) x->fail(x, "mpilens view: out of memory writing the page's collectives");
             if (w.n >= 65536) {
                 if (o && o->put(o->ctx, w.p, w.n) != 0) o = NULL, m->stopped = 1;
@@ -1836,7 +1898,7 @@ static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, in
         if (o && w.n && o->put(o->ctx, w.p, w.n) != 0) m->stopped = 1;
         if (c == AN_VK_COMM) *first_len = flen;
     }
-    free(w.p), free(want), free(lens);
+    free(w.p), free(pk.p), free(want), free(rprev), free(lens);
 }
 
 /* The collective columns: every process's sorted run merged, column after
@@ -1880,7 +1942,7 @@ static int kmerge_write(struct an_view *mine, struct an_xch *x, const struct an_
         /* the batch shared by the other processes that have instances */
         if (with > 1) m.k = m.k / (uint64_t)with ? m.k / (uint64_t)with : 1;
         for (int q = 0; ok && q < P; q++) {
-            if (q && !(m.buf[q] = malloc((size_t)(m.n[q] < m.k ? m.n[q] : m.k) * sizeof(struct crec) + 1))) ok = 0;
+            if (q && !(m.buf[q] = malloc((size_t)(m.n[q] < m.k ? m.n[q] : m.k) * sizeof(struct krec) + 1))) ok = 0;
         }
         if (!ok) x->fail(x, "mpilens view: out of memory writing the page's collectives");
     }
