@@ -918,8 +918,8 @@ int an_view_write(struct an_view *v, const struct an_view_out *o);
  * process feeds its slice to a view (beside the sliced report's profile,
  * an_slice_report_with); each message goes to its sender's owner, which
  * names its calls; every process keeps its ranks' columns in *mine, and
- * process 0 gets in *out the run's names, sums and collective instances
- * (no calls or messages: an_slice_view_write streams them) and the
+ * process 0 gets in *out the run's names and sums (no calls, messages
+ * or collective instances: an_slice_view_write streams them) and the
  * report's result in sr.  sr->why set: nothing else (analyse the run
  * serially).  *first: the earliest anchor of every rank (an_run_span's
  * first).  0. */
@@ -928,26 +928,33 @@ int an_slice_view(struct an_run *run, an_site_namer where, an_site_namer site, i
 /* Then, collective: the page's columns to o at process 0 (NULL there:
  * taken and dropped), the calls' and messages' in rounds of at most
  * MPILENS_SLICE_BATCH x 80 bytes (5 MiB), process after process, so that
- * process 0 holds one round of them at a time (*rounds made, *held: the
- * most bytes of them process 0 received at once).  Frees mine.  0, or -1
- * at process 0 where o stopped. */
+ * process 0 holds one round of them at a time; the collective instances
+ * merged from every process's sorted ones in rounds, process 0 holding
+ * at most MPILENS_SLICE_BATCH (64 Ki) of the others' at once; *st: the
+ * rounds and what process 0 held.  Frees mine.  0, or -1 at process 0
+ * where o stopped. */
+struct an_view_slice_stats {
+    uint64_t rounds, held;      /* the columns' rounds; the most bytes of them at process 0 at once */
+    uint64_t coll_rounds;       /* the collective instances' rounds (all six columns) */
+    uint64_t coll_held;         /* the most instances of other processes at process 0 at once */
+};
 int an_slice_view_write(struct an_view *mine, struct an_view *out, struct an_xch *x, const struct an_view_out *o,
-                        uint64_t *rounds, uint64_t *held);
+                        struct an_view_slice_stats *st);
 /* Its parts (viewdata.c): after the pass, the messages whose senders lie
  * in other slices sent to their owners (bytes sent added to *sent); this
- * process's names, sums and instances packed; process 0: the packs merged
+ * process's names and sums packed; process 0: the packs merged
  * (origin: time 0), with each process's map of its names to the merged
  * ones (maps[p], maplens[p]); every process: its site and datatype
  * columns through its map; its columns to process 0's o in rounds of at
- * most piece bytes (*rounds made, *held: the most process 0 received in
- * one). */
+ * most piece bytes, its collective instances in rounds, process 0 holding
+ * at most kbatch of the others' at once (*st). */
 int an_view_slice_messages(struct an_view *v, struct an_xch *x, uint64_t *sent);
 int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_t *len);
 struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const void *all, const size_t *lens, int P,
                                     void **maps, size_t *maplens);
 int an_view_slice_remap(struct an_view *v, const void *map, size_t len);
 int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_xch *x, const struct an_view_out *o,
-                        size_t piece, uint64_t *rounds, uint64_t *held);
+                        size_t piece, uint64_t kbatch, struct an_view_slice_stats *st);
 /* World rank w's process id from a merged view, -1 unknown. */
 int an_view_pid(const struct an_view *v, int w);
 

@@ -5,13 +5,15 @@
  * a view, beside the sliced report's profile (an_slice_report_with: the
  * same reads, clock repair rounds included, a fresh view for each read,
  * time 0 the whole run's first call); then each message goes to its
- * sender's owner, which names its send call; process 0 merges the names,
- * sums and collective instances of every process, and sends each its map
- * of names; then the calls' and messages' columns go to process 0 in
- * rounds of bounded size, column after column and process after process,
- * which is the order of the page's stream (analysis/viewdata.c keeps them
- * in an order that does not depend on the order the pass met them), so
- * process 0 writes the page as they come and never holds them all.
+ * sender's owner, which names its send call; process 0 merges the names
+ * and sums of every process, and sends each its map of names; then the
+ * calls' and messages' columns go to process 0 in rounds of bounded size,
+ * column after column and process after process, which is the order of
+ * the page's stream (analysis/viewdata.c keeps them in an order that does
+ * not depend on the order the pass met them), and the collective
+ * instances, each process's sorted, are merged at process 0 in rounds of
+ * bounded size, so process 0 writes the page as they come and never holds
+ * them all.
  */
 #include "analysis.h"
 #include "exchange.h"
@@ -62,7 +64,7 @@ int an_slice_view(struct an_run *run, an_site_namer where, an_site_namer site, i
     x->reduce_i64(x, first, 1, AN_XCH_MIN);
     x->reduce_i64(x, &bad, 1, AN_XCH_MAX);
     if (bad) x->fail(x, "mpilens view: out of memory building the page's data");
-    /* names, sums and collective instances at process 0 (not the columns) */
+    /* names and sums at process 0 (not the columns or the instances) */
     void *all = NULL;
     size_t *lens = calloc((size_t)x->size, sizeof *lens), *mlens = calloc((size_t)x->size, sizeof *mlens);
     void **maps = calloc((size_t)x->size, sizeof *maps);
@@ -85,12 +87,14 @@ int an_slice_view(struct an_run *run, an_site_namer where, an_site_namer site, i
 }
 
 int an_slice_view_write(struct an_view *mine, struct an_view *out, struct an_xch *x, const struct an_view_out *o,
-                        uint64_t *rounds, uint64_t *held)
+                        struct an_view_slice_stats *st)
 {
     const char *e = getenv("MPILENS_SLICE_BATCH");   /* tests: small pieces, many rounds */
     long b = e ? strtol(e, NULL, 10) : 0;
-    size_t piece = (size_t)(b > 0 ? b : PIECE_DEFAULT) * PIECE_RECORD;
-    int rc = an_view_slice_write(mine, out, x, o, piece, rounds, held);
+    uint64_t batch = (uint64_t)(b > 0 ? b : PIECE_DEFAULT);
+    size_t piece = (size_t)batch * PIECE_RECORD;
+    /* the instances: at most a batch of the other processes' at process 0 */
+    int rc = an_view_slice_write(mine, out, x, o, piece, batch, st);
     an_view_free(mine);
     return rc;
 }

@@ -1445,11 +1445,9 @@ int an_view_slice_pack(struct an_view *v, an_site_namer where, void **out, size_
     const struct an_view_counts *c = &v->counts;
     uint64_t cnt[PACK_COUNTS] = {c->calls, c->calls_repeated, c->messages, c->bytes, c->colls, (uint64_t)c->last,
                                  c->msg_no_send, c->msg_no_recv, c->shown_calls, c->shown_messages, c->shown_colls};
-    uint64_t nc = v->ncolls;
     uint32_t nr = v->run->n;
     int rc = pk_put(&b, cnt, sizeof cnt) || pk_names(&b, v->site_names, v->nsite_names) ||
-             pk_names(&b, v->type_names, v->ntype_names) || pk_put(&b, &nc, 8) ||
-             pk_put(&b, v->colls, v->ncolls * sizeof *v->colls) || pk_put(&b, &nr, 4);
+             pk_names(&b, v->type_names, v->ntype_names) || pk_put(&b, &nr, 4);
     for (unsigned i = 0; !rc && i < v->run->n; i++) {
         struct vrank *k = &v->rk[ord[i]];
         int32_t wp[2] = {v->run->ranks[ord[i]].rank, mlr_header(v->run->ranks[ord[i]].f)->pid};
@@ -1570,20 +1568,6 @@ struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const v
             pk_get(&r, &k, 4);
             for (uint32_t i = 0; i < k && !r.bad; i++) pk_str(&r);
         }
-        uint64_t nc;
-        pk_get(&r, &nc, 8);
-        if (r.bad || nc > (size_t)(r.end - r.p) / sizeof(struct crec)) {
-            ok = 0;
-            break;
-        }
-        struct crec *q = realloc(v->colls, (v->ncolls + nc + 1) * sizeof *q);
-        if (!q) {
-            ok = 0;
-            break;
-        }
-        v->colls = q;
-        pk_get(&r, v->colls + v->ncolls, nc * sizeof *q);
-        v->ncolls += nc;
         uint32_t nr;
         pk_get(&r, &nr, 4);
         for (uint32_t i = 0; i < nr && ok && !r.bad; i++) {
@@ -1614,9 +1598,6 @@ struct an_view *an_view_slice_merge(struct an_run *full, int64_t origin, const v
     for (unsigned i = 0; tn && i < ntn; i++) free(tn[i]);
     free(sn), free(tn), free(smap), free(tmap), free(sbase), free(tbase);
     if (ok) {
-        put_colls(v);
-        for (int i = 0; i < AN_VIEW_NCOLS; i++)
-            if (v->col[i].oom) ok = 0;
         v->counts.origin = v->origin;
         v->counts.sites = v->nsite_names;
         v->counts.types = v->ntype_names;
@@ -1702,21 +1683,286 @@ struct vemit {                  /* process 0: the columns opened so far */
     int bad;
 };
 
-/* Every column up to c opened (the COUNT and collective columns whole). */
+/* Every column up to c (before the collectives') opened, the COUNT ones whole. */
 static void emit_upto(struct vemit *e, int c)
 {
     for (; e->next <= c && !e->bad; e->next++) {
         int k = e->next, rc;
         if (k == AN_VC_COUNT || k == AN_VM_COUNT) rc = out_counts(e->m, e->o, k);
-        else if (k >= AN_VK_COMM) rc = out_buf(e->o, k, e->m->col[k].p, e->m->col[k].n);
         else rc = e->o->col(e->o->ctx, k, e->tot[k < AN_VM_COUNT ? k - AN_VC_T0 : NCCOL + (k - AN_VM_FLAGS)]);
         if (rc) e->bad = 1;
     }
 }
 
-int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_xch *x, const struct an_view_out *o,
-                        size_t piece, uint64_t *rounds, uint64_t *held)
+/* The collective instances' columns (AN_VK_COMM to AN_VK_BYTES) from the
+ * processes' sorted runs: a merge in rounds.  Every process keeps its own
+ * instances sorted (cmp_coll, the serial page's order; the keys are unique,
+ * an instance being completed by one process); process 0 holds at most a
+ * batch of the other processes' next ones (shared by those that have
+ * some), and takes the smallest head of all until a process's buffer runs
+ * out while that process has more: then one broadcast says how many each
+ * process sends next (a buffer is refilled only when empty) and one
+ * gather brings them.  The page's columns are one
+ * field of every instance each, in that order, each after its length, so
+ * the merge is made once per column: the lengths of the columns whose
+ * values do not depend on the order are sums over the processes (one
+ * reduce); the first arrival's (a difference to the previous instance's)
+ * is counted during the first column's merge. */
+struct krec {                   /* an instance as one merge needs it: its key and the column's value */
+    int64_t first;
+    uint64_t index, val;
+    uint32_t comm;
+};
+
+struct kmerge {
+    struct an_xch *x;
+    const struct crec *own;     /* this process's instances, sorted */
+    uint64_t nown, k;           /* k: process 0 holds at most k of each other process's */
+    /* process 0 */
+    uint64_t *n, *sent;         /* per process: its instances, those it sent (process 0: taken) */
+    struct krec **buf;          /* per other process: at most k of its next instances */
+    uint64_t *bn, *bi;          /* their count and the next one */
+    uint64_t rounds, held;
+    int stopped;                /* o said stop: merged on, not written */
+};
+
+static size_t leb_len(uint64_t v)
 {
+    size_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+
+static size_t leb_len_s(int64_t v)
+{
+    return leb_len(((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* Instance r as column c's merge needs it (the first arrival's column
+ * needs only the key). */
+static struct krec kval(int c, const struct crec *r)
+{
+    struct krec k = {r->first, r->index, 0, r->comm};
+    switch (c) {
+    case AN_VK_NAME: k.val = r->name; break;
+    case AN_VK_LEN: k.val = (uint64_t)an_wsub(r->end, r->first); break;
+    case AN_VK_MEMBERS: k.val = r->members; break;
+    case AN_VK_BYTES: k.val = r->bytes; break;
+    default: break;
+    }
+    return k;
+}
+
+static int cmp_krec(const struct krec *x, const struct krec *y)
+{
+#define K(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
+    K(first);
+    K(comm);
+    K(index);
+#undef K
+    return 0;
+}
+
+/* Column c's value of instance r (prev: the previous instance's first arrival). */
+static void kput(struct vbuf *b, int c, const struct krec *r, int64_t prev)
+{
+    switch (c) {
+    case AN_VK_COMM: put_u(b, (uint64_t)r->comm + 1); break;
+    case AN_VK_FIRST: put_s(b, an_wsub(r->first, prev)); break;
+    case AN_VK_LEN: put_s(b, (int64_t)r->val); break;
+    default: put_u(b, r->val); break;
+    }
+}
+
+/* What a process sends of its instances, as variable-length integers:
+ * the first arrival as a difference to the previous one it sent in this
+ * merge (wrapping: exact), the communicator, the instance, and the
+ * column's value (none for the communicator's and the first arrival's). */
+static void kpack(struct vbuf *b, int c, const struct krec *r, int64_t *prev)
+{
+    put_s(b, (int64_t)((uint64_t)r->first - (uint64_t)*prev));
+    *prev = r->first;
+    put_u(b, r->comm);
+    put_u(b, r->index);
+    if (c != AN_VK_COMM && c != AN_VK_FIRST) put_u(b, r->val);
+}
+
+static int kunpack(struct vread *rd, int c, struct krec *r, int64_t *prev)
+{
+    r->first = (int64_t)((uint64_t)*prev + (uint64_t)get_s(rd));
+    *prev = r->first;
+    uint64_t comm = get_u(rd);
+    r->comm = (uint32_t)comm;
+    r->index = get_u(rd);
+    r->val = c != AN_VK_COMM && c != AN_VK_FIRST ? get_u(rd) : 0;
+    return rd->bad || comm > UINT32_MAX ? -1 : 0;
+}
+
+/* One merge: column c to o at process 0 (o NULL: merged, not written);
+ * *first_len: the first-arrival column's length (counted at process 0). */
+static void kmerge_pass(struct kmerge *m, int c, const struct an_view_out *o, int64_t origin, uint64_t *first_len)
+{
+    struct an_xch *x = m->x;
+    int P = x->size;
+    uint64_t mine = 0;          /* sent so far (process 0: taken from its own) */
+    int64_t sprev = 0;          /* the last first arrival this process sent */
+    int64_t *want = malloc(((size_t)P + 1) * sizeof *want), *rprev = calloc((size_t)P, sizeof *rprev);
+    size_t *lens = calloc((size_t)P, sizeof *lens);
+    struct vbuf w = {0}, pk = {0};
+    int64_t prev = origin;
+    uint64_t flen = 0;
+    if (!want || !rprev || !lens) x->fail(x, "mpilens view: out of memory writing the page's collectives");
+    if (x->rank == 0)
+        for (int q = 0; q < P; q++) m->sent[q] = m->bn[q] = m->bi[q] = 0;
+    for (;;) {
+        if (x->rank == 0) {
+            int more = m->sent[0] < m->n[0];
+            for (int q = 1; q < P; q++) {
+                uint64_t left = m->n[q] - m->sent[q];
+                want[q] = m->bi[q] == m->bn[q] ? (int64_t)(left < m->k ? left : m->k) : 0;
+                if (left || m->bi[q] < m->bn[q]) more = 1;
+            }
+            want[0] = 0;
+            want[P] = more;
+        }
+        if (x->bcast(x, want, ((size_t)P + 1) * sizeof *want) != 0) x->fail(x, "mpilens view: the exchange failed");
+        if (!want[P]) break;
+        uint64_t give = x->rank == 0 ? 0 : (uint64_t)want[x->rank];
+        if (give > m->nown - mine) x->fail(x, "mpilens view: the processes of the analysis disagree (collectives)");
+        pk.n = 0;
+        for (uint64_t i = 0; i < give; i++) {
+            struct krec r = kval(c, &m->own[mine + i]);
+            kpack(&pk, c, &r, &sprev);
+        }
+        if (pk.oom) x->fail(x, "mpilens view: out of memory writing the page's collectives");
+        void *all = NULL;
+        if (x->gather(x, pk.p, pk.n, &all, lens) != 0) x->fail(x, "mpilens view: the exchange failed");
+        mine += give;
+        m->rounds++;
+        if (x->rank != 0) {
+            free(all);
+            continue;
+        }
+        /* the instances that came: each into its process's (empty) buffer */
+        const uint8_t *at = all;
+        uint64_t held = 0;
+        for (int q = 0; q < P; q++) {
+            struct vread rd = {at, at + lens[q], 0};
+            if (q == 0 ? lens[q] != 0 : (uint64_t)want[q] > m->n[q] - m->sent[q])
+                x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            for (int64_t i = 0; q && i < want[q]; i++)
+                if (kunpack(&rd, c, &m->buf[q][i], &rprev[q]) != 0)
+                    x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            if (rd.p != rd.end) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            if (q && want[q]) {
+                m->bn[q] = (uint64_t)want[q], m->bi[q] = 0;
+                m->sent[q] += (uint64_t)want[q];
+            }
+            at += lens[q];
+            if (q) held += m->bn[q] - m->bi[q];
+        }
+        free(all);
+        if (held > m->held) m->held = held;
+        /* the smallest heads, until a buffer to refill runs out */
+        for (;;) {
+            struct krec h0, best = {0, 0, 0, 0};
+            int bq = -1, stop = 0;
+            for (int q = 0; q < P && !stop; q++) {
+                const struct krec *h = NULL;
+                if (q == 0) {
+                    if (m->sent[0] < m->n[0]) h0 = kval(c, &m->own[m->sent[0]]), h = &h0;
+                } else if (m->bi[q] < m->bn[q]) {
+                    h = &m->buf[q][m->bi[q]];
+                } else {
+                    stop = m->sent[q] < m->n[q];   /* its next one may be the smallest */
+                }
+                if (h && (bq < 0 || cmp_krec(h, &best) < 0)) best = *h, bq = q;
+            }
+            if (stop || bq < 0) break;
+            if (bq == 0) m->sent[0]++;
+            else m->bi[bq]++;
+            if (c == AN_VK_COMM) flen += leb_len_s(an_wsub(best.first, prev));
+            kput(&w, c, &best, prev);
+            prev = best.first;
+            if (w.oom) x->fail(x, "mpilens view: out of memory writing the page's collectives");
+            if (w.n >= 65536) {
+                if (o && o->put(o->ctx, w.p, w.n) != 0) o = NULL, m->stopped = 1;
+                w.n = 0;
+            }
+        }
+    }
+    if (x->rank == 0) {
+        for (int q = 0; q < P; q++)
+            if (m->sent[q] != m->n[q] || (q && m->bi[q] != m->bn[q]))
+                x->fail(x, "mpilens view: the processes of the analysis disagree (collectives)");
+        if (o && w.n && o->put(o->ctx, w.p, w.n) != 0) m->stopped = 1;
+        if (c == AN_VK_COMM) *first_len = flen;
+    }
+    free(w.p), free(pk.p), free(want), free(rprev), free(lens);
+}
+
+/* The collective columns: every process's sorted run merged, column after
+ * column, into o at process 0 (NULL: not written), holding at most k of
+ * the other processes' instances at once; *rounds, *held: the rounds made
+ * and the most of them process 0 held at once.  0, or -1 at process 0
+ * where o stopped. */
+static int kmerge_write(struct an_view *mine, struct an_xch *x, const struct an_view_out *o, int64_t origin,
+                        uint64_t k, uint64_t *rounds, uint64_t *held)
+{
+    int P = x->size;
+    if (mine->ncolls > 1) qsort(mine->colls, mine->ncolls, sizeof *mine->colls, cmp_coll);
+    struct kmerge m = {x, mine->colls, mine->ncolls, k ? k : 1, NULL, NULL, NULL, NULL, NULL, 0, 0, 0};
+    /* the lengths of the columns whose values do not depend on the order */
+    int64_t len[AN_VK_BYTES - AN_VK_COMM + 1] = {0};
+    for (size_t i = 0; i < mine->ncolls; i++) {
+        const struct crec *r = &mine->colls[i];
+        len[AN_VK_COMM - AN_VK_COMM] += (int64_t)leb_len((uint64_t)r->comm + 1);
+        len[AN_VK_NAME - AN_VK_COMM] += (int64_t)leb_len(r->name);
+        len[AN_VK_LEN - AN_VK_COMM] += (int64_t)leb_len_s(an_wsub(r->end, r->first));
+        len[AN_VK_MEMBERS - AN_VK_COMM] += (int64_t)leb_len(r->members);
+        len[AN_VK_BYTES - AN_VK_COMM] += (int64_t)leb_len(r->bytes);
+    }
+    if (x->reduce_i64(x, len, AN_VK_BYTES - AN_VK_COMM + 1, AN_XCH_SUM) != 0)
+        x->fail(x, "mpilens view: the exchange failed");
+    uint64_t n = mine->ncolls;
+    void *all = NULL;
+    size_t *lens = calloc((size_t)P, sizeof *lens);
+    if (!lens || x->gather(x, &n, sizeof n, &all, lens) != 0) x->fail(x, "mpilens view: the exchange failed");
+    if (x->rank == 0) {
+        m.n = all;
+        m.sent = calloc((size_t)P, sizeof *m.sent);
+        m.buf = calloc((size_t)P, sizeof *m.buf);
+        m.bn = calloc((size_t)P, sizeof *m.bn);
+        m.bi = calloc((size_t)P, sizeof *m.bi);
+        int ok = m.sent && m.buf && m.bn && m.bi, with = 0;
+        for (int q = 0; q < P; q++) {
+            if (lens[q] != sizeof n) x->fail(x, "mpilens view: the processes of the analysis disagree (bad exchange)");
+            with += q && m.n[q];
+        }
+        /* the batch shared by the other processes that have instances */
+        if (with > 1) m.k = m.k / (uint64_t)with ? m.k / (uint64_t)with : 1;
+        for (int q = 0; ok && q < P; q++) {
+            if (q && !(m.buf[q] = malloc((size_t)(m.n[q] < m.k ? m.n[q] : m.k) * sizeof(struct krec) + 1))) ok = 0;
+        }
+        if (!ok) x->fail(x, "mpilens view: out of memory writing the page's collectives");
+    }
+    uint64_t first_len = 0;
+    for (int c = AN_VK_COMM; c <= AN_VK_BYTES; c++) {
+        uint64_t l = c == AN_VK_FIRST ? first_len : (uint64_t)len[c - AN_VK_COMM];
+        if (o && !m.stopped && o->col(o->ctx, c, l) != 0) m.stopped = 1;
+        kmerge_pass(&m, c, m.stopped ? NULL : o, origin, &first_len);
+    }
+    *rounds = m.rounds;
+    *held = m.held;
+    for (int q = 0; m.buf && q < P; q++) free(m.buf[q]);
+    free(m.buf), free(m.sent), free(m.bn), free(m.bi), free(all), free(lens);
+    return x->rank == 0 && m.stopped ? -1 : 0;
+}
+
+int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_xch *x, const struct an_view_out *o,
+                        size_t piece, uint64_t kbatch, struct an_view_slice_stats *st)
+{
+    uint64_t *rounds = &st->rounds, *held = &st->held;
     int P = x->size;
     uint64_t mylen[NSCOL] = {0};
     for (unsigned i = 0; i < mine->run->n; i++)
@@ -1787,7 +2033,10 @@ int an_view_slice_write(struct an_view *mine, struct an_view *merged, struct an_
         }
         free(all);
     }
-    if (x->rank == 0) emit_upto(&e, AN_VIEW_NCOLS - 1);
+    if (x->rank == 0) emit_upto(&e, AN_VK_COMM - 1);
     free(la), free(ll), free(ord), free(buf), free(zb), free(inb), free(at);
-    return x->rank == 0 && o && merged && e.bad ? -1 : 0;
+    /* the collective instances, merged in rounds (every process) */
+    int kr = kmerge_write(mine, x, x->rank == 0 && !e.bad ? o : NULL, merged ? merged->origin : mine->origin, kbatch,
+                          &st->coll_rounds, &st->coll_held);
+    return x->rank == 0 && o && merged && (e.bad || kr != 0) ? -1 : 0;
 }

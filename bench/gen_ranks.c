@@ -3,7 +3,7 @@
  * rank files (format/mlformat.h) of a halo-exchange program, as large as
  * asked, without running MPI.
  *
- *   gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls]
+ *   gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls | halves]
  *
  * writes DIR/rank-00000.mlt ... with about EVENTS events in all.  Each rank
  * repeats: Irecv from both neighbours, Isend to both, Waitall (the two
@@ -16,6 +16,9 @@
  * then counts the steps as if every rank were light.  colls: a step is
  * only an MPI_Allreduce on MPI_COMM_WORLD and an MPI_Wtime (a run of
  * collectives, for the instances of a communicator spanning slices).
+ * halves: the same on two communicators, ranks 0 to RANKS/2 - 1 and the
+ * rest (RANKS even; two slices at P = 2, each completing its own
+ * instances).
  *
  *   gen_ranks --live DIR RANKS SCENARIO [PID]
  *
@@ -146,6 +149,7 @@ static void p2p(struct out *o, uint16_t routine, uint32_t site, uint64_t t0, uin
 }
 
 static int colls_only;          /* "colls": a run of MPI_Allreduce only */
+static int halves;              /* "halves": on a communicator of half the ranks */
 
 static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsigned extra, uint64_t *events)
 {
@@ -195,7 +199,7 @@ static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsign
     h->anchor0_ns = (int64_t)t0;
     h->sync_init = (struct ml_clock_sync){t0 + 1000, (int64_t)t0 + 1000, 0, 0, 1, 0};
     h->nthreads = 1;
-    h->ncomms = 1;
+    h->ncomms = halves ? 2 : 1;
     h->ntypes = 1;
     uint8_t *p = tables + routines_off;
     *(uint32_t *)p = NR;
@@ -226,6 +230,21 @@ static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsign
         d->flags = 2;
         d->handle = 0x44000000;
         d->global_id = 1;
+        if (halves) {   /* index 1: this rank's half of the ranks */
+            uint32_t hs = (uint32_t)size / 2, lo = rank < (int)hs ? 0 : hs;
+            len = sizeof(struct ml_rec) + sizeof(struct ml_comm_def) + hs * 4;
+            r = (struct ml_rec *)reserve(o, len, t0);
+            memset(r, 0, len);
+            r->type = ML_REC_COMM;
+            r->dur = len;
+            d = (struct ml_comm_def *)(r + 1);
+            d->index = 1;
+            d->size = hs;
+            d->handle = 0x84000001;
+            d->global_id = 2 + (lo != 0);
+            int32_t *m = (int32_t *)(d + 1);
+            for (uint32_t k = 0; k < hs; k++) m[k] = (int32_t)(lo + k);
+        }
         len = sizeof(struct ml_rec) + sizeof(struct ml_type_def);
         r = (struct ml_rec *)reserve(o, len, t0);
         memset(r, 0, len);
@@ -248,7 +267,7 @@ static void gen_rank(const char *dir, int rank, int size, uint64_t steps, unsign
         if (colls_only) {   /* "colls": an MPI_Allreduce and an MPI_Wtime a step */
             struct ml_rec *r = rec(o, ML_REC_COLL, 4, R_ALLREDUCE, 10, b + 7000, b + 8000);
             struct ml_coll *c = (struct ml_coll *)(r + 1);
-            c->comm = 0;
+            c->comm = (uint16_t)halves;
             c->dtype = 0;
             c->root = ML_PEER_NONE;
             c->bytes = 8;
@@ -305,12 +324,13 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "--live")) return gen_live(argc, argv);
     if (argc != 4 && argc != 5) {
-        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls]\n"
+        fprintf(stderr, "usage: gen_ranks DIR RANKS EVENTS [HEAVY:FACTOR | colls | halves]\n"
                         "       gen_ranks --live DIR RANKS SCENARIO [PID]\n");
         return 2;
     }
     int heavy = 0, factor = 1;
     if (argc == 5 && !strcmp(argv[4], "colls")) colls_only = 1;
+    else if (argc == 5 && !strcmp(argv[4], "halves")) colls_only = halves = 1;
     else if (argc == 5 && (sscanf(argv[4], "%d:%d", &heavy, &factor) != 2 || heavy < 0 || factor < 2 || factor > 10)) {
         fprintf(stderr, "gen_ranks: HEAVY:FACTOR, e.g. 64:10 (ranks 0-63 make 10 times the calls; FACTOR 2 to 10)\n");
         return 2;
@@ -318,8 +338,8 @@ int main(int argc, char **argv)
     const char *dir = argv[1];
     int size = atoi(argv[2]);
     long long want = atoll(argv[3]);
-    if (size < 2 || want < size * 100LL) {
-        fprintf(stderr, "gen_ranks: at least 2 ranks and 100 events per rank\n");
+    if (size < 2 || want < size * 100LL || (halves && size % 2)) {
+        fprintf(stderr, "gen_ranks: at least 2 ranks (an even number for halves) and 100 events per rank\n");
         return 2;
     }
     if (mkdir(dir, 0700) != 0 && errno != EEXIST) die(dir);

@@ -71,3 +71,15 @@ void tool_slice_log(const char *verb, const struct an_run *run, int rank, int si
     }
     fprintf(stderr, "%s\n", line);
 }
+
+void tool_diag_slice_log(const char *verb, const struct an_run *run, int rank, int size)
+{
+    if (!run->slice) return;
+    char line[4096];
+    size_t o = (size_t)snprintf(line, sizeof line, "mpilens %s: diagnosis: process %d of %d read", verb, rank, size);
+    for (unsigned i = 0; i < run->slice->nfiles && o < sizeof line; i++) {
+        const char *f = strrchr(run->slice->files[i], '/');
+        o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : run->slice->files[i]);
+    }
+    fprintf(stderr, "%s\n", line);
+}

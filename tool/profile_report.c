@@ -1089,16 +1089,7 @@ int report_sliced(const char *dir, FILE *out, const struct report_opts *opts)
     /* the failure diagnosis: each process its own rank files, process 0 the job */
     struct an_diag dg;
     int dl = run.slice ? an_diag_load_slice(&run, sym_site, sym_addr, &dg) : -1;
-    if (getenv("MPILENS_SLICE_LOG") && run.slice) {   /* tests: the files each process diagnosed */
-        char line[4096];
-        size_t o = (size_t)snprintf(line, sizeof line, "mpilens report: diagnosis: process %d of %d read", x->rank,
-                                    x->size);
-        for (unsigned i = 0; i < run.slice->nfiles && o < sizeof line; i++) {
-            const char *f = strrchr(run.slice->files[i], '/');
-            o += (size_t)snprintf(line + o, sizeof line - o, " %s", f ? f + 1 : run.slice->files[i]);
-        }
-        fprintf(stderr, "%s\n", line);
-    }
+    if (getenv("MPILENS_SLICE_LOG")) tool_diag_slice_log("report", &run, x->rank, x->size);   /* tests */
     if (x->rank == 0 && !opts->json && dl == 0) {
         diag_print_diag(dir, &dg, out);
         fputc('\n', out);

@@ -89,6 +89,8 @@ void tool_bad_option(const char *verb, int argc, char **argv);
  * rank-00000.mlt ..."). */
 struct an_run;
 void tool_slice_log(const char *verb, const struct an_run *run, int rank, int size);
+/* The same for the rank files each process diagnosed (an_diag_load_slice). */
+void tool_diag_slice_log(const char *verb, const struct an_run *run, int rank, int size);
 
 /* MPI's special ranks differ between implementations: name them. */
 const char *tool_peer_name(const struct mlr_file *f, int32_t peer);

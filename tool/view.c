@@ -20,6 +20,7 @@
 
 #include "analysis.h"
 #include "critpath.h"
+#include "diag.h"
 #include "critpath_report.h"
 #include "exchange.h"
 #include "json_out.h"
@@ -430,11 +431,13 @@ static void put_critpath(FILE *o, const struct an_run *run, const struct an_cp_r
     fputs("]}", o);
 }
 
-/* The run's metadata as one JSON object (names, profile, diagnosis). */
+/* The run's metadata as one JSON object (names, profile, diagnosis).
+ * sliced: the failure diagnosis is dg, made in slices (NULL: none could
+ * be made); else it is made here from every rank file. */
 static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct an_view *v,
                      const struct an_profile *prof, const struct an_result *res, size_t packed, size_t raw,
                      const struct an_view_overview *ov, size_t ov_packed, uint64_t cap, const struct an_cp_result *cp,
-                     int64_t first)
+                     int64_t first, int sliced, const struct an_diag *dg)
 {
     const struct an_view_counts *c = an_view_counts(v);
     fputs("{\"mpilens_view\":1,\"dir\":", o);
@@ -539,7 +542,7 @@ static void put_meta(FILE *o, const char *dir, struct an_run *run, const struct 
     char *d = NULL;
     size_t dl = 0;
     FILE *m = open_memstream(&d, &dl);
-    int dr = m ? diag_json(dir, m, 1) : -1;
+    int dr = !m ? -1 : sliced ? diag_json_diag(dir, dg, m, 1) : diag_json(dir, m, 1);
     if (m) fclose(m);
     if (dr >= 0 && d && dl) fwrite(d, 1, dl, o);
     else fputs("null", o);
@@ -556,6 +559,7 @@ struct view_pre {               /* a sliced run's data, from its processes (an_s
     struct an_view *v;          /* names, sums and collective instances */
     const struct an_result *res;
     int64_t first;              /* the earliest anchor (an_run_span) */
+    const struct an_diag *diag; /* the failure diagnosis, made in slices (NULL: none could be made) */
     /* the calls' and messages' columns to o (collective: called once,
      * o NULL where the page is not written) */
     int (*write)(void *ctx, const struct an_view_out *o);
@@ -651,7 +655,7 @@ write:
     FILE *m = open_memstream(&meta, &mlen);
     if (!m) goto out;
     put_meta(m, dir, run, v, prof, pre ? pre->res : &res, plen, raw, ov, ovl, sv ? sv->cap : 0,
-             cp ? an_cp_result(cp) : NULL, first);
+             cp ? an_cp_result(cp) : NULL, first, pre != NULL, pre ? pre->diag : NULL);
     fclose(m);
     fputs("<script type=\"application/json\" id=\"mpilens-meta\">", o);
     put_script_text(o, meta, mlen);
@@ -774,14 +778,14 @@ static int view_to_file(int fd, int how, const char *tmp, const char *outpath, c
 struct job_write {               /* a sliced view's columns, sent once (an_slice_view_write) */
     struct an_view *mine, *merged;
     struct an_xch *x;
-    uint64_t rounds, held;
+    struct an_view_slice_stats st;
 };
 
 static int job_columns(void *ctx, const struct an_view_out *o)
 {
     struct job_write *j = ctx;
     if (!j->mine) return -1;    /* sent already */
-    int rc = an_slice_view_write(j->mine, j->merged, j->x, o, &j->rounds, &j->held);
+    int rc = an_slice_view_write(j->mine, j->merged, j->x, o, &j->st);
     j->mine = NULL;
     return rc;
 }
@@ -822,18 +826,23 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
         return 1;
     }
     if (getenv("MPILENS_SLICE_LOG")) tool_slice_log("view", &run, x->rank, x->size);   /* tests */
+    /* the failure diagnosis: each process its own rank files, process 0 the job */
+    struct an_diag dg;
+    int dl = an_diag_load_slice(&run, sym_site, sym_addr, &dg);
+    if (getenv("MPILENS_SLICE_LOG")) tool_diag_slice_log("view", &run, x->rank, x->size);   /* tests */
     struct an_slice_report sr;
     struct an_view *v = NULL, *mine = NULL;
     int64_t first = 0;
     an_slice_view(&run, sym_stack, sym_site, progress && x->rank == 0, &sr, &mine, &v, &first);
     if (sr.why) {
+        if (x->rank == 0 && dl == 0) an_diag_free(&dg);
         an_run_close(&run);
         sym_cleanup();
         if (x->rank == 0)
             fprintf(stderr, "mpilens view: note: %s, so process 0 reads every rank (docs/PARALLEL.md)\n", sr.why);
         return -2;
     }
-    struct job_write jw = {mine, v, x, 0, 0};
+    struct job_write jw = {mine, v, x, {0, 0, 0, 0}};
     int rc = 0;
     if (x->rank == 0) {
         if (getenv("MPILENS_SLICE_LOG") && sr.res.passes > 1)   /* tests: the clocks were repaired in slices */
@@ -841,7 +850,7 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
                     sr.res.passes == 2 ? "" : "s");
         for (const char *p = an_run_problem(&run, NULL); p; p = an_run_problem(&run, p))
             if (progress) fprintf(stderr, "mpilens view: warning: %s\n", p);
-        struct view_pre pre = {sr.prof, v, &sr.res, first, job_columns, &jw};
+        struct view_pre pre = {sr.prof, v, &sr.res, first, dl == 0 ? &dg : NULL, job_columns, &jw};
         /* the page is written while the processes send their columns */
         int how = 0;
         char tmp[4200];
@@ -854,11 +863,16 @@ static int view_job(const char *dir, const char *outpath, int progress, double m
             rc = view_to_file(fd, how, tmp, outpath, dir, &sr.run, progress, 0, max_mb, &pre);
         }
         if (jw.mine) job_columns(&jw, NULL);   /* not written: the others still send theirs */
-        if (getenv("MPILENS_SLICE_LOG"))   /* tests: process 0 got the columns in rounds */
+        if (getenv("MPILENS_SLICE_LOG")) {   /* tests: process 0 got the columns and instances in rounds */
             fprintf(stderr, "mpilens view: columns to process 0 in %" PRIu64 " round%s, at most %" PRIu64
-                            " bytes at once\n", jw.rounds, jw.rounds == 1 ? "" : "s", jw.held);
+                            " bytes at once\n", jw.st.rounds, jw.st.rounds == 1 ? "" : "s", jw.st.held);
+            fprintf(stderr, "mpilens view: collective instances merged at process 0 in %" PRIu64 " round%s, at most %"
+                            PRIu64 " of the other processes' at once\n", jw.st.coll_rounds,
+                    jw.st.coll_rounds == 1 ? "" : "s", jw.st.coll_held);
+        }
         an_view_free(v);
         an_slice_report_free(&sr);
+        if (dl == 0) an_diag_free(&dg);
     } else {
         job_columns(&jw, NULL);
     }

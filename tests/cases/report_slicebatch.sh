@@ -24,6 +24,15 @@
 #   holds at once are at most 40 with MPILENS_SLICE_BATCH=16, over a
 #   thousand with the default batch (before: all of them, held until the
 #   end of the read, and not counted), the report the serial one.
+# - The sliced view's collective instances: each process sorts those it
+#   completed and process 0 merges them in rounds (before: it gathered every
+#   process's whole).  On a synthetic run of MPI_Allreduce on two
+#   communicators of half the ranks each (gen_ranks ... halves, 8 ranks,
+#   1,250 instances each; process 1 completes the upper half's), the page at
+#   P = 2 is the serial one, with process 0 holding at most 16 of process
+#   1's instances at once with MPILENS_SLICE_BATCH=16 and all 1,250 with the
+#   default batch; at P = 3 (default batch) the page is the serial one too;
+#   both engines.
 # - Balance: on a synthetic run whose ranks 0 and 1 make 10 times the calls,
 #   process 0 of 2 reads only those two files (by count it read four), and
 #   the report is the serial one; MPILENS_SLICE_BY=ranks gives the old cut.
@@ -168,6 +177,32 @@ for b in 16 default; do
         [ "$held" -ge 1000 ] || soft_fail "colls: only $held instances held with the default batch: the run is too small to show the bound"
     fi
 done
+
+# the view's collective instances merged at process 0 in rounds, both engines
+h=$TEST_TMP/halves
+"$TEST_TMP/gen" "$h" 8 20000 halves >/dev/null || fail "gen_ranks halves"
+"$MPILENS" view -q --no-critical-path -o "$h.s.html" "$h" 2>/dev/null || fail "serial view of the halves run failed"
+for ee in $engines; do
+    for b in 16 default p3; do
+        env=MPILENS_SLICE_LOG=1; n=2
+        case $b in 16) env="$env MPILENS_SLICE_BATCH=$b" ;; p3) n=3 ;; esac
+        v=$h.$ee.$b
+        env $env timeout 60 $(launcher $ee $n) "$MPILENS" view -q --no-critical-path -o "$v.html" "$h" >/dev/null 2>"$v.err" ||
+            { soft_fail "halves: $ee -n $n, batch $b: exit $?: $(head -3 "$v.err")"; continue; }
+        ! grep -q "process 0 reads every rank" "$v.err" || soft_fail "halves: $ee batch $b: view not sliced"
+        cmp -s "$h.s.html" "$v.html" || soft_fail "halves: $ee -n $n, batch $b: the sliced page differs from the serial one: $(cmp "$h.s.html" "$v.html")"
+        read -r kr kh <<<"$(sed -n 's/^mpilens view: collective instances merged at process 0 in \([0-9]*\) rounds\{0,1\}, at most \([0-9]*\) of the other processes. at once$/\1 \2/p' "$v.err")"
+        [ -n "$kr" ] || { soft_fail "halves: $ee batch $b: no rounds of collective instances logged"; continue; }
+        note "halves view, $ee -n $n batch $b: instances merged in $kr rounds, at most $kh of the others' at process 0"
+        case $b in
+        16) assert_le "$kh" 16 "halves: $ee: instances of process 1 held by process 0 at once with batches of 16"
+            [ "$kr" -ge 300 ] || soft_fail "halves: $ee: the instances merged in only $kr rounds with MPILENS_SLICE_BATCH=16" ;;
+        *) assert_eq 1250 "$kh" "halves: $ee -n $n: instances of process 1 held by process 0 with the default batch" ;;
+        esac
+        rm -f "$v.html"
+    done
+done
+rm -f "$h.s.html"
 
 # slices balanced by events: ranks 0 and 1 make 10 times the calls
 k=$TEST_TMP/skewed

@@ -9,7 +9,11 @@
 # failing in an MPI error under MPI_ERRORS_ARE_FATAL; and dl_cycle3 on 3
 # ranks, a deadlock stopped by mpilens run (who waits for whom).  The
 # engine is the recording's MPI's (both are used).
-# timeout: 400
+# The sliced view (`mpirun -n P mpilens view --no-critical-path`) makes its
+# page's diagnosis the same way (before: process 0 opened every rank file
+# for it): on the same runs, P = 2 and 3, the page is the serial one (cmp)
+# and each process diagnosed its own block.
+# timeout: 500
 need_mpilens
 launcher() {
     case $1 in
@@ -65,5 +69,17 @@ for d in $dirs; do
             [ "$(grep -c "^mpilens report: diagnosis: process [0-9] of $n read" "$out.err")" = $n ] ||
                 soft_fail "$name: -n $n $opt: not every process diagnosed its slice: $(grep -v '^mpilens report: process' "$out.err" | head -3)"
         done
+        # the page: the serial one, its diagnosis made in slices
+        [ -f "$d.serial.html" ] || "$MPILENS" view -q --no-critical-path -o "$d.serial.html" "$d" 2>/dev/null ||
+            { soft_fail "$name: serial view failed"; continue; }
+        v=$d.$n.html
+        MPILENS_SLICE_LOG=1 timeout 60 $(launcher $impl $n) "$MPILENS" view -q --no-critical-path -o "$v" "$d" \
+            >/dev/null 2>"$v.err" || { soft_fail "$name: -n $n view: exit $?: $(head -3 "$v.err")"; continue; }
+        ! grep -q "process 0 reads every rank" "$v.err" || soft_fail "$name: -n $n view: not sliced: $(grep note "$v.err")"
+        cmp -s "$d.serial.html" "$v" || soft_fail "$name: -n $n: the sliced page differs from the serial one: $(cmp "$d.serial.html" "$v")"
+        got=$(sed -n "s/^mpilens view: diagnosis: process \([0-9]\) of $n read//p" "$v.err" | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+        assert_eq "$(cd "$d" && ls rank-*.mlt | sort | tr '\n' ' ')" "$got" "$name: -n $n view: rank files diagnosed by the processes"
+        [ "$(grep -c "^mpilens view: diagnosis: process [0-9] of $n read" "$v.err")" = $n ] ||
+            soft_fail "$name: -n $n view: not every process diagnosed its slice: $(grep -v '^mpilens view: process' "$v.err" | head -3)"
     done
 done
