@@ -42,9 +42,52 @@ static void s_fail(struct an_xch *x, const char *msg)
     exit(1);
 }
 
+/* Blocks one process sends itself: a FIFO list. */
+struct s_blk {
+    struct s_blk *next;
+    size_t len;
+    char data[];
+};
+static struct s_blk *s_head, **s_tail = &s_head;
+
+static int s_send(struct an_xch *x, int to, const void *buf, size_t len)
+{
+    if (to != 0) return -1;
+    struct s_blk *b = malloc(sizeof *b + len);
+    if (!b) return -1;
+    b->next = NULL;
+    b->len = len;
+    if (len) memcpy(b->data, buf, len);
+    *s_tail = b;
+    s_tail = &b->next;
+    x->p2p_sent++;
+    return 0;
+}
+
+static int s_recv(struct an_xch *x, int wait, void **buf, size_t *len, int *from)
+{
+    struct s_blk *b = s_head;
+    if (!b) return wait ? -1 : 1;   /* nothing queued, and no one else can send */
+    if (!(s_head = b->next)) s_tail = &s_head;
+    *buf = NULL;
+    if (b->len && !(*buf = malloc(b->len))) {
+        b->next = s_head;   /* back where it was */
+        s_head = b;
+        if (!b->next) s_tail = &b->next;
+        return -1;
+    }
+    if (b->len) memcpy(*buf, b->data, b->len);
+    *len = b->len;
+    *from = 0;
+    free(b);
+    x->p2p_recvd++;
+    return 0;
+}
+
 struct an_xch *an_xch_serial(void)
 {
-    static struct an_xch x = {0, 1, 0, NULL, s_reduce, s_gather, s_bcast, s_alltoall, s_fail, 0, 0, 0, 0};
+    static struct an_xch x = {.rank = 0, .size = 1, .reduce_i64 = s_reduce, .gather = s_gather, .bcast = s_bcast,
+                              .alltoall = s_alltoall, .fail = s_fail, .send = s_send, .recv = s_recv};
     return &x;
 }
 

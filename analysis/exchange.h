@@ -45,6 +45,20 @@ struct an_xch {
      * spins while it waits for the others): bench/report_bench subtracts
      * it to get each process's own work */
     double xch_cpu;
+    /* Point-to-point, unlike the calls above not collective: for a replay
+     * whose edge values follow the run's own messages from slice to slice
+     * (docs/PARALLEL.md, "The critical path across slices").
+     * send: len bytes of buf to process `to` (itself included), buffered:
+     * it returns at once and buf may be reused.  Blocks from one process
+     * to another arrive in the order they were sent.  0 or -1 */
+    int (*send)(struct an_xch *x, int to, const void *buf, size_t len);
+    /* The next block sent to this process, from any process: *buf
+     * (malloc'd, NULL when len is 0), *len, *from.  wait 0: 1 at once when
+     * none has come; wait 1: until one comes (serially, where only this
+     * process sends, -1 when none is queued: it would wait forever).
+     * 0, 1 or -1 */
+    int (*recv)(struct an_xch *x, int wait, void **buf, size_t *len, int *from);
+    uint64_t p2p_sent, p2p_recvd;  /* blocks sent and received so far */
 };
 
 /* The serial exchange: rank 0 of 1. */
