@@ -515,6 +515,7 @@ int an_slice_report_with(struct an_run *run, an_site_namer where, an_site_namer 
             if (nfind && an_finding_same(&all[nfind - 1], &all[i])) {
                 all[nfind - 1].count += all[i].count;
                 all[nfind - 1].bytes += all[i].bytes;
+                all[nfind - 1].unsized &= all[i].unsized;   /* as match.c merges them */
             } else {
                 all[nfind++] = all[i];
             }
