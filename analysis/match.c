@@ -876,6 +876,20 @@ static struct req *req_open(struct an_match *m, struct rstate *rs, uint64_t h, c
     return req_slot(rs, h);
 }
 
+/* req_open, the request then fresh: its handle and when and on which
+ * thread the call that made it ended, the rest zero. */
+static struct req *req_new(struct an_match *m, struct rstate *rs, uint64_t h, const struct an_event *e)
+{
+    struct req *q = req_open(m, rs, h, e);
+    if (q) {
+        memset(q, 0, sizeof *q);
+        q->handle = h;
+        q->mk_t1 = e->ev.end_ns;
+        q->mk_thread = e->ev.thread;
+    }
+    return q;
+}
+
 /* The request with handle h that a completion in event e is about: the
  * oldest one, unless the call of e started after the call that made the
  * next one had ended (then it could not have freed the old one before the
@@ -1025,12 +1039,8 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
     uint64_t h = e->ev.request;
     int persistent = role == AN_SEND_INIT || role == AN_RECV_INIT;
     int is_send = role == AN_ISEND || role == AN_SEND_INIT;
-    struct req *q = req_open(m, rs, h, e);   /* MPI_REQUEST_NULL: nothing will complete it */
+    struct req *q = req_new(m, rs, h, e);   /* MPI_REQUEST_NULL: nothing will complete it */
     if (q) {
-        memset(q, 0, sizeof *q);
-        q->handle = h;
-        q->mk_t1 = e->ev.end_ns;
-        q->mk_thread = e->ev.thread;
         q->kind = is_send ? RQ_SEND : RQ_RECV;
         q->persistent = (uint8_t)persistent;
         q->cidx = p->comm;
@@ -1119,12 +1129,8 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     uint64_t h = e->ev.request;
     uint64_t sid = ++rs->next_id;
     int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
-    struct req *q = req_open(m, rs, h, e);
+    struct req *q = req_new(m, rs, h, e);
     if (q) {
-        memset(q, 0, sizeof *q);
-        q->handle = h;
-        q->mk_t1 = e->ev.end_ns;
-        q->mk_thread = e->ev.thread;
         q->kind = RQ_RECV;
         q->cidx = p->comm;
         q->peer_comm = p->peer;
@@ -1407,12 +1413,8 @@ static void do_coll(struct an_match *m, const struct an_event *e, const struct a
     struct rstate *rs = &m->rs[r - m->run->ranks];
     const struct ml_coll *c = &e->ev.coll;
     if (role == AN_COLL_INIT && e->ev.request) {
-        struct req *q = req_open(m, rs, e->ev.request, e);
+        struct req *q = req_new(m, rs, e->ev.request, e);
         if (q) {
-            memset(q, 0, sizeof *q);
-            q->handle = e->ev.request;
-            q->mk_t1 = e->ev.end_ns;
-            q->mk_thread = e->ev.thread;
             q->kind = RQ_PCOLL;
             q->persistent = 1;
             q->cidx = c->comm;
@@ -1436,12 +1438,8 @@ static void coll_arrive(struct an_match *m, const struct an_event *e, const stru
     if (e->ev.request && e->ev.type == ML_REC_COLL) {
         /* a nonblocking collective: its request is known, its completion
          * (do_complete) no message and not untracked */
-        struct req *q = req_open(m, rs, e->ev.request, e);
+        struct req *q = req_new(m, rs, e->ev.request, e);
         if (q) {
-            memset(q, 0, sizeof *q);
-            q->handle = e->ev.request;
-            q->mk_t1 = e->ev.end_ns;
-            q->mk_thread = e->ev.thread;
             q->kind = RQ_COLL;
             q->cidx = c->comm;
             q->peer = q->peer_comm = -1;
