@@ -1526,6 +1526,16 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     *ndp = nd;
 }
 
+/* Of two edge values equal in a measure, the one the path takes: the lower
+ * rank, then the earlier point.  A rule that does not depend on the order of
+ * a call's dependencies (the order the matcher paired its messages in), so
+ * that a replay meeting them in another order takes the same path.  Equal
+ * to the call's own value, the path stays on the rank (no hop). */
+static inline int snap_first(const struct snap *a, const struct snap *b)
+{
+    return a->rank < b->rank || (a->rank == b->rank && a->t < b->t);
+}
+
 /* Does a call that would wait go on without what it waits for: the pass
  * ends (force 1), or stream time is past its limit (force 2: tested only
  * when the call would wait)? */
@@ -1643,7 +1653,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         deps[nd].s = s;
         deps[nd].t = s->t;
         nd++;
-        if (s->t > tdep) {
+        if (s->t > tdep || (s->t == tdep && m->src < peer)) {   /* the lower rank on a tie: order-free */
             tdep = s->t;
             peer = m->src;
         }
@@ -1688,7 +1698,8 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             const struct snap *s = deps[j].s;
             if (skip0 && s->epoch == 0) continue;
             for (int m = 0; m < AN_CP_NM; m++)
-                if (s->v[m] > bv[m]) bv[m] = s->v[m], best[m] = s;
+                if (s->v[m] > bv[m] || (s->v[m] == bv[m] && best[m] && snap_first(s, best[m])))
+                    bv[m] = s->v[m], best[m] = s;
         }
         for (int m = 0; m < AN_CP_NM; m++)
             if (best[m]) hop(cp, ri, m, best[m], go, q);
