@@ -470,6 +470,18 @@ struct an_cp {
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
+    struct uwait {            /* an unfinished collective's wait: its peer is known at the end */
+        int ri, kind;
+        uint32_t site, comm;
+        uint16_t name;
+        uint64_t cidx;
+        int64_t w;
+    } *uw;
+    unsigned nuw, capuw;
+    struct uin {              /* per rank: the collective instance its unfinished call was in */
+        uint32_t comm;        /* UINT32_MAX: none */
+        uint64_t cidx;
+    } *uin;
     int64_t w0;               /* the run's start (first MPI_Init end), 0: per rank */
     struct node *free_nodes;  /* free lists (through parent, next_free, next) */
     struct ledger *free_led;
@@ -1779,7 +1791,18 @@ CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
     if (go > q->t1) go = q->t1;
     int64_t u = clip(r, go, q->t1);
     if (q->flags & QF_UNFIN) {   /* waiting until the records stop: no useful time */
-        wait_note(cp, ri, q->ukind, q->site, q->name, q->upeer, u);
+        if (q->upeer == -2 && u > 0) {   /* the member that never came: known at the end */
+            if (cp->nuw == cp->capuw) {
+                unsigned nc = cp->capuw ? 2 * cp->capuw : 16;
+                struct uwait *n = realloc(cp->uw, nc * sizeof *n);
+                if (!n) cp->failed = 1;
+                else cp->uw = n, cp->capuw = nc;
+            }
+            if (cp->nuw < cp->capuw)
+                cp->uw[cp->nuw++] = (struct uwait){ri, q->ukind, q->site, q->comm, q->name, q->cidx, u};
+        } else {
+            wait_note(cp, ri, q->ukind, q->site, q->name, q->upeer, u);
+        }
         u = 0;
     }
     if (u > 0) {
@@ -2049,6 +2072,42 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct 
     q->flags |= QF_UNFIN;
     q->ukind = (int8_t)kind;
     q->upeer = world >= 0 && world < cp->run->size ? cp->run->slot[world] : -1;
+    /* a collective with no root to wait for (or this rank's own root part):
+     * it waits for the first member that never entered this instance,
+     * known once every rank is replayed (an_cp_finish) */
+    if (kind == AN_CP_W_COLLECTIVE && comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
+        int ri = cp->run->slot[rk->rank];
+        int32_t pos = member_pos(cp->run, &cp->run->comms[comm], rk->rank);
+        if (!cp->uin && (cp->uin = malloc(cp->run->n * sizeof *cp->uin)))
+            for (unsigned i = 0; i < cp->run->n; i++) cp->uin[i].comm = UINT32_MAX;
+        if (cp->uin) cp->uin[ri] = (struct uin){comm, cp->r[ri].ccount[comm]};
+        if (pos >= 0 && (peer < 0 || peer == pos)) {
+            q->upeer = -2;
+            q->comm = comm;
+            q->cidx = cp->r[ri].ccount[comm];
+        }
+    }
+}
+
+/* The unfinished collectives' waits, now that every rank is replayed: the
+ * peer is the first member (by position) that never entered the instance,
+ * -1 when all did (the call hung inside MPI) or none has a file. */
+static void unfinished_waits(struct an_cp *cp)
+{
+    for (unsigned i = 0; i < cp->nuw; i++) {
+        const struct uwait *u = &cp->uw[i];
+        const struct an_comm *cm = &cp->run->comms[u->comm];
+        int peer = -1;
+        for (uint32_t k = 0; k < cm->size && peer < 0; k++) {
+            int32_t w = cm->members ? cm->members[k] : (int32_t)k;
+            int s = w >= 0 && w < cp->run->size ? cp->run->slot[w] : -1;
+            if (s < 0 || s == u->ri || cp->r[s].ccount[u->comm] > u->cidx) continue;   /* entered it */
+            if (cp->uin && cp->uin[s].comm == u->comm && cp->uin[s].cidx == u->cidx) continue;   /* in it too */
+            peer = s;
+        }
+        wait_note(cp, u->ri, u->kind, u->site, u->name, peer, u->w);
+    }
+    cp->nuw = 0;
 }
 
 /* MPI_Probe, MPI_Iprobe (found something or not: the record does not
@@ -2475,6 +2534,7 @@ int an_cp_finish(struct an_cp *cp)
     for (unsigned i = 0; i < run->n; i++) drain(cp, (int)i, 1);
     for (unsigned i = 0; i < run->n; i++)
         if (cp->r[i].qn) drain(cp, (int)i, 1);
+    unfinished_waits(cp);
     res->nranks = run->n;
     res->ranks = calloc(run->n ? run->n : 1, sizeof *res->ranks);
     if (!res->ranks) return -1;
@@ -2684,6 +2744,8 @@ void an_cp_free(struct an_cp *cp)
         free(cp->r[i].wl.r);
     }
     free(cp->r);
+    free(cp->uw);
+    free(cp->uin);
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->done_name);

@@ -363,8 +363,10 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
             const char *cell = "";
             if ((int)fit_min(where) <= sw) cell = sym_fit(where, (size_t)sw, f, sizeof f);
             else fprintf(o, "    %s\n", sym_fit(where, CP_WIDTH - 4, f, sizeof f));   /* above its row */
-            fprintf(o, "    %-13s %4d  %-*s %-*s %4d %11s %8" PRIu64 "\n", wtext[x->kind], x->rank, sw, cell, rw,
-                    rn(run, x->name), x->peer, tm(x->time, a, sizeof a), x->count);
+            char pr[16] = "-";   /* the rank waited for; '-': not known */
+            if (x->peer >= 0) snprintf(pr, sizeof pr, "%d", x->peer);
+            fprintf(o, "    %-13s %4d  %-*s %-*s %4s %11s %8" PRIu64 "\n", wtext[x->kind], x->rank, sw, cell, rw,
+                    rn(run, x->name), pr, tm(x->time, a, sizeof a), x->count);
         }
         if (k < r->nwsites) fprintf(o, "    ... %u more (--all or --json)\n", r->nwsites - k);
     }

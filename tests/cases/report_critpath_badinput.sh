@@ -6,7 +6,9 @@
 # rank for the other), not communication on the path.  A
 # pipeline (cp_analytic) whose rank 2 file is removed: the text names the
 # missing file, the calls that waited for rank 2 are undecided, no segment
-# of the path is on rank 2.  Bad options: a clear error, exit 2.  Both MPIs.
+# of the path is on rank 2.  A collective rank 2 never enters
+# (deadlock_coll_missing, 3 ranks): the others' unfinished MPI_Allreduce
+# waits for rank 2.  Bad options: a clear error, exit 2.  Both MPIs.
 # timeout: 240
 need_mpilens
 for impl in openmpi mpich; do
@@ -42,6 +44,36 @@ rt = c["measures"]["runtime"]["path"]
 if rt > w["ranks"][0]["time_ns"] / 2: bad.append("runtime path %d ns runs through the blocked receives" % rt)
 print("; ".join(bad))' "$d/rep.json")
     [ -z "$r" ] || soft_fail "$impl deadlock: $r"
+
+    # a collective a rank never enters (deadlock_coll_missing: rank 2 waits in
+    # MPI_Recv while ranks 0 and 1 wait in MPI_Allreduce): the unfinished
+    # Allreduce waits for rank 2, the member that never came, in the JSON
+    # ("peer": 2) and in the text's "for" column (before: -1)
+    p=$(prog $impl deadlock_coll_missing) || continue
+    d=$TEST_TMP/$impl-collmiss
+    mkdir -p "$d"
+    (cd "$d" && mpilens_run $impl "$d/run" 3 "$p") >"$d/out" 2>"$d/err"
+    rc=$?
+    if [ $rc = 86 ]; then
+        "$MPILENS" report --json -q "$d/run" >"$d/rep.json" || soft_fail "$impl: report --json failed"
+        r=$(python3 -c '
+import json, sys
+w = json.load(open(sys.argv[1]))["wait_states"]["collective"]
+bad = []
+for k in (0, 1):
+    s = [x for x in w["by_site"] if x["rank"] == k and x["routine"] == "MPI_Allreduce"]
+    if not s: bad.append("rank %d: no collective wait in MPI_Allreduce" % k)
+    elif s[0]["peer"] != 2: bad.append("rank %d waits in MPI_Allreduce for %d, not rank 2" % (k, s[0]["peer"]))
+    elif s[0]["time_ns"] < 1e9: bad.append("rank %d waits only %d ns" % (k, s[0]["time_ns"]))
+print("; ".join(bad))' "$d/rep.json")
+        [ -z "$r" ] || soft_fail "$impl coll missing: $r"
+        "$MPILENS" report --critical-path "$d/run" >"$d/rep.txt" 2>&1
+        n=$(grep -cE '^ +collective +[01] +deadlock_coll_missing.c:[0-9]+ +MPI_Allreduce +2 ' "$d/rep.txt")
+        assert_eq 2 "$n" "$impl: text rows of ranks 0 and 1 waiting in MPI_Allreduce for rank 2"
+        grep -qE 'MPI_[A-Za-z_]+ +-1 ' "$d/rep.txt" && soft_fail "$impl: the text shows a peer -1"
+    else
+        soft_fail "$impl: deadlock_coll_missing run exited $rc, not 86: $(head -c 300 "$d/err")"
+    fi
 
     p=$(prog $impl cp_analytic) || continue
     d=$TEST_TMP/$impl-miss
