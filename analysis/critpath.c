@@ -418,6 +418,7 @@ struct cp_rank {
     uint32_t *nsend_of;       /* ... the first of its bytes, bw, lat slots + 1 */
     int64_t open, close;      /* window of the rank */
     int64_t last;             /* aligned end of the last call replayed */
+    int64_t ustop;            /* where its unfinished call began to wait (INT64_MIN: none) */
     uint32_t last_site;
     int64_t useful_comp, useful_comm, wait[AN_CP_NW];
     int64_t total[AN_CP_NM];
@@ -1151,6 +1152,7 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         r->open = o->from_ns;
         r->close = o->to_ns;
         r->last = INT64_MIN;
+        r->ustop = INT64_MIN;
         r->bpos = -1;
         for (int m = 0; m < AN_CP_NM; m++) r->sfrom[m] = INT64_MIN;
         r->nosfrom = (1u << AN_CP_NM) - 1;
@@ -1791,6 +1793,7 @@ CP_INLINE void phase_b_local(struct an_cp *cp, int ri, struct qev *q)
     if (go > q->t1) go = q->t1;
     int64_t u = clip(r, go, q->t1);
     if (q->flags & QF_UNFIN) {   /* waiting until the records stop: no useful time */
+        r->ustop = go;
         if (q->upeer == -2 && u > 0) {   /* the member that never came: known at the end */
             if (cp->nuw == cp->capuw) {
                 unsigned nc = cp->capuw ? 2 * cp->capuw : 16;
@@ -2624,6 +2627,8 @@ int an_cp_finish(struct an_cp *cp)
             if (!res->seg) return -1;
             unsigned k = cnt;
             int64_t to = res->ranks[best].end;
+            /* a rank that stopped in a call: the path ends where that call began to wait */
+            if (cp->r[best].ustop != INT64_MIN && cp->r[best].ustop < to) to = cp->r[best].ustop;
             int64_t gain = 0;
             struct an_cp_segment next = {0};
             next.to_rank = -1;

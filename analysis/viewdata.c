@@ -23,6 +23,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <zlib.h>
 
 #include "analysis.h"
@@ -289,6 +290,37 @@ static int call_kind(const char *name, uint8_t type)
     return AN_VIEW_OTHER;
 }
 
+/* A collective by its name (MPI_Barrier, MPI_Iallreduce, MPI_Neighbor_alltoall, ...). */
+static int coll_name(const char *name)
+{
+    static const char *const c[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
+                                    "alltoall", "scan", "exscan", "neighbor_"};
+    if (!prefix(name, "MPI_")) return 0;
+    name += 4;
+    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') name++;
+    if (!strncasecmp(name, "reduce_local", 12)) return 0;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (!strncasecmp(name, c[i], strlen(c[i]))) return 1;
+    return 0;
+}
+
+/* The record type a call in progress when its rank stopped (read from its
+ * live slot, type ML_REC_CALL) would have had: its routine's role or name
+ * says; the slot holds its communicator, peer and tag. */
+static uint8_t unfinished_type(const struct an_rank *r, const struct mlr_event *ev, const char *nm)
+{
+    switch (ev->routine < r->nroutines ? r->role[ev->routine] : AN_OTHER) {
+    case AN_SEND: case AN_ISEND: case AN_RECV: case AN_IRECV: case AN_PROBE: case AN_MPROBE: case AN_IMPROBE:
+        return ML_REC_P2P;
+    case AN_SENDRECV: case AN_ISENDRECV:
+        return ML_REC_SENDRECV;
+    default:
+        break;
+    }
+    if (ev->coll.comm != ML_COMM_NONE && coll_name(nm)) return ML_REC_COLL;
+    return ML_REC_CALL;
+}
+
 /* ---- the overview ---------------------------------------------------------------- */
 
 static size_t ov_hash(int32_t src, int32_t dst, int64_t a, int64_t b, size_t mask)
@@ -500,14 +532,15 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     v->counts.calls++;
     v->counts.calls_repeated += 1 + (uint64_t)ev->repeat;
     if (an_wsub(end, v->origin) > v->counts.last) v->counts.last = an_wsub(end, v->origin);
-    int ckind = call_kind(nm, ev->type);
+    uint8_t etype = ev->unfinished ? unfinished_type(r, ev, nm) : ev->type;
+    int ckind = call_kind(nm, etype);
     if (v->ov) ov_call(v, ri, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur, ckind);
     if (!keep(v, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur)) return;
     v->counts.shown_calls++;
     uint16_t comm = ML_COMM_NONE, dtype = ML_TYPE_NONE;
     int32_t peer = ML_PEER_NONE, tag = ML_PEER_NONE;
     uint32_t bytes = 0;
-    switch (ev->type) {
+    switch (etype) {
     case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV:
         comm = ev->p2p[0].comm;
         dtype = ev->p2p[0].dtype;
@@ -518,7 +551,7 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     case ML_REC_COLL:
         comm = ev->coll.comm;
         dtype = ev->coll.dtype;
-        peer = ev->coll.root;
+        peer = ev->unfinished ? ML_PEER_NONE : ev->coll.root;   /* (the slot's peer: not always a root) */
         bytes = ev->coll.bytes;
         break;
     }

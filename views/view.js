@@ -1657,5 +1657,8 @@ window.mpilens = Object.freeze({
   },
   messagePos: j => { const g = TL.g; return { x: g.x(D.m_ts[j]), y: g.yMid(D.m_src[j]), x1: g.x(D.m_ts[j] + D.m_lat[j]), y1: g.yMid(D.m_dst[j]) }; },
   message: j => ({ src: D.m_src[j], dst: D.m_dst[j], ts: D.m_ts[j], tr: D.m_ts[j] + D.m_lat[j], bytes: D.m_bytes[j], tag: D.m_tag[j] }),
+  // the page's calls (a served page: those it holds): rank, routine, kind as the legend names it, start and length in the page's ns
+  calls: () => Array.from(D.c_t0, (t, i) => ({ rank: D.c_rank[i], name: routineName(D.c_name[i]), kind: KINDS[D.c_kind[i]],
+    t0: t, dur: D.c_dur[i] })),
 });
 main();
