@@ -58,6 +58,13 @@ enum an_role {
 };
 
 enum an_role an_role_of(const char *routine);
+/* The record type the call a rank was in when its records stop (read from
+ * its live slot, type ML_REC_CALL) would have had, by its routine's role or
+ * (a collective) its name: ML_REC_P2P, ML_REC_SENDRECV, ML_REC_COLL or
+ * ML_REC_CALL; its communicator, peer and tag are in p2p[0]. */
+struct an_rank;
+struct mlr_event;
+uint8_t an_unfinished_type(const struct an_rank *r, const struct mlr_event *ev, const char *routine);
 /* A persistent collective's init (MPI_Allreduce_init, _c, Open MPI's
  * MPIX_Allreduce_init): 1, and the routine each start of it performs
  * ("MPI_Allreduce") in out (when not NULL); else 0. */

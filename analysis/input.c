@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -110,6 +111,37 @@ enum an_role an_role_of(const char *n)
     for (size_t i = 0; i < sizeof t / sizeof *t; i++)
         if (name_is(n, t[i].name)) return t[i].role;
     return AN_OTHER;
+}
+
+/* A collective by its name (MPI_Barrier, MPI_Iallreduce, MPI_Neighbor_alltoall, ...). */
+static int coll_name(const char *name)
+{
+    static const char *const c[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
+                                    "alltoall", "scan", "exscan", "neighbor_"};
+    if (strncmp(name, "MPI_", 4)) return 0;
+    name += 4;
+    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') name++;
+    if (!strncasecmp(name, "reduce_local", 12)) return 0;
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        if (!strncasecmp(name, c[i], strlen(c[i]))) return 1;
+    return 0;
+}
+
+/* The record type a call in progress when its rank stopped (read from its
+ * live slot, type ML_REC_CALL) would have had: its routine's role or name
+ * says; the slot holds its communicator, peer and tag. */
+uint8_t an_unfinished_type(const struct an_rank *r, const struct mlr_event *ev, const char *nm)
+{
+    switch (ev->routine < r->nroutines ? r->role[ev->routine] : AN_OTHER) {
+    case AN_SEND: case AN_ISEND: case AN_RECV: case AN_IRECV: case AN_PROBE: case AN_MPROBE: case AN_IMPROBE:
+        return ML_REC_P2P;
+    case AN_SENDRECV: case AN_ISENDRECV:
+        return ML_REC_SENDRECV;
+    default:
+        break;
+    }
+    if (ev->coll.comm != ML_COMM_NONE && coll_name(nm)) return ML_REC_COLL;
+    return ML_REC_CALL;
 }
 
 static uint32_t name_hash(const char *s)

@@ -23,7 +23,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <zlib.h>
 
 #include "analysis.h"
@@ -290,37 +289,6 @@ static int call_kind(const char *name, uint8_t type)
     return AN_VIEW_OTHER;
 }
 
-/* A collective by its name (MPI_Barrier, MPI_Iallreduce, MPI_Neighbor_alltoall, ...). */
-static int coll_name(const char *name)
-{
-    static const char *const c[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "scatter", "allgather",
-                                    "alltoall", "scan", "exscan", "neighbor_"};
-    if (!prefix(name, "MPI_")) return 0;
-    name += 4;
-    if (name[0] == 'I' && name[1] >= 'a' && name[1] <= 'z') name++;
-    if (!strncasecmp(name, "reduce_local", 12)) return 0;
-    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
-        if (!strncasecmp(name, c[i], strlen(c[i]))) return 1;
-    return 0;
-}
-
-/* The record type a call in progress when its rank stopped (read from its
- * live slot, type ML_REC_CALL) would have had: its routine's role or name
- * says; the slot holds its communicator, peer and tag. */
-static uint8_t unfinished_type(const struct an_rank *r, const struct mlr_event *ev, const char *nm)
-{
-    switch (ev->routine < r->nroutines ? r->role[ev->routine] : AN_OTHER) {
-    case AN_SEND: case AN_ISEND: case AN_RECV: case AN_IRECV: case AN_PROBE: case AN_MPROBE: case AN_IMPROBE:
-        return ML_REC_P2P;
-    case AN_SENDRECV: case AN_ISENDRECV:
-        return ML_REC_SENDRECV;
-    default:
-        break;
-    }
-    if (ev->coll.comm != ML_COMM_NONE && coll_name(nm)) return ML_REC_COLL;
-    return ML_REC_CALL;
-}
-
 /* ---- the overview ---------------------------------------------------------------- */
 
 static size_t ov_hash(int32_t src, int32_t dst, int64_t a, int64_t b, size_t mask)
@@ -532,7 +500,7 @@ static void view_event(void *ctx, const struct an_event *e, const struct an_op *
     v->counts.calls++;
     v->counts.calls_repeated += 1 + (uint64_t)ev->repeat;
     if (an_wsub(end, v->origin) > v->counts.last) v->counts.last = an_wsub(end, v->origin);
-    uint8_t etype = ev->unfinished ? unfinished_type(r, ev, nm) : ev->type;
+    uint8_t etype = ev->unfinished ? an_unfinished_type(r, ev, nm) : ev->type;
     int ckind = call_kind(nm, etype);
     if (v->ov) ov_call(v, ri, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur, ckind);
     if (!keep(v, an_wsub(e->t0, v->origin), an_wsub(e->t0, v->origin) + dur)) return;

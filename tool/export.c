@@ -205,7 +205,8 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     json_str(o, mlr_routine_name(r->f, ev->routine));
     const char *cat = "mpi";
     int rma = ev->routine < r->nroutines && r->role[ev->routine] == AN_RMA;   /* one-sided: P2P layout */
-    switch (ev->type) {
+    /* a call in progress when its rank stopped: the category its routine has */
+    switch (ev->unfinished ? an_unfinished_type(r, ev, mlr_routine_name(r->f, ev->routine)) : ev->type) {
     case ML_REC_P2P: case ML_REC_P2P_REQ: case ML_REC_SENDRECV: cat = rma ? "rma" : "p2p"; break;
     case ML_REC_COLL: cat = "collective"; break;
     case ML_REC_COMPLETE: cat = "completion"; break;

@@ -8,7 +8,8 @@
 #             MPI_Allreduce rank 2 never reached
 #   --json    unfinished_calls, per routine/site/rank "unfinished", findings;
 #             time_share as the rank table's MPI %: MPI_Init apart (0)
-#   exports   perfetto slices with "unfinished": true; OTF2: the ENTER of
+#   exports   perfetto slices with "unfinished": true and their routine's
+#             category (collective, p2p); OTF2: the ENTER of
 #             each carries the attribute mpilens:unfinished
 # timeout: 200
 need_mpilens
@@ -86,8 +87,9 @@ PY
 import json, sys
 t = json.load(open(sys.argv[1]))
 ev = t['traceEvents'] if isinstance(t, dict) else t
-u = sorted((e['pid'], e['name']) for e in ev if e.get('ph') == 'X' and e.get('args', {}).get('unfinished'))
-want = [(0, 'MPI_Allreduce'), (1, 'MPI_Allreduce'), (2, 'MPI_Recv')]
+u = sorted((e['pid'], e['name'], e['cat']) for e in ev if e.get('ph') == 'X' and e.get('args', {}).get('unfinished'))
+# the category their routine has (before: "mpi", the live slot's record having no type)
+want = [(0, 'MPI_Allreduce', 'collective'), (1, 'MPI_Allreduce', 'collective'), (2, 'MPI_Recv', 'p2p')]
 print('' if u == want else 'unfinished slices %r' % u)
 PY
 )
