@@ -601,7 +601,16 @@ int cmd_export(int argc, char **argv)
             return 1;
         }
         rc = export_perfetto(&run, o, progress, &cut);
-        if (o != stdout && fclose(o) != 0) rc = -1;
+        /* a write that failed on the way (a full disk) leaves ferror set,
+         * and fclose may not say so again */
+        errno = 0;
+        int werr = fflush(o) != 0 || ferror(o), e = errno;
+        if (o != stdout && fclose(o) != 0) werr = 1, e = errno;
+        if (werr && o != stdout)
+            fprintf(stderr, "mpilens export: cannot write %s: %s; nothing kept\n", outpath,
+                    e ? strerror(e) : "a write failed (disk full?)");
+        if (werr) rc = -1;   /* standard output: mpilens_main says so */
+        if (rc != 0 && o != stdout) unlink(outpath);   /* no cut trace left behind */
         if (rc == 0 && o != stdout && progress) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
     }
     free(cut.rank);

@@ -1,6 +1,7 @@
 /*
  * mpilens.c — the command: a table of verbs, one file each (tool/<verb>.c).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,7 +143,21 @@ int mpilens_main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], verbs[i].name)) {
+            int rc = verbs[i].fn(argc - 1, argv + 1);
+            /* what went to standard output must have been written: a full
+             * disk (mpilens report DIR >file) is an error, not a cut output
+             * and exit status 0 (a closed pipe: the status alone) */
+            errno = 0;
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                int e = errno;
+                if (e != EPIPE)
+                    fprintf(stderr, "mpilens %s: cannot write to standard output%s%s\n", argv[1], e ? ": " : "",
+                            e ? strerror(e) : "");
+                if (rc == 0) rc = 1;
+            }
+            return rc;
+        }
     fprintf(stderr, "mpilens: unknown command '%s'; try 'mpilens --help'\n", argv[1]);
     return 2;
 }

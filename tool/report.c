@@ -123,19 +123,20 @@ int cmd_report(int argc, char **argv)
     double from_s = -1, to_s = -1;
     char *end;
     const char *outpath = NULL;
-    int c, failures_only = 0, alpha_set = 0, beta_set = 0;
+    int c, failures_only = 0, alpha_set = 0, beta_set = 0, cp_only = 0, no_cp = 0;
     const char *calib = NULL;
+    const char *profile_opt = NULL;   /* an option of the profile or the critical path: not for --failures */
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j': ro.json = 1; break;
-        case 'a': ro.all = 1; break;
+        case 'a': ro.all = 1, profile_opt = "--all"; break;
         case 'o': outpath = optarg; break;
         case 'q': ro.progress = 0; break;
         case 'F': failures_only = 1; break;
-        case 'C': ro.critpath = 2; break;
-        case 'N': ro.critpath = 0; break;
+        case 'C': ro.critpath = 2, cp_only = 1; break;
+        case 'N': ro.critpath = 0, no_cp = 1, profile_opt = "--no-critical-path"; break;
         case 1:
         case 2:
         case 3:
@@ -145,6 +146,7 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "mpilens report: --%s wants a number >= 0, not '%s'\n", opts_name(c), optarg);
                 return 2;
             }
+            profile_opt = c == 1 ? "--from" : c == 2 ? "--to" : c == 3 ? "--alpha" : "--beta";
             if (c == 1) from_s = v;
             else if (c == 2) to_s = v;
             else if (c == 3) cpo.alpha_ns = v, alpha_set = 1;
@@ -152,6 +154,7 @@ int cmd_report(int argc, char **argv)
             break;
         }
         case 5:
+            profile_opt = "--cost-model";
             if (strcmp(optarg, "simple") == 0) cpo.simple = 1;
             else if (strcmp(optarg, "standard") == 0) cpo.simple = 0;
             else {
@@ -166,12 +169,25 @@ int cmd_report(int argc, char **argv)
                 return 2;
             }
             cpo.eager = v;
+            profile_opt = "--eager";
             break;
         }
-        case 7: calib = optarg; break;
+        case 7: calib = optarg, profile_opt = "--calibration"; break;
         case 'h': help(stdout); return 0;
         default: tool_bad_option("report", argc, argv); return 2;
         }
+    }
+    /* options that contradict each other, or that the report asked for
+     * would take and ignore */
+    if (cp_only && no_cp) {
+        fprintf(stderr, "mpilens report: --critical-path shows only the critical path, --no-critical-path leaves it "
+                        "out; give one\n");
+        return 2;
+    }
+    if (failures_only && profile_opt) {
+        fprintf(stderr, "mpilens report: %s has no effect on --failures (the failure diagnosis alone); leave it out\n",
+                profile_opt);
+        return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens report: give one run directory, e.g. 'mpilens report mpilens-app-1234/'\n");

@@ -733,7 +733,7 @@ static int view_to_file(int fd, int how, const char *tmp, const char *outpath, c
     size_t page = 0;
     int rc = o ? view_write(o, dir, run, progress, critpath, &msgs, &page, NULL, pre) : -1;
     if (!o && pre) pre->write(pre->ctx, NULL);   /* the other processes still send their pieces */
-    if (o && fflush(o) != 0) rc = -1;
+    if (o && (fflush(o) != 0 || ferror(o))) rc = -1;   /* ferror: a write that failed before (a full disk) */
     off_t pl = rc == 0 ? ftello(o) : 0;
     int too_big = rc == 0 && (double)pl > max_mb * 1e6;
     if (rc == 0 && !too_big && fd == 1) {

@@ -1,0 +1,79 @@
+# cli_verbs: the analysis verbs on a real run (rep_types, 2 ranks, through
+# `mpilens run`, both MPIs) when their output cannot be written, and report's
+# options that contradict each other or that --failures would ignore.
+#
+# Output that cannot be written is an error, and no cut output is kept:
+# - standard output on /dev/full (every write fails with ENOSPC): report
+#   (text, --json, --failures, --critical-path), dump and export -o - exit 1
+#   with one line "cannot write to standard output" (before: exit 0, nothing
+#   said: 'mpilens report DIR >file' on a full disk looked like success);
+# - a file past the file-size limit (ulimit -f 4: writes past 4 KiB fail with
+#   EFBIG; SIGXFSZ ignored): the page of view (~100 KB), export's Perfetto
+#   JSON (~15 KB) and OTF2 archive (its .def ~29 KB), report -o (~8 KB) exit
+#   1 with one line, and nothing is left under the name asked for (before:
+#   view said "wrote", exit 0, and left an empty page; export left a cut JSON
+#   or a half archive: OTF2's errors on stderr, exit 0).
+# Options: --critical-path with --no-critical-path, and --failures with
+# --all, --from, --to, --alpha, --beta, --cost-model, --eager, --calibration
+# or --no-critical-path (the diagnosis alone reads no events) exit 2 with one
+# line naming the option (before: exit 0, the option ignored).
+need_mpilens
+# one stderr line containing $3, exit status $2, for the command after
+one_line() {  # what status pattern cmd...
+    local what=$1 want=$2 pat=$3; shift 3
+    "$@" 2>"$TEST_TMP/err"
+    local st=$?
+    local n; n=$(wc -l <"$TEST_TMP/err")
+    [ "$st" -eq "$want" ] || { soft_fail "$what: exit status $st, want $want ($(head -c 200 "$TEST_TMP/err"))"; return; }
+    [ "$n" -eq 1 ] || { soft_fail "$what: $n lines on stderr, want 1: $(head -c 300 "$TEST_TMP/err" | tr '\n' '|')"; return; }
+    grep -q -- "$pat" "$TEST_TMP/err" || soft_fail "$what: '$pat' not in: $(cat "$TEST_TMP/err")"
+}
+for impl in openmpi mpich; do
+    have_impl $impl || continue
+    need_runtime $impl
+    p=$(prog $impl rep_types) || continue
+    d=$TEST_TMP/$impl
+    mkdir -p "$d"
+    (cd "$d" && mpilens_run $impl "$d/run" 2 "$p") >"$d/out" 2>"$d/err" ||
+        { soft_fail "$impl: run failed: $(head -c 300 "$d/err")"; continue; }
+    # the same commands succeed where their output can be written
+    "$MPILENS" report -q "$d/run" >"$d/rep.txt" 2>"$d/rep.err" || soft_fail "$impl: report failed: $(head -c 200 "$d/rep.err")"
+    assert_contains "$(cat "$d/rep.txt")" "11 matched" "$impl: report"
+    # standard output that cannot be written
+    for v in "report -q" "report -q --json" "report --failures" "report -q --critical-path" "dump" "export -q -o -"; do
+        # shellcheck disable=SC2086
+        one_line "$impl: $v >/dev/full" 1 "cannot write to standard output" "$MPILENS" $v "$d/run" >/dev/full
+    done
+    # files past the size limit: nothing kept under the name
+    lim() { (ulimit -f 4; trap '' XFSZ; "$@"); }
+    one_line "$impl: view past the file-size limit" 1 "cannot write the page" lim "$MPILENS" view -q "$d/run" -o "$d/p.html"
+    [ -e "$d/p.html" ] && soft_fail "$impl: view left $(stat -c %s "$d/p.html") bytes in p.html"
+    one_line "$impl: export past the file-size limit" 1 "cannot write $d/t.json" lim "$MPILENS" export -q "$d/run" -o "$d/t.json"
+    [ -e "$d/t.json" ] && soft_fail "$impl: export left $(stat -c %s "$d/t.json") bytes in t.json"
+    if "$MPILENS" export --help | grep -q otf2 && command -v otf2-print >/dev/null; then
+        mkdir -p "$d/o"
+        one_line "$impl: export --format=otf2 past the file-size limit" 1 "writing the OTF2 archive $d/o/a failed" \
+            lim "$MPILENS" export -q --format=otf2 "$d/run" -o "$d/o/a"
+        left=$(ls -A "$d/o")
+        [ -z "$left" ] && rmdir "$d/o" || soft_fail "$impl: export --format=otf2 left: $left"
+        # where it can be written, the archive is whole
+        "$MPILENS" export -q --format=otf2 "$d/run" -o "$d/o2/a" || soft_fail "$impl: export --format=otf2 failed"
+        otf2-print "$d/o2/a.otf2" >/dev/null 2>"$d/o2.err" || soft_fail "$impl: otf2-print: $(head -c 200 "$d/o2.err")"
+    else
+        note "$impl: no OTF2 export here: its file-size check skipped"
+    fi
+    one_line "$impl: report -o past the file-size limit" 1 "r.txt: File too large" lim "$MPILENS" report -q "$d/run" -o "$d/r.txt"
+    [ -e "$d/r.txt" ] && soft_fail "$impl: report -o left $(stat -c %s "$d/r.txt") bytes in r.txt"
+done
+# report's options (the run of the last MPI; they are refused before any reading)
+r=$(ls -d "$TEST_TMP"/*/run 2>/dev/null | tail -1)
+if [ -n "$r" ]; then
+    one_line "report --critical-path --no-critical-path" 2 "give one" "$MPILENS" report --critical-path --no-critical-path "$r" >/dev/null
+    for o in --all "--from 0.1" "--to 1" "--alpha 5" "--beta 1" "--cost-model simple" "--eager 100" \
+        "--calibration $TEST_TMP/none" --no-critical-path; do
+        # shellcheck disable=SC2086
+        one_line "report --failures $o" 2 "${o%% *} has no effect on --failures" "$MPILENS" report --failures $o "$r" >/dev/null
+    done
+    "$MPILENS" report --failures --json "$r" >"$TEST_TMP/f.json" || soft_fail "report --failures --json failed"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TEST_TMP/f.json" || soft_fail "report --failures --json: not JSON"
+fi
