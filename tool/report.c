@@ -96,7 +96,9 @@ static int report_job(const char *dir, const char *outpath, const struct report_
         }
     }
     if (out != stdout) {
-        if (fclose(out) != 0) {
+        /* ferror: a write that failed before (disk full), which fclose may not repeat */
+        int werr = fflush(out) != 0 || ferror(out);
+        if (fclose(out) != 0 || werr) {
             perror(outpath);
             rc = 1;
         }
@@ -297,7 +299,8 @@ int cmd_report(int argc, char **argv)
         if (!failures_only && d >= 0) fputc('\n', out);
     }
     if (!failures_only) rc = report_profile_opts(argv[optind], out, &ro);
-    if (out != stdout && fclose(out) != 0) {
+    int werr = out != stdout && (fflush(out) != 0 || ferror(out));   /* as in report_job */
+    if (out != stdout && (fclose(out) != 0 || werr)) {
         perror(outpath);
         rc = 1;
     }

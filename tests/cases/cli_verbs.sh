@@ -17,6 +17,11 @@
 # --all, --from, --to, --alpha, --beta, --cost-model, --eager, --calibration
 # or --no-critical-path (the diagnosis alone reads no events) exit 2 with one
 # line naming the option (before: exit 0, the option ignored).
+# A rank file its reader may not open (mode 000, read as user nobody; root
+# reads anything): top --once names it in one line "cannot be opened
+# (permission denied)" and counts it unreadable in its title (before: rank 1
+# "not started (no rank file yet)", nothing said), report and dump name it
+# and go on with rank 0.
 need_mpilens
 # one stderr line containing $3, exit status $2, for the command after
 one_line() {  # what status pattern cmd...
@@ -76,4 +81,27 @@ if [ -n "$r" ]; then
     done
     "$MPILENS" report --failures --json "$r" >"$TEST_TMP/f.json" || soft_fail "report --failures --json failed"
     python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TEST_TMP/f.json" || soft_fail "report --failures --json: not JSON"
+fi
+# a rank file that may not be read (the last MPI's run, copied where nobody
+# can reach it, its rank 1 file mode 000)
+if [ -n "$r" ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && id nobody >/dev/null 2>&1; then
+    u=$(mktemp -d /tmp/mpilens-cli-verbs.XXXXXX)
+    chmod 755 "$u"
+    cp -r "$r" "$u/run"
+    chmod 755 "$u/run"
+    chmod 644 "$u/run"/*.mlt
+    chmod 000 "$u/run/rank-00001.mlt"
+    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" top --once "$u/run" 2>"$u/top.err")
+    assert_eq 1 "$(wc -l <"$u/top.err")" "top --once, rank 1 unreadable: lines on stderr"
+    assert_contains "$(cat "$u/top.err")" "rank-00001.mlt cannot be opened (permission denied)" "top --once's stderr"
+    assert_contains "$out" "1 unreadable" "top --once's title"
+    assert_not_contains "$out" "not started" "top --once"
+    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" report -q "$u/run" 2>&1)
+    assert_contains "$out" "rank-00001.mlt: cannot be opened" "report, rank 1 unreadable"
+    assert_contains "$out" "unmatched: 11 sends" "report, rank 1 unreadable (rank 0 sends rank 1 its 11 messages)"
+    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" dump "$u/run" 2>&1)
+    assert_contains "$out" "rank-00001.mlt cannot be opened" "dump, rank 1 unreadable"
+    rm -rf "$u"
+else
+    note "not root, or no runuser or user nobody: the unreadable rank file is not checked"
 fi
