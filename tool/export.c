@@ -570,6 +570,17 @@ int cmd_export(int argc, char **argv)
             return 2;
         }
     }
+    if (!otf2 && cut.from > 0) {   /* a window after the run: an empty trace is not what was asked for */
+        int64_t first = 0, last = 0;
+        an_run_span(&run, &first, &last);
+        if (last > first && cut.from > last - first) {
+            fprintf(stderr, "mpilens export: --from %.9g s is past the run's end (its last call ends %.3f s after its "
+                            "first)\n", cut.from / 1e9, (last - first) / 1e9);
+            free(cut.rank);
+            an_run_close(&run);
+            return 2;
+        }
+    }
     int rc;
     if (otf2) {
         rc = export_otf2(&run, outpath, progress);

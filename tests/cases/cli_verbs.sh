@@ -17,6 +17,9 @@
 # --all, --from, --to, --alpha, --beta, --cost-model, --eager, --calibration
 # or --no-critical-path (the diagnosis alone reads no events) exit 2 with one
 # line naming the option (before: exit 0, the option ignored).
+# export --from 100 on rep_types (its calls span well under a second):
+# past the run's end, exit 2 in one line as report says it, no file (before:
+# an empty trace written, exit 0).
 # A rank file its reader may not open (mode 000, read as user nobody; root
 # reads anything): top --once names it in one line "cannot be opened
 # (permission denied)" and counts it unreadable in its title (before: rank 1
@@ -73,6 +76,8 @@ done
 # report's options (the run of the last MPI; they are refused before any reading)
 r=$(ls -d "$TEST_TMP"/*/run 2>/dev/null | tail -1)
 if [ -n "$r" ]; then
+    one_line "export --from 100" 2 "--from 100 s is past the run's end" "$MPILENS" export -q --from 100 "$r" -o "$TEST_TMP/late.json"
+    [ -e "$TEST_TMP/late.json" ] && soft_fail "export --from 100 wrote late.json"
     one_line "report --critical-path --no-critical-path" 2 "give one" "$MPILENS" report --critical-path --no-critical-path "$r" >/dev/null
     for o in --all "--from 0.1" "--to 1" "--alpha 5" "--beta 1" "--cost-model simple" "--eager 100" \
         "--calibration $TEST_TMP/none" --no-critical-path; do
