@@ -22,7 +22,7 @@ static const struct verb {
     {"run", cmd_run, "run an MPI program with every MPI call recorded"},
     {"report", cmd_report, "summarise a run: failures, profile, messages, findings"},
     {"export", cmd_export, "write a run as a Perfetto/Chrome trace or an OTF2 archive"},
-    {"view", cmd_view, "write a run as one interactive HTML page (timeline, load, matrix, summary)"},
+    {"view", cmd_view, "write a run as one HTML page: timeline, load, matrix, summary"},
     {"calibrate", cmd_calibrate, "measure message latency and bandwidth for the critical path's costs"},
     {"top", cmd_top, "live view of a run: what every rank does now; deadlock verdict"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
@@ -34,7 +34,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: mpilens <command> [options] ...\n\n"
                  "Shows what the processes of an MPI program are doing.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].help);
+        fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].help);
     fprintf(out, "\n'mpilens <command> --help' describes a command.\n"
                  "example: mpilens run -n 4 ./app && mpilens report mpilens-app-*/\n");
 }

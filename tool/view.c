@@ -888,9 +888,9 @@ static void help(FILE *out)
     fprintf(out,
             "usage: mpilens view DIR [-o FILE.html] [--max-size MB] [--no-critical-path]\n"
             "       mpilens view --serve DIR [--port N] [--window-cap N] [--no-critical-path]\n\n"
-            "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
-            "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
-            "and pan), the network load between ranks over a chosen interval, the\n"
+            "Writes one self-contained HTML page showing run directory DIR (or one rank\n"
+            "file): a message timeline (a bar per rank, MPI calls as boxes, messages as\n"
+            "lines, zoom and pan), the network load between ranks over a chosen interval, the\n"
             "communication matrix and a summary (time per rank and routine, top call sites,\n"
             "message sizes, the failure diagnosis), with report's critical path drawn on\n"
             "the timeline and summed up in the summary.  It opens from a file in Chromium or\n"

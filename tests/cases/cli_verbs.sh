@@ -25,7 +25,18 @@
 # (permission denied)" and counts it unreadable in its title (before: rank 1
 # "not started (no rank file yet)", nothing said), report and dump name it
 # and go on with rank 0.
+# --help of mpilens and of every command fits 80 columns, and the command
+# list's descriptions start in one column (before: 'calibrate' pushed its
+# description 1 right, and 18 help lines were 81-89 columns wide).
 need_mpilens
+for c in "" run report export view calibrate top dump agent; do
+    # shellcheck disable=SC2086
+    wide=$("$MPILENS" $c --help | awk 'length($0) > 80 { print length($0) ": " $0 }' | head -2)
+    [ -z "$wide" ] || soft_fail "mpilens $c --help: lines over 80 columns: $wide"
+done
+cols=$("$MPILENS" --help | awk '/^commands:/ { on = 1; next } on && /^$/ { on = 0 }
+    on { match($0, /^  [a-z]+ +/); print RLENGTH }' | sort -u | tr '\n' ' ')
+[[ $cols =~ ^[0-9]+\ $ ]] || soft_fail "mpilens --help: the command descriptions start at columns $cols (one expected)"
 # one stderr line containing $3, exit status $2, for the command after
 one_line() {  # what status pattern cmd...
     local what=$1 want=$2 pat=$3; shift 3
