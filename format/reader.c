@@ -371,7 +371,9 @@ static int load(struct mlr_file *f)
 int mlr_open(const char *path, struct mlr_file **out)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO under a rank file's name would block the open
+     * forever; refused below as not a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return MLR_EIO;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

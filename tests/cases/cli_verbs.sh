@@ -20,6 +20,8 @@
 # export --from 100 on rep_types (its calls span well under a second):
 # past the run's end, exit 2 in one line as report says it, no file (before:
 # an empty trace written, exit 0).
+# A FIFO under rank 1's file name: report, dump, view and export end (within
+# 20 s; before: blocked forever in open()), name the file and go on with rank 0.
 # A rank file its reader may not open (mode 000, read as user nobody; root
 # reads anything): top --once names it in one line "cannot be opened
 # (permission denied)" and counts it unreadable in its title (before: rank 1
@@ -120,4 +122,22 @@ if [ -n "$r" ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && id no
     rm -rf "$u"
 else
     note "not root, or no runuser or user nobody: the unreadable rank file is not checked"
+fi
+# a FIFO under a rank file's name (the last MPI's run, rank 1's file replaced)
+if [ -n "$r" ]; then
+    ff=$TEST_TMP/fifo
+    mkdir -p "$ff"
+    cp "$r/rank-00000.mlt" "$ff/"
+    mkfifo "$ff/rank-00001.mlt"
+    for v in "report -q" "report --failures" "dump" "view -q -o -" "export -q -o -"; do
+        # shellcheck disable=SC2086
+        out=$(timeout 20 "$MPILENS" $v "$ff" 2>&1 >"$TEST_TMP/fifo.out")
+        st=$?
+        [ $st -eq 124 ] && { soft_fail "$v with a FIFO for rank 1's file: still running after 20 s"; continue; }
+        [ $st -le 1 ] || soft_fail "$v with a FIFO for rank 1's file: exit status $st"
+        case $v in
+        report* | view*) out=$(cat "$TEST_TMP/fifo.out") ;;   # named in the report, in the page
+        esac
+        assert_contains "$out" "rank-00001.mlt" "$v with a FIFO for rank 1's file"
+    done
 fi
