@@ -29,7 +29,7 @@
 # and go on with rank 0.
 # --help of mpilens and of every command fits 80 columns, and the command
 # list's descriptions start in one column (before: 'calibrate' pushed its
-# description 1 right, and 18 help lines were 81-89 columns wide).
+# description 1 right, and 17 help lines were 81-89 columns wide).
 need_mpilens
 for c in "" run report export view calibrate top dump agent; do
     # shellcheck disable=SC2086
