@@ -25,8 +25,9 @@
 # A rank file its reader may not open (mode 000, read as user nobody; root
 # reads anything): top --once names it in one line "cannot be opened
 # (permission denied)" and counts it unreadable in its title (before: rank 1
-# "not started (no rank file yet)", nothing said), report and dump name it
-# and go on with rank 0.
+# "not started (no rank file yet)", nothing said); report and dump name it,
+# say why ("cannot be opened: permission denied"; before: "cannot be opened
+# or mapped") and go on with rank 0.
 # --help of mpilens and of every command fits 80 columns, and the command
 # list's descriptions start in one column (before: 'calibrate' pushed its
 # description 1 right, and 17 help lines were 81-89 columns wide).
@@ -115,10 +116,10 @@ if [ -n "$r" ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && id no
     assert_contains "$out" "1 unreadable" "top --once's title"
     assert_not_contains "$out" "not started" "top --once"
     out=$(cd /tmp && runuser -u nobody -- "$MPILENS" report -q "$u/run" 2>&1)
-    assert_contains "$out" "rank-00001.mlt: cannot be opened" "report, rank 1 unreadable"
+    assert_contains "$out" "rank-00001.mlt: cannot be opened: permission denied" "report, rank 1 unreadable"
     assert_contains "$out" "unmatched: 11 sends" "report, rank 1 unreadable (rank 0 sends rank 1 its 11 messages)"
     out=$(cd /tmp && runuser -u nobody -- "$MPILENS" dump "$u/run" 2>&1)
-    assert_contains "$out" "rank-00001.mlt cannot be opened" "dump, rank 1 unreadable"
+    assert_contains "$out" "rank-00001.mlt cannot be opened: permission denied" "dump, rank 1 unreadable"
     rm -rf "$u"
 else
     note "not root, or no runuser or user nobody: the unreadable rank file is not checked"
