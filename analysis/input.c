@@ -411,7 +411,7 @@ void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n)
 static uint32_t file_version(const char *path)
 {
     uint32_t v = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return 0;
     if (pread(fd, &v, 4, 8) != 4) v = 0;
     close(fd);
@@ -896,7 +896,7 @@ void an_run_header_text(struct an_run *run, const struct ml_header *h0, const ch
 static uint64_t file_weight(const char *path)
 {
     uint64_t w = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) {
         struct ml_header h;

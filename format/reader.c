@@ -74,6 +74,7 @@ const char *mlr_strerror(int err)
     switch (err) {
     case MLR_OK: return "success";
     case MLR_EIO: return "cannot be opened or mapped";
+    case MLR_EACCES: return "cannot be opened: permission denied";
     case MLR_EMAGIC: return "is not an mpilens rank file (wrong magic)";
     case MLR_EVERSION: return "has a format version this mpilens does not read";
     case MLR_ETRUNC: return "is cut before the end of its header";
@@ -371,8 +372,10 @@ static int load(struct mlr_file *f)
 int mlr_open(const char *path, struct mlr_file **out)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return MLR_EIO;
+    /* O_NONBLOCK: a FIFO under a rank file's name would block the open
+     * forever; refused below as not a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return errno == EACCES || errno == EPERM ? MLR_EACCES : MLR_EIO;
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);

@@ -32,6 +32,7 @@ enum {
     MLR_EENDIAN = -5,    /* other byte order */
     MLR_EDIR = -6,       /* run directory missing or unreadable */
     MLR_ENOFILES = -7,   /* run directory holds no rank files */
+    MLR_EACCES = -8,     /* may not be read (permission) */
 };
 
 struct mlr_comm {        /* a communicator definition */

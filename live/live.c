@@ -492,7 +492,7 @@ static int scan_dir(struct watch *w)
             /* not written yet: next time; but a file the writer left
              * alone for 2 s that still cannot be read will not become
              * readable (cut, or not a rank file): said once, then skipped */
-            if (oe != -1 && real.tv_sec - st.st_mtim.tv_sec >= 2) {
+            if (oe == -5 || (oe != -1 && real.tv_sec - st.st_mtim.tv_sec >= 2)) {
                 seen_add(w, key);
                 if (dkey != key) seen_add(w, dkey);
                 int *br = realloc(w->bad_rank, (w->nbad + 1) * sizeof *br);
@@ -502,7 +502,8 @@ static int scan_dir(struct watch *w)
                     br[w->nbad++] = sscanf(e->d_name, "rank-%d.mlt", &rk) == 1 ? rk : -1;
                 }
                 fprintf(stderr, "%s: %s %s: unreadable, skipped\n", w->o.name ? w->o.name : "mpilens", path,
-                        oe == -4   ? "is cut before the end of its header"
+                        oe == -5   ? "cannot be opened (permission denied)"
+                        : oe == -4 ? "is cut before the end of its header"
                         : oe == -2 ? "is not an mpilens rank file (wrong magic)"
                                    : "has a format version or header this mpilens does not read");
                 continue;

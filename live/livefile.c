@@ -238,12 +238,13 @@ static void cstr(char *dst, size_t n, const volatile char *src, size_t srcmax)
 }
 
 /* 0 = opened; MLR_* error otherwise (-EAGAIN-like: MLR_EMAGIC while the
- * writer has not finished the header yet). */
+ * writer has not finished the header yet); -5: the file may not be read
+ * (EACCES, EPERM: another user's rank file), which waiting does not change. */
 int lf_open(const char *path, struct lf **out)
 {
     *out = NULL;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
+    if (fd < 0) return errno == EACCES || errno == EPERM ? -5 : -1;
     struct stat st;
     struct ml_header h;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

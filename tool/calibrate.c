@@ -29,7 +29,8 @@
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens calibrate [--mpi openmpi|mpich] [-o FILE] [-f] [-- LAUNCHER ARGS...]\n\n"
+            "usage: mpilens calibrate [--mpi openmpi|mpich] [-o FILE] [-f]\n"
+            "                         [-- LAUNCHER ARGS...]\n\n"
             "Measures the cost of a point-to-point message on this machine: a ping-pong\n"
             "between two ranks over sizes from 0 to 4 MiB, fitted to t(n) = alpha + beta*n\n"
             "(alpha: latency per message, ns; beta: time per byte, ns).  mpilens report\n"

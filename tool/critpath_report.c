@@ -276,9 +276,17 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
     /* routines on the path */
     fprintf(o, "  communication on the run-time path by routine:\n");
     unsigned shown = 0;
+    int rw = 28;   /* as wide as the longest name shown: the columns stay aligned */
     for (unsigned i = 0; i < rt->nby && shown < (all ? rt->nby : 6); i++) {
         if (rt->by[i].key & AN_CP_REGION) continue;
-        fprintf(o, "    %-28s %12s %6.1f%%\n", rn(run, rt->by[i].key), tm(rt->by[i].val, a, sizeof a),
+        int l = (int)strlen(rn(run, rt->by[i].key));
+        if (l > rw) rw = l;
+        shown++;
+    }
+    shown = 0;
+    for (unsigned i = 0; i < rt->nby && shown < (all ? rt->nby : 6); i++) {
+        if (rt->by[i].key & AN_CP_REGION) continue;
+        fprintf(o, "    %-*s %12s %6.1f%%\n", rw, rn(run, rt->by[i].key), tm(rt->by[i].val, a, sizeof a),
                 rt->path ? 100.0 * rt->by[i].val / rt->path : 0.0);
         shown++;
     }

@@ -397,17 +397,18 @@ static void help(FILE *out)
             "                      [--from S] [--to S] [--ranks LIST]\n\n"
             "Writes run directory DIR (or one rank file) for other tools:\n"
             "  perfetto, chrome  trace JSON for ui.perfetto.dev (Perfetto UI): a track per\n"
-            "                    rank, a sub-track per thread, a slice per MPI call, an arrow per\n"
-            "                    message (OUT default: <run>.json)\n"
-            "  otf2              OTF2 archive for Vampir, Scalasca, ViTE: OUT.otf2 and the folder OUT/\n"
+            "                    rank, a sub-track per thread, a slice per MPI call, an\n"
+            "                    arrow per message (OUT default: <run>.json)\n"
+            "  otf2              OTF2 archive for Vampir, Scalasca, ViTE: OUT.otf2 and the\n"
+            "                    folder OUT/\n"
             "                    (OUT default: <run>-otf2/traces)\n\n"
             "  -f, --format F    perfetto (default), chrome (the same JSON) or otf2\n"
             "  -o, --output OUT  where to write; an existing file is never overwritten\n"
-            "  --from S, --to S  perfetto/chrome: only calls overlapping this window, in seconds\n"
-            "                    from the run's first call (e.g. --from 2.5 --to 3), and the\n"
-            "                    arrows with both ends inside it\n"
-            "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the arrows\n"
-            "                    between them\n"
+            "  --from S, --to S  perfetto/chrome: only calls overlapping this window, in\n"
+            "                    seconds from the run's first call (e.g. --from 2.5 --to 3),\n"
+            "                    and the arrows with both ends inside it\n"
+            "  --ranks LIST      perfetto/chrome: only these ranks (e.g. 0-3,8), and the\n"
+            "                    arrows between them\n"
                         "  -q, --quiet       no progress, summary or 'wrote' line\n"
             "  -h, --help        this text\n\n"
             "Under mpirun -n P (a large run), otf2 is written in parallel: each process\n"
@@ -571,6 +572,17 @@ int cmd_export(int argc, char **argv)
             return 2;
         }
     }
+    if (!otf2 && cut.from > 0) {   /* a window after the run: an empty trace is not what was asked for */
+        int64_t first = 0, last = 0;
+        an_run_span(&run, &first, &last);
+        if (last > first && cut.from > last - first) {
+            fprintf(stderr, "mpilens export: --from %.9g s is past the run's end (its last call ends %.3f s after its "
+                            "first)\n", cut.from / 1e9, (last - first) / 1e9);
+            free(cut.rank);
+            an_run_close(&run);
+            return 2;
+        }
+    }
     int rc;
     if (otf2) {
         rc = export_otf2(&run, outpath, progress);
@@ -602,7 +614,16 @@ int cmd_export(int argc, char **argv)
             return 1;
         }
         rc = export_perfetto(&run, o, progress, &cut);
-        if (o != stdout && fclose(o) != 0) rc = -1;
+        /* a write that failed on the way (a full disk) leaves ferror set,
+         * and fclose may not say so again */
+        errno = 0;
+        int werr = fflush(o) != 0 || ferror(o), e = errno;
+        if (o != stdout && fclose(o) != 0) werr = 1, e = errno;
+        if (werr && o != stdout)
+            fprintf(stderr, "mpilens export: cannot write %s: %s; nothing kept\n", outpath,
+                    e ? strerror(e) : "a write failed (disk full?)");
+        if (werr) rc = -1;   /* standard output: mpilens_main says so */
+        if (rc != 0 && o != stdout) unlink(outpath);   /* no cut trace left behind */
         if (rc == 0 && o != stdout && progress) fprintf(stderr, "mpilens export: wrote %s\n", outpath);
     }
     free(cut.rank);

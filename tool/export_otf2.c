@@ -36,6 +36,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -152,6 +154,27 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
 
 /* no post-flush callback: no BufferFlush records in the trace */
 static OTF2_FlushCallbacks flush_cb = {.otf2_pre_flush = pre_flush, .otf2_post_flush = NULL};
+
+/* OTF2's errors (a full disk: several lines per failed call, and a close
+ * that still returns success) are kept here, the first one, instead of
+ * printed: the export says in one line that the archive could not be
+ * written, and removes it. */
+static char otf2_err[512];
+static int otf2_nerr;
+
+static OTF2_ErrorCode on_otf2_error(void *u, const char *file, uint64_t line, const char *fn, OTF2_ErrorCode ec,
+                                    const char *fmt, va_list va)
+{
+    (void)u, (void)file, (void)line, (void)fn;
+    if (otf2_nerr++ == 0) {
+        int n = snprintf(otf2_err, sizeof otf2_err, "%s", OTF2_Error_GetDescription(ec));
+        if (fmt && n >= 0 && (size_t)n + 2 < sizeof otf2_err) {
+            snprintf(otf2_err + n, sizeof otf2_err - (size_t)n, ": ");
+            vsnprintf(otf2_err + n + 2, sizeof otf2_err - (size_t)n - 2, fmt, va);
+        }
+    }
+    return ec;
+}
 
 /* Location ids as Score-P writes them and ViTE expects: a rank's first
  * thread is the rank itself, thread t of rank r is t << 32 | r. */
@@ -751,9 +774,12 @@ int export_otf2(struct an_run *run, const char *out, int progress)
     if (run->slice) return export_otf2_sliced(run, out, progress);
     if (archive_check(out, dir, sizeof dir, name, sizeof name)) return -1;
     struct ox x;
+    otf2_nerr = 0;
+    OTF2_Error_RegisterCallback(on_otf2_error, NULL);
     ox_open(&x, run, dir, name);
     if (!x.ar || !x.locs || !x.nlocs) {
-        fprintf(stderr, "mpilens export: cannot create the OTF2 archive %s/%s\n", dir, name);
+        fprintf(stderr, "mpilens export: cannot create the OTF2 archive %s/%s%s%s\n", dir, name,
+                otf2_nerr ? ": " : "", otf2_nerr ? otf2_err : "");
         free(x.locs);
         free(x.nlocs);
         if (x.ar) OTF2_Archive_Close(x.ar);
@@ -793,8 +819,10 @@ int export_otf2(struct an_run *run, const char *out, int progress)
         x.failed = 1;
     }
     OTF2_ErrorCode ec = OTF2_Archive_Close(x.ar);
-    if (ec != OTF2_SUCCESS) {
-        fprintf(stderr, "mpilens export: writing the OTF2 archive failed: %s\n", OTF2_Error_GetDescription(ec));
+    if (ec != OTF2_SUCCESS || otf2_nerr) {   /* no half-written archive left behind */
+        fprintf(stderr, "mpilens export: writing the OTF2 archive %s/%s failed: %s; nothing kept\n", dir, name,
+                otf2_nerr ? otf2_err : OTF2_Error_GetDescription(ec));
+        archive_remove(dir, name);
         rc = -1;
     }
     if (x.failed) rc = -1;

@@ -1,6 +1,7 @@
 /*
  * mpilens.c — the command: a table of verbs, one file each (tool/<verb>.c).
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static const struct verb {
     {"run", cmd_run, "run an MPI program with every MPI call recorded"},
     {"report", cmd_report, "summarise a run: failures, profile, messages, findings"},
     {"export", cmd_export, "write a run as a Perfetto/Chrome trace or an OTF2 archive"},
-    {"view", cmd_view, "write a run as one interactive HTML page (timeline, load, matrix, summary)"},
+    {"view", cmd_view, "write a run as one HTML page: timeline, load, matrix, summary"},
     {"calibrate", cmd_calibrate, "measure message latency and bandwidth for the critical path's costs"},
     {"top", cmd_top, "live view of a run: what every rank does now; deadlock verdict"},
     {"dump", cmd_dump, "print every recorded event of a run directory"},
@@ -33,7 +34,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: mpilens <command> [options] ...\n\n"
                  "Shows what the processes of an MPI program are doing.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        fprintf(out, "  %-8s %s\n", verbs[i].name, verbs[i].help);
+        fprintf(out, "  %-9s %s\n", verbs[i].name, verbs[i].help);
     fprintf(out, "\n'mpilens <command> --help' describes a command.\n"
                  "example: mpilens run -n 4 ./app && mpilens report mpilens-app-*/\n");
 }
@@ -142,7 +143,21 @@ int mpilens_main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        if (!strcmp(argv[1], verbs[i].name)) return verbs[i].fn(argc - 1, argv + 1);
+        if (!strcmp(argv[1], verbs[i].name)) {
+            int rc = verbs[i].fn(argc - 1, argv + 1);
+            /* what went to standard output must have been written: a full
+             * disk (mpilens report DIR >file) is an error, not a cut output
+             * and exit status 0 (a closed pipe: the status alone) */
+            errno = 0;
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                int e = errno;
+                if (e != EPIPE)
+                    fprintf(stderr, "mpilens %s: cannot write to standard output%s%s\n", argv[1], e ? ": " : "",
+                            e ? strerror(e) : "");
+                if (rc == 0) rc = 1;
+            }
+            return rc;
+        }
     fprintf(stderr, "mpilens: unknown command '%s'; try 'mpilens --help'\n", argv[1]);
     return 2;
 }

@@ -457,9 +457,22 @@ static void text_routines(FILE *o, const struct report *rp)
     int64_t mpi = routines_mpi(rp);
     char a[32], b[32], c[32], d[32], e[32];
     rule(o, "Routines (all ranks; imbalance of the per-rank time)");
-    fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %6s\n", "routine", "calls", "total", "mean", "max", "bytes",
-            "time%", "imbal");
     unsigned shown = n > 30 && !rp->all ? 30 : n, k = 0, apart = 0;
+    /* a routine name is never cut: the name column is as wide as the longest
+     * name shown (MPI_Type_create_hindexed_block: 30), and takes up to 2 of
+     * its extra columns from the calls column, whose widest cell is 7
+     * (999.9k*): the table stays in 100 columns up to names of 31 */
+    int rw = 24;
+    for (unsigned pass = 0, j = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < n; i++) {
+            int outside = init_fin(&rp->run, r[i].name);
+            if (outside != (int)pass || (!outside && j++ >= shown)) continue;
+            int l = (int)strlen(rname(&rp->run, r[i].name));
+            if (l > rw) rw = l;
+        }
+    int cw = 9 - (rw - 24) < 7 ? 7 : 9 - (rw - 24);
+    fprintf(o, "  %-*s %*s %11s %10s %10s %10s %6s %6s\n", rw, "routine", cw, "calls", "total", "mean", "max",
+            "bytes", "time%", "imbal");
     for (unsigned pass = 0; pass < 2; pass++)
     for (unsigned i = 0; i < n; i++) {
         const struct an_routine_prof *x = &r[i];
@@ -471,14 +484,13 @@ static void text_routines(FILE *o, const struct report *rp)
         double mean_rank = rp->run.n ? (double)x->all.total / rp->run.n : 0;
         double imb = x->rank_max > 0 ? 100.0 * ((double)x->rank_max - mean_rank) / (double)x->rank_max : 0;
         if (outside) {
-            fprintf(o, "  %-24s %9s %11s %10s %10s %10s %6s %5.1f%%\n", rname(&rp->run, x->name),
+            fprintf(o, "  %-*s %*s %11s %10s %10s %10s %6s %5.1f%%\n", rw, rname(&rp->run, x->name), cw,
                     calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
                     fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                     fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e), "-", imb);
             continue;
         }
-        /* a routine name is never cut: a longer one pushes the row */
-        fprintf(o, "  %-24s %9s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rname(&rp->run, x->name),
+        fprintf(o, "  %-*s %*s %11s %10s %10s %10s %5.1f%% %5.1f%%\n", rw, rname(&rp->run, x->name), cw,
                 calls_cell(x->all.calls, x->all.unfinished, a, sizeof a), time_cell(x->all.total, x->all.estimated, b, sizeof b),
                 fmt_time(x->all.calls ? x->all.total / (int64_t)x->all.calls : 0, c, sizeof c),
                 fmt_time(x->all.max, d, sizeof d), fmt_bytes(x->all.bytes, e, sizeof e),
@@ -514,11 +526,12 @@ static void text_sites(FILE *o, const struct report *rp)
     char a[32], b[32], c[32], d[32], e[32], w[700];
     rule(o, "Call sites, by time (all ranks)");
     unsigned shown = n > 20 && !rp->all ? 20 : n;
-    /* routine names are never cut: a long one takes its room from the site */
+    /* routine names are never cut: a long one takes its room from the site
+     * (down to 16 columns: the table fits 100 columns up to names of 31) */
     int rw = 18;
     for (unsigned i = 0; i < shown; i++)
         if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
-    int sw = 29 - (rw - 18) < 20 ? 20 : 29 - (rw - 18);
+    int sw = 29 - (rw - 18) < 16 ? 16 : 29 - (rw - 18);
     fprintf(o, "  %-*s %-*s %8s %10s %9s %9s %9s\n", sw, "call site", rw, "routine", "calls", "total", "mean", "max",
             "bytes");
     for (unsigned i = 0; i < shown; i++) {
@@ -556,7 +569,7 @@ static void text_site_ranks(FILE *o, const struct report *rp)
     int rw = 18;
     for (unsigned i = 0; i < shown; i++)
         if ((int)strlen(rname(&rp->run, s[i].name)) > rw) rw = (int)strlen(rname(&rp->run, s[i].name));
-    int sw = 28 - (rw - 18) < 20 ? 20 : 28 - (rw - 18);
+    int sw = 28 - (rw - 18) < 16 ? 16 : 28 - (rw - 18);   /* as above */
     fprintf(o, "  %-*s %-*s %5s %8s %8s %8s %5s %5s %5s\n", sw, "call site", rw, "routine", "ranks", "min", "mean",
             "max", "CV", "App%", "MPI%");
     for (unsigned i = 0; i < shown; i++) {

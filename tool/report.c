@@ -26,7 +26,8 @@ static const char *opts_name(int c)
 static void help(FILE *out)
 {
     fprintf(out,
-            "usage: mpilens report [--json] [--all] [--failures] [--critical-path] [-o FILE] DIR\n\n"
+            "usage: mpilens report [--json] [--all] [--failures] [--critical-path]\n"
+            "                      [--from S] [--to S] [cost options] [-o FILE] DIR\n\n"
             "Summarises run directory DIR (or one rank file).  First the failure diagnosis:\n"
             "for every rank that failed, how (signal, exit without MPI_Finalize, MPI error,\n"
             "MPI_Abort, deadlock), where (file:line, the MPI call and its call site) and\n"
@@ -38,18 +39,20 @@ static void help(FILE *out)
             "  --json           the same data as JSON (schema: docs/REPORT.md), the failure\n"
             "                   diagnosis included (\"failures\")\n"
             "  --all            every rank, routine, call site and finding (text)\n"
-            "  --failures       only the failure diagnosis (reads no events: fast on any trace);\n"
-            "                   with --json as one JSON object\n"
+            "  --failures       only the failure diagnosis (reads no events: fast on any\n"
+            "                   trace); with --json as one JSON object\n"
             "  --critical-path  only the critical path and wait states (text; JSON has all)\n"
             "  --no-critical-path  leave them out (faster)\n"
-            "  --from S, --to S the critical path's window: seconds after the run's first call\n"
-            "                   (default: the run); the other sections cover the whole run\n"
+            "  --from S, --to S the critical path's window: seconds after the run's first\n"
+            "                   call (default: the run); the other sections cover the\n"
+            "                   whole run\n"
             "  --alpha NS       cost model: latency per message, ns (default: the calibration\n"
             "                   file of 'mpilens calibrate' if there is one, else 1000)\n"
             "  --beta NS        cost model: time per byte, ns (default: the calibration file,\n"
             "                   else 0.1, i.e. 10 GB/s)\n"
-            "  --calibration F  alpha and beta from F (written by 'mpilens calibrate'; default\n"
-            "                   $MPILENS_CALIBRATION or ~/.config/mpilens/calibration, if present)\n"
+            "  --calibration F  alpha and beta from F (written by 'mpilens calibrate';\n"
+            "                   default $MPILENS_CALIBRATION or\n"
+            "                   ~/.config/mpilens/calibration, if present)\n"
             "  --cost-model M   standard (collectives by their usual algorithms) or simple\n"
             "                   (one message of its bytes per call); docs/CRITPATH.md\n"
             "  --eager BYTES    MPI_Send of at least this many bytes may wait for its\n"
@@ -96,7 +99,9 @@ static int report_job(const char *dir, const char *outpath, const struct report_
         }
     }
     if (out != stdout) {
-        if (fclose(out) != 0) {
+        /* ferror: a write that failed before (disk full), which fclose may not repeat */
+        int werr = fflush(out) != 0 || ferror(out);
+        if (fclose(out) != 0 || werr) {
             perror(outpath);
             rc = 1;
         }
@@ -123,19 +128,20 @@ int cmd_report(int argc, char **argv)
     double from_s = -1, to_s = -1;
     char *end;
     const char *outpath = NULL;
-    int c, failures_only = 0, alpha_set = 0, beta_set = 0;
+    int c, failures_only = 0, alpha_set = 0, beta_set = 0, cp_only = 0, no_cp = 0;
     const char *calib = NULL;
+    const char *profile_opt = NULL;   /* an option of the profile or the critical path: not for --failures */
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:qh", opts, NULL)) != -1) {
         switch (c) {
         case 'j': ro.json = 1; break;
-        case 'a': ro.all = 1; break;
+        case 'a': ro.all = 1, profile_opt = "--all"; break;
         case 'o': outpath = optarg; break;
         case 'q': ro.progress = 0; break;
         case 'F': failures_only = 1; break;
-        case 'C': ro.critpath = 2; break;
-        case 'N': ro.critpath = 0; break;
+        case 'C': ro.critpath = 2, cp_only = 1; break;
+        case 'N': ro.critpath = 0, no_cp = 1, profile_opt = "--no-critical-path"; break;
         case 1:
         case 2:
         case 3:
@@ -145,6 +151,7 @@ int cmd_report(int argc, char **argv)
                 fprintf(stderr, "mpilens report: --%s wants a number >= 0, not '%s'\n", opts_name(c), optarg);
                 return 2;
             }
+            profile_opt = c == 1 ? "--from" : c == 2 ? "--to" : c == 3 ? "--alpha" : "--beta";
             if (c == 1) from_s = v;
             else if (c == 2) to_s = v;
             else if (c == 3) cpo.alpha_ns = v, alpha_set = 1;
@@ -152,6 +159,7 @@ int cmd_report(int argc, char **argv)
             break;
         }
         case 5:
+            profile_opt = "--cost-model";
             if (strcmp(optarg, "simple") == 0) cpo.simple = 1;
             else if (strcmp(optarg, "standard") == 0) cpo.simple = 0;
             else {
@@ -166,12 +174,25 @@ int cmd_report(int argc, char **argv)
                 return 2;
             }
             cpo.eager = v;
+            profile_opt = "--eager";
             break;
         }
-        case 7: calib = optarg; break;
+        case 7: calib = optarg, profile_opt = "--calibration"; break;
         case 'h': help(stdout); return 0;
         default: tool_bad_option("report", argc, argv); return 2;
         }
+    }
+    /* options that contradict each other, or that the report asked for
+     * would take and ignore */
+    if (cp_only && no_cp) {
+        fprintf(stderr, "mpilens report: --critical-path shows only the critical path, --no-critical-path leaves it "
+                        "out; give one\n");
+        return 2;
+    }
+    if (failures_only && profile_opt) {
+        fprintf(stderr, "mpilens report: %s has no effect on --failures (the failure diagnosis alone); leave it out\n",
+                profile_opt);
+        return 2;
     }
     if (optind != argc - 1) {
         fprintf(stderr, "mpilens report: give one run directory, e.g. 'mpilens report mpilens-app-1234/'\n");
@@ -281,7 +302,8 @@ int cmd_report(int argc, char **argv)
         if (!failures_only && d >= 0) fputc('\n', out);
     }
     if (!failures_only) rc = report_profile_opts(argv[optind], out, &ro);
-    if (out != stdout && fclose(out) != 0) {
+    int werr = out != stdout && (fflush(out) != 0 || ferror(out));   /* as in report_job */
+    if (out != stdout && (fclose(out) != 0 || werr)) {
         perror(outpath);
         rc = 1;
     }

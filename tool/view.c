@@ -733,7 +733,7 @@ static int view_to_file(int fd, int how, const char *tmp, const char *outpath, c
     size_t page = 0;
     int rc = o ? view_write(o, dir, run, progress, critpath, &msgs, &page, NULL, pre) : -1;
     if (!o && pre) pre->write(pre->ctx, NULL);   /* the other processes still send their pieces */
-    if (o && fflush(o) != 0) rc = -1;
+    if (o && (fflush(o) != 0 || ferror(o))) rc = -1;   /* ferror: a write that failed before (a full disk) */
     off_t pl = rc == 0 ? ftello(o) : 0;
     int too_big = rc == 0 && (double)pl > max_mb * 1e6;
     if (rc == 0 && !too_big && fd == 1) {
@@ -888,9 +888,9 @@ static void help(FILE *out)
     fprintf(out,
             "usage: mpilens view DIR [-o FILE.html] [--max-size MB] [--no-critical-path]\n"
             "       mpilens view --serve DIR [--port N] [--window-cap N] [--no-critical-path]\n\n"
-            "Writes one self-contained HTML page showing run directory DIR (or one rank file):\n"
-            "a message timeline (a bar per rank, MPI calls as boxes, messages as lines, zoom\n"
-            "and pan), the network load between ranks over a chosen interval, the\n"
+            "Writes one self-contained HTML page showing run directory DIR (or one rank\n"
+            "file): a message timeline (a bar per rank, MPI calls as boxes, messages as\n"
+            "lines, zoom and pan), the network load between ranks over a chosen interval, the\n"
             "communication matrix and a summary (time per rank and routine, top call sites,\n"
             "message sizes, the failure diagnosis), with report's critical path drawn on\n"
             "the timeline and summed up in the summary.  It opens from a file in Chromium or\n"

@@ -8,6 +8,14 @@
 # are derived#N(8) and derived#N(4) (Open MPI names both "Dup <old name>":
 # the dump said 'type=Dup MPI_DOUBLE', a wrong name in two tokens), the
 # named vector is type=halo_column (it was 'type=halo column').
+# report --all (text): MPI_Type_create_hindexed_block (30 characters, the
+# longest name the program calls) keeps the columns aligned: in the Routines
+# table every row's calls cell ends in the column where the header's 'calls'
+# ends, in the critical path's "by routine" list every time cell ends in one
+# column; no line is wider than the report's 100 columns (docs/REPORT.md).
+# Before: the Routines table's name column was 24 wide, so that row's cells
+# stood 6 columns right of the others (2 in the by-routine list), and the
+# call-site tables were 103 and 104 columns wide.
 need_mpilens
 for impl in openmpi mpich; do
     have_impl $impl || continue
@@ -43,5 +51,18 @@ PY
     [[ $(ty 5) =~ ^derived#[0-9]+\(4\)$ ]] || soft_fail "$impl: MPI_Type_dup(MPI_FLOAT)'s type: '$(ty 5)'"
     assert_eq "halo_column" "$(ty 6)" "$impl: the named type"
     assert_eq "MPI_PACKED" "$(ty 12)" "$impl: the packed message's type"
+    # (from $d: the title lines name the directory as given, here 'run')
+    (cd "$d" && "$MPILENS" report --all -q run) >"$d/rep.txt" 2>"$d/rep.err" || soft_fail "$impl: report (text) failed"
+    grep -q '^  MPI_Type_create_hindexed_block ' "$d/rep.txt" || soft_fail "$impl: no MPI_Type_create_hindexed_block row"
+    # the column where each Routines row's 2nd cell (calls) ends, the header's first
+    ends=$(awk '/^Routines/ { on = 1; next } on && /^$/ { on = 0 }
+        on && /^  routine / { print index($0, "calls") + 4 }
+        on && /^  MPI_/ { match($0, /^  [^ ]+ +[^ ]+/); print RLENGTH }' "$d/rep.txt" | sort -u | tr '\n' ' ')
+    [[ $ends =~ ^[0-9]+\ $ ]] || soft_fail "$impl: the Routines table's calls column ends at columns $ends (one expected)"
+    ends=$(awk '/by routine:$/ { on = 1; next } on && !/^    MPI_/ { on = 0 }
+        on { match($0, /^    [^ ]+ +[0-9.]+ [a-z]+/); print RLENGTH }' "$d/rep.txt" | sort -u | tr '\n' ' ')
+    [[ $ends =~ ^[0-9]+\ $ ]] || soft_fail "$impl: the critical path's by-routine times end at columns $ends (one expected)"
+    wide=$(awk 'length($0) > 100 { print length($0) ": " $0 }' "$d/rep.txt" | head -2)
+    [ -z "$wide" ] || soft_fail "$impl: report lines wider than 100 columns: $wide"
     note "$impl: $expect"
 done
