@@ -1216,7 +1216,9 @@ static int render(struct watch *w, struct sb *b, int max_rows, int cols)
         }
     }
     char hdr[512];
-    int o = snprintf(hdr, sizeof hdr, "mpilens top: %d rank%s", nranks, nranks == 1 ? "" : "s");
+    /* the ranks shown and those whose file stays unreadable (named below, no row) */
+    int total = nranks + (int)w->nbad;
+    int o = snprintf(hdr, sizeof hdr, "mpilens top: %d rank%s", total, total == 1 ? "" : "s");
     static const char *names[16] = {
         [ES_IN] = "in MPI", [ES_POLL] = "polling", [ES_COMPUTE] = "computing",
         [ES_NOCALL] = "starting", [ES_NOTSTARTED] = "not started", [ES_FINALIZED] = "finalized",
