@@ -306,7 +306,10 @@ struct cmsg {                 /* a matched message, until both ends used it */
     struct snap *snap;        /* the sender's edge value, once found */
 };
 
-enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
+enum ckind {
+    CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN,
+    CK_NBR                    /* a neighbourhood collective: each member on its in-neighbours (an_comm.src) */
+};
 
 struct wlent {                /* a rank to wake, and for which edge value */
     int rank;
@@ -323,6 +326,8 @@ struct cinst {                /* a collective instance */
     uint32_t size, arrived, left;
     int kind;
     int32_t root;             /* position, -1 unknown */
+    const int32_t *const *src; /* CK_NBR: the communicator's in-neighbours (an_comm.src, .nsrc) */
+    const int32_t *nsrc;
     struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
     int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
     int last;                 /* the member that arrived last */
@@ -1086,6 +1091,7 @@ static int coll_kind(const char *nm)
     if (has(nm, "MPI_Reduce") || has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv") || has(nm, "MPI_Ireduce") ||
         has(nm, "MPI_Igather") || has(nm, "MPI_Igatherv"))
         return CK_ROOT_IN;
+    if (strncmp(nm, "MPI_Neighbor_", 13) == 0 || strncmp(nm, "MPI_Ineighbor_", 14) == 0) return CK_NBR;
     return CK_NXN;
 }
 
@@ -1336,6 +1342,11 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
         ci->left = cm->size;
         ci->kind = cp->ckind[kname];
         ci->root = root;
+        if (ci->kind == CK_NBR) {
+            /* without the topology (an older file, a slice): as N x N */
+            if (cm->src) ci->src = cm->src, ci->nsrc = cm->nsrc;
+            else ci->kind = CK_NXN;
+        }
         for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
     }
     struct snap *s = &ci->entry[pos];
@@ -1350,7 +1361,7 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
      * before, only those whose time is up (they go on without it;
      * none before stream time passes cp->deadline) */
     int full = ++ci->arrived == ci->size;
-    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root)) wl_wake(cp, &ci->wl);
+    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root) || ci->kind == CK_NBR) wl_wake(cp, &ci->wl);
     else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
     if (full) {
         ci->last = 0;
@@ -1466,6 +1477,11 @@ static void msg_done(struct an_cp *cp, struct cmsg *m)
  * the root (rooted out), everyone (NxN, and the root of rooted in)? */
 static int coll_need(const struct cinst *ci, int32_t pos)
 {
+    if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
+        for (int32_t k = 0; k < ci->nsrc[pos]; k++)
+            if (ci->entry[ci->src[pos][k]].t == INT64_MIN) return 1;
+        return 0;
+    }
     if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size)
         return pos != ci->root && ci->entry[ci->root].t == INT64_MIN;
     if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size)
@@ -1479,11 +1495,37 @@ struct dep {
 };
 
 /* The entries the member at pos depends on, appended to deps (64 at most);
- * *tdep and *peer: the last of them to arrive, if later than *tdep. */
-static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, unsigned *ndp, int64_t *tdep, int *peer)
+ * *tdep and *peer: the last of them to arrive, if later than *tdep.  t1:
+ * the end of the call (the blocking one, or the one completing a
+ * nonblocking one): a member that entered after it cannot have been waited
+ * for (MPI_Scan, MPI_Exscan, a neighbourhood collective let members go
+ * before the others came), as a probe that ended before its send began. */
+static void coll_deps(const struct cinst *ci, int32_t pos, int64_t t1, struct dep *deps, unsigned *ndp,
+                      int64_t *tdep, int *peer)
 {
     unsigned nd = *ndp, nd0 = nd;
     uint32_t lo = 0, hi = 0;
+    if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
+        /* its in-neighbours only (a neighbour listed twice counts once) */
+        for (int32_t j = 0; j < ci->nsrc[pos]; j++) {
+            int32_t k = ci->src[pos][j];
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || k == pos || s->t >= t1) continue;
+            if (s->t > *tdep) {
+                *tdep = s->t;
+                *peer = s->rank;
+            }
+            unsigned i;
+            for (i = nd0; i < nd; i++)
+                if (deps[i].s == s) break;
+            if (i < nd || nd == 64) continue;
+            deps[nd].s = s;
+            deps[nd].t = s->t;
+            nd++;
+        }
+        *ndp = nd;
+        return;
+    }
     if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
         if (pos != ci->root) lo = (uint32_t)ci->root, hi = lo + 1;
     } else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
@@ -1493,7 +1535,7 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     }
     for (uint32_t k = lo; k < hi; k++) {
         const struct snap *s = &ci->entry[k];
-        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
         if (s->t > *tdep) {
             *tdep = s->t;
             *peer = s->rank;
@@ -1502,7 +1544,7 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     /* the values: every needed member's entry; NxN uses the precomputed best */
     for (uint32_t k = lo; k < hi && nd < 64; k++) {
         const struct snap *s = &ci->entry[k];
-        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
         if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) break;
         deps[nd].s = s;
         deps[nd].t = s->t;
@@ -1510,9 +1552,22 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     }
     if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) {
         nd = nd0;
+        int bk[AN_CP_NM];
+        if (ci->entry[ci->last].t < t1) {
+            memcpy(bk, ci->best, sizeof bk);
+        } else {
+            /* some entered after the call ended: the best of the others */
+            for (int m = 0; m < AN_CP_NM; m++) bk[m] = -1;
+            for (uint32_t k = lo; k < hi; k++) {
+                const struct snap *s = &ci->entry[k];
+                if ((int32_t)k == pos || s->t >= t1) continue;
+                for (int m = 0; m < AN_CP_NM; m++)
+                    if (bk[m] < 0 || s->v[m] > ci->entry[bk[m]].v[m]) bk[m] = (int)k;
+            }
+        }
         for (int m = 0; m < AN_CP_NM && nd < 64; m++) {
-            const struct snap *s = &ci->entry[ci->best[m]];
-            if (ci->best[m] == pos) continue;
+            if (bk[m] < 0 || bk[m] == pos) continue;
+            const struct snap *s = &ci->entry[bk[m]];
             unsigned j;
             for (j = nd0; j < nd; j++)
                 if (deps[j].s == s) break;
@@ -1661,12 +1716,12 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
-    if (ci) coll_deps(ci, q->pos, deps, &nd, &tdep, &peer);
+    if (ci) coll_deps(ci, q->pos, q->t1, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
         for (unsigned i = 0; i < nw->n; i++) {
             const struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
-            if (c) coll_deps(c, nw->d[i].pos, deps, &nd, &tdep, &peer);
+            if (c) coll_deps(c, nw->d[i].pos, q->t1, deps, &nd, &tdep, &peer);
         }
         if (kind < 0 || tdep > tmsg) kind = AN_CP_W_COLLECTIVE;   /* a member came last */
     }

@@ -232,6 +232,32 @@ static int comm_usable(const struct mlr_comm *c, int size)
     return 1;
 }
 
+/* A member's in-neighbours in a virtual topology (what its neighbourhood
+ * collectives receive from), as positions in cm. */
+static void comm_topo(struct an_run *run, struct an_comm *cm, const struct mlr_comm *c, int rank)
+{
+    (void)run;
+    uint32_t pos = 0;
+    while (pos < c->size && c->members[pos] != rank) pos++;
+    if (pos == c->size) return;
+    if (!cm->src) {
+        cm->src = calloc(cm->size, sizeof *cm->src);
+        cm->nsrc = malloc(cm->size * sizeof *cm->nsrc);
+        if (!cm->src || !cm->nsrc) {
+            free(cm->src);
+            free(cm->nsrc);
+            cm->src = NULL;
+            cm->nsrc = NULL;
+            return;
+        }
+        for (uint32_t k = 0; k < cm->size; k++) cm->nsrc[k] = -1;
+    }
+    for (int32_t k = 0; k < c->nsrc; k++)
+        if (c->srcs[k] < 0 || (uint32_t)c->srcs[k] >= cm->size) return;
+    cm->src[pos] = c->srcs;
+    cm->nsrc[pos] = c->nsrc;
+}
+
 /* Communicator definitions are few; registering them all up front gives one
  * numbering for the whole run. */
 static void comms_map(struct an_run *run, struct an_rank *r)
@@ -246,6 +272,7 @@ static void comms_map(struct an_run *run, struct an_rank *r)
         r->comm[i] = UINT32_MAX;
         if (!comm_usable(c, run->size)) continue;
         r->comm[i] = comm_register(run, c, r->rank);
+        if (r->comm[i] != UINT32_MAX && c->srcs && !(c->flags & 3)) comm_topo(run, &run->comms[r->comm[i]], c, r->rank);
     }
 }
 
@@ -1138,6 +1165,10 @@ void an_run_close(struct an_run *run)
     free(run->name_index);
     free(run->ranks);
     free(run->slot);
+    for (unsigned i = 0; i < run->ncomms; i++) {
+        free(run->comms[i].src);
+        free(run->comms[i].nsrc);
+    }
     free(run->comms);
     free(run->problems);
     free(run->dir);
