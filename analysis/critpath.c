@@ -2060,6 +2060,7 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct 
     switch (role) {
     case AN_RECV:
     case AN_PROBE:
+    case AN_IMPROBE:
     case AN_MPROBE:
         kind = AN_CP_W_LATE_SENDER;
         peer = ev->p2p[0].peer;
@@ -2376,7 +2377,10 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
     if (r->nprobe && (nrecv || (q->flags & QF_FIN) || (ev->type == ML_REC_COMPLETE && ev->ndone)))
         probe_target(cp, ri, q, ops, nops, nrecv);
-    if (role == AN_PROBE && ev->type == ML_REC_P2P && !ev->unfinished) probe_note(cp, rk, r, ev, q);
+    /* (an MPI_Improbe that found nothing is a poll as MPI_Iprobe's; the one
+     * that found the message takes it, as a receive) */
+    if ((role == AN_PROBE || role == AN_IMPROBE) && ev->type == ML_REC_P2P && !ev->unfinished)
+        probe_note(cp, rk, r, ev, q);
     else if (ev->type == ML_REC_COMPLETE && !ev->ndone && !ev->unfinished && q->name < cp->run->nnames &&
              (cp->done_name[q->name] & 2))
         tpoll_note(r, q);
