@@ -328,6 +328,9 @@ struct cinst {                /* a collective instance */
     int32_t root;             /* position, -1 unknown */
     const int32_t *const *src; /* CK_NBR: the communicator's in-neighbours (an_comm.src, .nsrc) */
     const int32_t *nsrc;
+    uint32_t lsize;           /* an inter-communicator's: its first group's size, */
+    int32_t *proot;           /* and per position the root that member named (a position in the
+                               * other group; -2 MPI_ROOT, -3 MPI_PROC_NULL or none), else NULL */
     struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
     int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
     int last;                 /* the member that arrived last */
@@ -1347,8 +1350,18 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
             if (cm->src) ci->src = cm->src, ci->nsrc = cm->nsrc;
             else ci->kind = CK_NXN;
         }
+        if (cm->inter) {
+            ci->lsize = cm->lsize;
+            ci->proot = malloc(cm->size * sizeof *ci->proot);
+            if (!ci->proot) {
+                cp->failed = 1;
+                return -1;
+            }
+            for (uint32_t k = 0; k < cm->size; k++) ci->proot[k] = -1;
+        }
         for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
     }
+    if (ci->proot) ci->proot[pos] = root;
     struct snap *s = &ci->entry[pos];
     s->t = q->t0;
     s->rank = ri;
@@ -1361,7 +1374,7 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
      * before, only those whose time is up (they go on without it;
      * none before stream time passes cp->deadline) */
     int full = ++ci->arrived == ci->size;
-    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root) || ci->kind == CK_NBR) wl_wake(cp, &ci->wl);
+    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root) || ci->kind == CK_NBR || ci->proot) wl_wake(cp, &ci->wl);
     else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
     if (full) {
         ci->last = 0;
@@ -1460,6 +1473,7 @@ static void coll_leave(struct an_cp *cp, uint32_t comm, uint64_t cidx, struct ci
     for (uint32_t k = 0; k < ci->size; k++)
         if (ci->entry[k].t != INT64_MIN) snap_drop(cp, &ci->entry[k]);
     map_del(&cp->colls, comm, (int64_t)cidx);
+    free(ci->proot);
     free(ci->wl.r);
     free(ci->entry);
     free(ci);
@@ -1475,8 +1489,38 @@ static void msg_done(struct an_cp *cp, struct cmsg *m)
 
 /* Does the member at pos still wait for members that have not entered:
  * the root (rooted out), everyone (NxN, and the root of rooted in)? */
+/* An inter-communicator's member at pos depends on the positions lo..hi-1:
+ * in a rooted-out collective (MPI_Bcast, MPI_Scatter) on the root it named
+ * in the other group (MPI_ROOT and MPI_PROC_NULL on none), in a rooted-in
+ * one (MPI_Reduce, MPI_Gather) the root (MPI_ROOT) on all of the other
+ * group, the others on none; in every other (MPI_Allreduce, MPI_Barrier,
+ * MPI_Allgather ...) on every member, as on an intra-communicator: its
+ * result is the other group's, but the MPIs gather each group at a leader
+ * first (a late member of its own group holds it too; where it does not,
+ * the member left before that one came, which ties nothing). */
+static void inter_range(const struct cinst *ci, int32_t pos, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = (uint32_t)pos < ci->lsize ? ci->lsize : 0, b = (uint32_t)pos < ci->lsize ? ci->size : ci->lsize;
+    int32_t r = ci->proot[pos];
+    *lo = *hi = 0;
+    if (ci->kind == CK_ROOT_OUT) {
+        if (r >= 0 && (uint32_t)r >= a && (uint32_t)r < b) *lo = (uint32_t)r, *hi = (uint32_t)r + 1;
+    } else if (ci->kind == CK_ROOT_IN) {
+        if (r == -2) *lo = a, *hi = b;
+    } else {
+        *hi = ci->size;
+    }
+}
+
 static int coll_need(const struct cinst *ci, int32_t pos)
 {
+    if (ci->proot) {
+        uint32_t lo, hi;
+        inter_range(ci, pos, &lo, &hi);
+        for (uint32_t k = lo; k < hi; k++)
+            if (ci->entry[k].t == INT64_MIN) return 1;
+        return 0;
+    }
     if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
         for (int32_t k = 0; k < ci->nsrc[pos]; k++)
             if (ci->entry[ci->src[pos][k]].t == INT64_MIN) return 1;
@@ -1505,6 +1549,24 @@ static void coll_deps(const struct cinst *ci, int32_t pos, int64_t t1, struct de
 {
     unsigned nd = *ndp, nd0 = nd;
     uint32_t lo = 0, hi = 0;
+    if (ci->proot) {
+        inter_range(ci, pos, &lo, &hi);
+        for (uint32_t k = lo; k < hi; k++) {
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
+            if (s->t > *tdep) {
+                *tdep = s->t;
+                *peer = s->rank;
+            }
+            if (nd < 64) {
+                deps[nd].s = s;
+                deps[nd].t = s->t;
+                nd++;
+            }
+        }
+        *ndp = nd;
+        return;
+    }
     if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
         /* its in-neighbours only (a neighbour listed twice counts once) */
         for (int32_t j = 0; j < ci->nsrc[pos]; j++) {
@@ -2348,7 +2410,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
-        if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
+        /* (a blocking collective on an inter-communicator whose two groups are known too) */
+        if (comm < cp->run->ncomms && (!cp->run->comms[comm].inter ||
+                                       (!ev->request && cp->run->comms[comm].lsize < cp->run->comms[comm].size))) {
             const struct an_comm *cm = &cp->run->comms[comm];
             heavy = 1;
             q->flags |= QF_COLL;
@@ -2358,9 +2422,15 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             if (q->pos < 0) q->flags &= ~QF_COLL;
             else q->cidx = r->ccount[comm]++;
             q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            if (cm->inter) {
+                /* the root as this member named it: a rank of the other group, MPI_ROOT, MPI_PROC_NULL */
+                int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
+                q->root = c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
+            }
             q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
-            coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
+            coll_cost(cp, nm, cm->size, cm->inter ? q->root == -2 : q->root >= 0 && q->root == q->pos, c->bytes,
+                      c->rbytes, &q->bw, &q->lat);
             if (q->flags & QF_NB) {
                 /* its bytes and cost count at the call (phase A), its entry
                  * is published there, the call completing it waits */

@@ -210,6 +210,7 @@ static uint32_t comm_add(struct an_run *run, uint64_t key, int world, int inter,
     d->world = world;
     d->inter = inter;
     d->size = size;
+    d->lsize = size;
     d->members = world ? NULL : members;
     d->first_rank = rank;
     return run->ncomms++;
@@ -218,8 +219,11 @@ static uint32_t comm_add(struct an_run *run, uint64_t key, int world, int inter,
 static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int rank)
 {
     int world = !!(c->flags & 2), inter = !!(c->flags & 1);
-    return comm_add(run, comm_key(c, run->size), world, inter,
-                    world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
+    uint32_t id = comm_add(run, comm_key(c, run->size), world, inter,
+                           world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
+    if (id != UINT32_MAX && inter && run->comms[id].first_rank == rank && run->comms[id].members == c->members)
+        run->comms[id].lsize = c->size;
+    return id;
 }
 
 /* Whether definition c of a file of a job of `size` ranks can be used. */

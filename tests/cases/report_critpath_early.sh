@@ -4,7 +4,11 @@
 # MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall + MPI_Wait) with a late
 # rank 0, which only its neighbour rank 1 waits for, and a rank whose
 # window opens late beside it; MPI_Exscan and MPI_Scan with a late last
-# rank, which the first rank needs not wait for.  On both MPIs through
+# rank, which the first rank needs not wait for; an inter-communicator's
+# MPI_Bcast (MPI_ROOT / MPI_PROC_NULL roots) and MPI_Allreduce with a late
+# rank 0 (before, an inter-communicator's collectives were local: no wait
+# at all, the path through the waiting ranks' calls as communication,
+# 0.1 ms of computation on it).  On both MPIs through
 # `mpilens run`.  Before: a member took every member's entry as a
 # dependency (N x N), even one that came after its call had ended, so
 # a rank that left early and computed after it was on a path through the
@@ -17,7 +21,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl cp_early) || continue
-    for mode in nbr nbr_a2a inbr nbr_window exscan scan; do
+    for mode in nbr nbr_a2a inbr nbr_window exscan scan icc_bcast icc_allreduce; do
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
         (cd "$d" && mpilens_run $impl "$d/run" 4 "$p" $mode) >"$d/out" 2>"$d/err" ||
@@ -90,6 +94,21 @@ if mode in ('nbr', 'nbr_a2a', 'inbr', 'nbr_window'):
             bad.append('rank %d: collective wait at %s %d ns, want %d ns for rank %d (+- %d)' % (r, routine, got, want, last, slack))
         for pr, t in waits.get(r, []):
             if pr not in nb and t > 50000: bad.append('rank %d waited %d ns for rank %d, no neighbour, at %s' % (r, t, pr, routine))
+elif mode.startswith('icc_'):
+    # the waiting ranks wait for rank 0 from their entry to rank 0's (one host: one CLOCK_MONOTONIC);
+    # in the MPI_Bcast rank 2 (MPI_PROC_NULL) takes no part
+    waits = {}
+    for x in ws['collective']['by_site']:
+        if x['routine'] in ('MPI_Bcast', 'MPI_Allreduce') and x['time_ns'] > 0: waits.setdefault(x['rank'], []).append((x['peer'], x['time_ns']))
+    slack = sum(max(0, mpi[r] - trace_mpi.get(r, mpi[r])) for r in mpi)
+    for r in (1, 2, 3):
+        want = 0 if (mode == 'icc_bcast' and r == 2) else max(0, tin[0] - tw[r])
+        got = sum(t for _, t in waits.get(r, []))
+        if abs(got - want) > tol(want) + slack:
+            bad.append('rank %d: collective wait %d ns, want %d ns for rank 0 (+- %d)' % (r, got, want, slack))
+        for pr, t in waits.get(r, []):
+            if pr != 0 and t > 50000: bad.append('rank %d waited %d ns for rank %d, not rank 0' % (r, t, pr))
+    if rt < spin[0] - tol(spin[0]): bad.append('run time on the path %d ns < rank 0\'s spin %d ns' % (rt, spin[0]))
 else:
     # rank 0 depended on rank 3 only if its call was still on when rank 3's began (the MPI's
     # algorithm: Open MPI lets it go at once, MPICH's recursive doubling holds it)

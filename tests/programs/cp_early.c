@@ -39,6 +39,16 @@
  *   (X(0)) before rank 3's began (I(3)), it cannot have depended on rank 3,
  *   and the path is max(4·D, 2·D) = 4·D of computation; when it did wait,
  *   4·D + 2·D.
+ * icc_bcast, icc_allreduce: an inter-communicator between the even ranks
+ *   (group A: 0, 2) and the odd ones (group B: 1, 3), made before the
+ *   window; Barrier; rank 0 spins 4·D; icc_bcast: MPI_Bcast from rank 0
+ *   (MPI_ROOT; rank 2 MPI_PROC_NULL; B names root 0): ranks 1 and 3 wait
+ *   for rank 0 (a collective wait, peer 0, of I(0) - I(r)), rank 2 takes
+ *   no part and waits for nobody; icc_allreduce: MPI_Allreduce: B's result
+ *   needs rank 0, and A's is gathered at its leader, rank 0 (both MPIs
+ *   hold rank 2 until rank 0 came): ranks 1, 2 and 3 wait for rank 0, of
+ *   I(0) - I(r).  The run-time path goes through rank 0's spin: at least
+ *   4·D long.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -82,7 +92,12 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     static char sb[64], rb[64];
     int nbr = strncmp(mode, "nbr", 3) == 0 || strcmp(mode, "inbr") == 0;
-    MPI_Comm cart = MPI_COMM_NULL;
+    MPI_Comm cart = MPI_COMM_NULL, ic = MPI_COMM_NULL, half = MPI_COMM_NULL;
+    int icc = strncmp(mode, "icc_", 4) == 0;
+    if (icc) {
+        MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+        MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank % 2, 9, &ic);
+    }
     if (nbr) {
         int dims[1] = {size}, per[1] = {0};
         MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart);
@@ -120,6 +135,16 @@ int main(int argc, char **argv)
         else M(MPI_Scan(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         t_out = now();
         if (rank == 0) spin(2 * D_NS);
+    } else if (icc) {
+        double x = rank, y = 0;
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) spin(4 * D_NS);
+        t_in = t_wait = now();
+        if (strcmp(mode, "icc_bcast") == 0)
+            M(MPI_Bcast(&x, 1, MPI_DOUBLE, rank % 2 ? 0 : rank == 0 ? MPI_ROOT : MPI_PROC_NULL, ic));
+        else
+            M(MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, ic));
+        t_out = now();
     } else {
         if (rank == 0) fprintf(stderr, "cp_early: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -133,6 +158,8 @@ int main(int argc, char **argv)
     printf("%s\n", line);
     fflush(stdout);
     if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
+    if (ic != MPI_COMM_NULL) MPI_Comm_free(&ic);
+    if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
     MPI_Finalize();
     return 0;
 }
