@@ -8,7 +8,8 @@
 # MPI_Bcast (MPI_ROOT / MPI_PROC_NULL roots) and MPI_Allreduce with a late
 # rank 0 (before, an inter-communicator's collectives were local: no wait
 # at all, the path through the waiting ranks' calls as communication,
-# 0.1 ms of computation on it).  On both MPIs through
+# 0.1 ms of computation on it); the bytes and costs of an
+# MPI_Reduce_scatter_block (recorded as 0 bytes before).  On both MPIs through
 # `mpilens run`.  Before: a member took every member's entry as a
 # dependency (N x N), even one that came after its call had ended, so
 # a rank that left early and computed after it was on a path through the
@@ -21,7 +22,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl cp_early) || continue
-    for mode in nbr nbr_a2a inbr nbr_window exscan scan icc_bcast icc_allreduce; do
+    for mode in nbr nbr_a2a inbr nbr_window exscan scan icc_bcast icc_allreduce rsb; do
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
         (cd "$d" && mpilens_run $impl "$d/run" 4 "$p" $mode) >"$d/out" 2>"$d/err" ||
@@ -94,6 +95,14 @@ if mode in ('nbr', 'nbr_a2a', 'inbr', 'nbr_window'):
             bad.append('rank %d: collective wait at %s %d ns, want %d ns for rank %d (+- %d)' % (r, routine, got, want, last, slack))
         for pr, t in waits.get(r, []):
             if pr not in nb and t > 50000: bad.append('rank %d waited %d ns for rank %d, no neighbour, at %s' % (r, t, pr, routine))
+elif mode == 'rsb':
+    # one MPI_Reduce_scatter_block on every chain: 2 doubles x 4 members sent (cp_early.c)
+    exact('bytes on the path', M['bytes']['path'], 64)
+    exact('bytes per process', M['bytes']['per_process'], 64)
+    exact('bytes volumetric', M['bytes']['volumetric'], 64)
+    exact('bandwidth cost on the path', M['bandwidth_cost']['path'], 48)
+    exact('latency cost on the path', M['latency_cost']['path'], 4000)
+    if rt < spin[3] - tol(spin[3]): bad.append('run time on the path %d ns < rank 3\'s spin %d ns' % (rt, spin[3]))
 elif mode.startswith('icc_'):
     # the waiting ranks wait for rank 0 from their entry to rank 0's (one host: one CLOCK_MONOTONIC);
     # in the MPI_Bcast rank 2 (MPI_PROC_NULL) takes no part

@@ -49,6 +49,12 @@
  *   hold rank 2 until rank 0 came): ranks 1, 2 and 3 wait for rank 0, of
  *   I(0) - I(r).  The run-time path goes through rank 0's spin: at least
  *   4·D long.
+ * rsb: Barrier; rank 3 spins 4·D; MPI_Reduce_scatter_block of 2 doubles
+ *   a member: each member sends 2·4·8 = 64 bytes and receives 16.  Every
+ *   chain holds one such call: bytes on the path and per process exactly
+ *   64; bandwidth cost (beta 1 ns/B) 64·(4-1)/4 = 48 ns; latency cost
+ *   (alpha 1000 ns) Barrier ⌈log₂4⌉·α + ⌈log₂4⌉·α = 4000 ns.  (Before, the
+ *   runtime recorded the call as 0 bytes sent and received.)
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -135,6 +141,13 @@ int main(int argc, char **argv)
         else M(MPI_Scan(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         t_out = now();
         if (rank == 0) spin(2 * D_NS);
+    } else if (strcmp(mode, "rsb") == 0) {
+        double x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, y[2];
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 3) spin(4 * D_NS);
+        t_in = t_wait = now();
+        M(MPI_Reduce_scatter_block(x, y, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        t_out = now();
     } else if (icc) {
         double x = rank, y = 0;
         M(MPI_Barrier(MPI_COMM_WORLD));
