@@ -161,8 +161,12 @@ struct an_comm {          /* one communicator, the same object on all its ranks 
     int world;            /* MPI_COMM_WORLD */
     int inter;
     uint32_t size;        /* local group + remote group */
+    uint32_t lsize;       /* inter-communicators: the first group's size (positions 0 .. lsize-1 in
+                           * members; the other group after it), else size */
     const int32_t *members; /* world ranks (one file's copy), NULL for the world */
     int first_rank;       /* a rank that defined it */
+    const int32_t **src;  /* a virtual topology: per position, the in-neighbours that member's */
+    int32_t *nsrc;        /* file names (positions; nsrc -1: not known), else both NULL */
 };
 
 struct an_rank {

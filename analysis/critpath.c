@@ -306,7 +306,10 @@ struct cmsg {                 /* a matched message, until both ends used it */
     struct snap *snap;        /* the sender's edge value, once found */
 };
 
-enum ckind { CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN };
+enum ckind {
+    CK_NXN = 0, CK_ROOT_OUT, CK_ROOT_IN,
+    CK_NBR                    /* a neighbourhood collective: each member on its in-neighbours (an_comm.src) */
+};
 
 struct wlent {                /* a rank to wake, and for which edge value */
     int rank;
@@ -323,6 +326,11 @@ struct cinst {                /* a collective instance */
     uint32_t size, arrived, left;
     int kind;
     int32_t root;             /* position, -1 unknown */
+    const int32_t *const *src; /* CK_NBR: the communicator's in-neighbours (an_comm.src, .nsrc) */
+    const int32_t *nsrc;
+    uint32_t lsize;           /* an inter-communicator's: its first group's size, */
+    int32_t *proot;           /* and per position the root that member named (a position in the
+                               * other group; -2 MPI_ROOT, -3 MPI_PROC_NULL or none), else NULL */
     struct snap *entry;       /* per member position (t == INT64_MIN: not yet) */
     int best[AN_CP_NM];       /* NxN: the member with the largest value, once all arrived */
     int last;                 /* the member that arrived last */
@@ -1099,6 +1107,7 @@ static int coll_kind(const char *nm)
     if (has(nm, "MPI_Reduce") || has(nm, "MPI_Gather") || has(nm, "MPI_Gatherv") || has(nm, "MPI_Ireduce") ||
         has(nm, "MPI_Igather") || has(nm, "MPI_Igatherv"))
         return CK_ROOT_IN;
+    if (strncmp(nm, "MPI_Neighbor_", 13) == 0 || strncmp(nm, "MPI_Ineighbor_", 14) == 0) return CK_NBR;
     return CK_NXN;
 }
 
@@ -1350,8 +1359,23 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
         ci->left = cm->size;
         ci->kind = cp->ckind[kname];
         ci->root = root;
+        if (ci->kind == CK_NBR) {
+            /* without the topology (an older file, a slice): as N x N */
+            if (cm->src) ci->src = cm->src, ci->nsrc = cm->nsrc;
+            else ci->kind = CK_NXN;
+        }
+        if (cm->inter) {
+            ci->lsize = cm->lsize;
+            ci->proot = malloc(cm->size * sizeof *ci->proot);
+            if (!ci->proot) {
+                cp->failed = 1;
+                return -1;
+            }
+            for (uint32_t k = 0; k < cm->size; k++) ci->proot[k] = -1;
+        }
         for (uint32_t k = 0; k < cm->size; k++) ci->entry[k].t = INT64_MIN;
     }
+    if (ci->proot) ci->proot[pos] = root;
     struct snap *s = &ci->entry[pos];
     s->t = q->t0;
     s->rank = ri;
@@ -1364,7 +1388,7 @@ static int coll_entry(struct an_cp *cp, int ri, const struct qev *q, uint32_t co
      * before, only those whose time is up (they go on without it;
      * none before stream time passes cp->deadline) */
     int full = ++ci->arrived == ci->size;
-    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root)) wl_wake(cp, &ci->wl);
+    if (full || (ci->kind == CK_ROOT_OUT && pos == ci->root) || ci->kind == CK_NBR || ci->proot) wl_wake(cp, &ci->wl);
     else if (ci->wl.n && cp->now != INT64_MIN && cp->now > cp->deadline) wl_wake_late(cp, &ci->wl);
     if (full) {
         ci->last = 0;
@@ -1463,6 +1487,7 @@ static void coll_leave(struct an_cp *cp, uint32_t comm, uint64_t cidx, struct ci
     for (uint32_t k = 0; k < ci->size; k++)
         if (ci->entry[k].t != INT64_MIN) snap_drop(cp, &ci->entry[k]);
     map_del(&cp->colls, comm, (int64_t)cidx);
+    free(ci->proot);
     free(ci->wl.r);
     free(ci->entry);
     free(ci);
@@ -1478,8 +1503,43 @@ static void msg_done(struct an_cp *cp, struct cmsg *m)
 
 /* Does the member at pos still wait for members that have not entered:
  * the root (rooted out), everyone (NxN, and the root of rooted in)? */
+/* An inter-communicator's member at pos depends on the positions lo..hi-1:
+ * in a rooted-out collective (MPI_Bcast, MPI_Scatter) on the root it named
+ * in the other group (MPI_ROOT and MPI_PROC_NULL on none), in a rooted-in
+ * one (MPI_Reduce, MPI_Gather) the root (MPI_ROOT) on all of the other
+ * group, the others on none; in every other (MPI_Allreduce, MPI_Barrier,
+ * MPI_Allgather ...) on every member, as on an intra-communicator: its
+ * result is the other group's, but the MPIs gather each group at a leader
+ * first (a late member of its own group holds it too; where it does not,
+ * the member left before that one came, which ties nothing). */
+static void inter_range(const struct cinst *ci, int32_t pos, uint32_t *lo, uint32_t *hi)
+{
+    uint32_t a = (uint32_t)pos < ci->lsize ? ci->lsize : 0, b = (uint32_t)pos < ci->lsize ? ci->size : ci->lsize;
+    int32_t r = ci->proot[pos];
+    *lo = *hi = 0;
+    if (ci->kind == CK_ROOT_OUT) {
+        if (r >= 0 && (uint32_t)r >= a && (uint32_t)r < b) *lo = (uint32_t)r, *hi = (uint32_t)r + 1;
+    } else if (ci->kind == CK_ROOT_IN) {
+        if (r == -2) *lo = a, *hi = b;
+    } else {
+        *hi = ci->size;
+    }
+}
+
 static int coll_need(const struct cinst *ci, int32_t pos)
 {
+    if (ci->proot) {
+        uint32_t lo, hi;
+        inter_range(ci, pos, &lo, &hi);
+        for (uint32_t k = lo; k < hi; k++)
+            if (ci->entry[k].t == INT64_MIN) return 1;
+        return 0;
+    }
+    if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
+        for (int32_t k = 0; k < ci->nsrc[pos]; k++)
+            if (ci->entry[ci->src[pos][k]].t == INT64_MIN) return 1;
+        return 0;
+    }
     if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size)
         return pos != ci->root && ci->entry[ci->root].t == INT64_MIN;
     if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size)
@@ -1493,11 +1553,55 @@ struct dep {
 };
 
 /* The entries the member at pos depends on, appended to deps (64 at most);
- * *tdep and *peer: the last of them to arrive, if later than *tdep. */
-static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, unsigned *ndp, int64_t *tdep, int *peer)
+ * *tdep and *peer: the last of them to arrive, if later than *tdep.  t1:
+ * the end of the call (the blocking one, or the one completing a
+ * nonblocking one): a member that entered after it cannot have been waited
+ * for (MPI_Scan, MPI_Exscan, a neighbourhood collective let members go
+ * before the others came), as a probe that ended before its send began. */
+static void coll_deps(const struct cinst *ci, int32_t pos, int64_t t1, struct dep *deps, unsigned *ndp,
+                      int64_t *tdep, int *peer)
 {
     unsigned nd = *ndp, nd0 = nd;
     uint32_t lo = 0, hi = 0;
+    if (ci->proot) {
+        inter_range(ci, pos, &lo, &hi);
+        for (uint32_t k = lo; k < hi; k++) {
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
+            if (s->t > *tdep) {
+                *tdep = s->t;
+                *peer = s->rank;
+            }
+            if (nd < 64) {
+                deps[nd].s = s;
+                deps[nd].t = s->t;
+                nd++;
+            }
+        }
+        *ndp = nd;
+        return;
+    }
+    if (ci->kind == CK_NBR && ci->nsrc[pos] >= 0) {
+        /* its in-neighbours only (a neighbour listed twice counts once) */
+        for (int32_t j = 0; j < ci->nsrc[pos]; j++) {
+            int32_t k = ci->src[pos][j];
+            const struct snap *s = &ci->entry[k];
+            if (s->t == INT64_MIN || k == pos || s->t >= t1) continue;
+            if (s->t > *tdep) {
+                *tdep = s->t;
+                *peer = s->rank;
+            }
+            unsigned i;
+            for (i = nd0; i < nd; i++)
+                if (deps[i].s == s) break;
+            if (i < nd || nd == 64) continue;
+            deps[nd].s = s;
+            deps[nd].t = s->t;
+            nd++;
+        }
+        *ndp = nd;
+        return;
+    }
     if (ci->kind == CK_ROOT_OUT && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
         if (pos != ci->root) lo = (uint32_t)ci->root, hi = lo + 1;
     } else if (ci->kind == CK_ROOT_IN && ci->root >= 0 && (uint32_t)ci->root < ci->size) {
@@ -1507,7 +1611,7 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     }
     for (uint32_t k = lo; k < hi; k++) {
         const struct snap *s = &ci->entry[k];
-        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
         if (s->t > *tdep) {
             *tdep = s->t;
             *peer = s->rank;
@@ -1516,7 +1620,7 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     /* the values: every needed member's entry; NxN uses the precomputed best */
     for (uint32_t k = lo; k < hi && nd < 64; k++) {
         const struct snap *s = &ci->entry[k];
-        if (s->t == INT64_MIN || (int32_t)k == pos) continue;
+        if (s->t == INT64_MIN || (int32_t)k == pos || s->t >= t1) continue;
         if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) break;
         deps[nd].s = s;
         deps[nd].t = s->t;
@@ -1524,9 +1628,22 @@ static void coll_deps(const struct cinst *ci, int32_t pos, struct dep *deps, uns
     }
     if (hi - lo > 8 && ci->arrived == ci->size && ci->kind == CK_NXN) {
         nd = nd0;
+        int bk[AN_CP_NM];
+        if (ci->entry[ci->last].t < t1) {
+            memcpy(bk, ci->best, sizeof bk);
+        } else {
+            /* some entered after the call ended: the best of the others */
+            for (int m = 0; m < AN_CP_NM; m++) bk[m] = -1;
+            for (uint32_t k = lo; k < hi; k++) {
+                const struct snap *s = &ci->entry[k];
+                if ((int32_t)k == pos || s->t >= t1) continue;
+                for (int m = 0; m < AN_CP_NM; m++)
+                    if (bk[m] < 0 || s->v[m] > ci->entry[bk[m]].v[m]) bk[m] = (int)k;
+            }
+        }
         for (int m = 0; m < AN_CP_NM && nd < 64; m++) {
-            const struct snap *s = &ci->entry[ci->best[m]];
-            if (ci->best[m] == pos) continue;
+            if (bk[m] < 0 || bk[m] == pos) continue;
+            const struct snap *s = &ci->entry[bk[m]];
             unsigned j;
             for (j = nd0; j < nd; j++)
                 if (deps[j].s == s) break;
@@ -1685,12 +1802,12 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
-    if (ci) coll_deps(ci, q->pos, deps, &nd, &tdep, &peer);
+    if (ci) coll_deps(ci, q->pos, q->t1, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
         for (unsigned i = 0; i < nw->n; i++) {
             const struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
-            if (c) coll_deps(c, nw->d[i].pos, deps, &nd, &tdep, &peer);
+            if (c) coll_deps(c, nw->d[i].pos, q->t1, deps, &nd, &tdep, &peer);
         }
         if (kind < 0 || tdep > tmsg) kind = AN_CP_W_COLLECTIVE;   /* a member came last */
     }
@@ -2042,6 +2159,7 @@ static void unfinished(struct an_cp *cp, const struct an_rank *rk, const struct 
     switch (role) {
     case AN_RECV:
     case AN_PROBE:
+    case AN_IMPROBE:
     case AN_MPROBE:
         kind = AN_CP_W_LATE_SENDER;
         peer = ev->p2p[0].peer;
@@ -2365,7 +2483,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
-        if (comm < cp->run->ncomms && !cp->run->comms[comm].inter) {
+        /* (a blocking collective on an inter-communicator whose two groups are known too) */
+        if (comm < cp->run->ncomms && (!cp->run->comms[comm].inter ||
+                                       (!ev->request && cp->run->comms[comm].lsize < cp->run->comms[comm].size))) {
             const struct an_comm *cm = &cp->run->comms[comm];
             heavy = 1;
             q->flags |= QF_COLL;
@@ -2375,9 +2495,15 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             if (q->pos < 0) q->flags &= ~QF_COLL;
             else q->cidx = r->ccount[comm]++;
             q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
+            if (cm->inter) {
+                /* the root as this member named it: a rank of the other group, MPI_ROOT, MPI_PROC_NULL */
+                int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
+                q->root = c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
+            }
             q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
-            coll_cost(cp, nm, cm->size, q->root >= 0 && q->root == q->pos, c->bytes, c->rbytes, &q->bw, &q->lat);
+            coll_cost(cp, nm, cm->size, cm->inter ? q->root == -2 : q->root >= 0 && q->root == q->pos, c->bytes,
+                      c->rbytes, &q->bw, &q->lat);
             if (q->flags & QF_NB) {
                 /* its bytes and cost count at the call (phase A), its entry
                  * is published there, the call completing it waits */
@@ -2394,7 +2520,10 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (q->flags & QF_UNFIN) q->nrecv = nrecv = 0;   /* it never completed: nothing came to wait for */
     if (r->nprobe && (nrecv || (q->flags & QF_FIN) || (ev->type == ML_REC_COMPLETE && ev->ndone)))
         probe_target(cp, ri, q, ops, nops, nrecv);
-    if (role == AN_PROBE && ev->type == ML_REC_P2P && !ev->unfinished) probe_note(cp, rk, r, ev, q);
+    /* (an MPI_Improbe that found nothing is a poll as MPI_Iprobe's; the one
+     * that found the message takes it, as a receive) */
+    if ((role == AN_PROBE || role == AN_IMPROBE) && ev->type == ML_REC_P2P && !ev->unfinished)
+        probe_note(cp, rk, r, ev, q);
     else if (ev->type == ML_REC_COMPLETE && !ev->ndone && !ev->unfinished && q->name < cp->run->nnames &&
              (cp->done_name[q->name] & 2))
         tpoll_note(r, q);

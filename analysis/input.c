@@ -242,6 +242,7 @@ static uint32_t comm_add(struct an_run *run, uint64_t key, int world, int inter,
     d->world = world;
     d->inter = inter;
     d->size = size;
+    d->lsize = size;
     d->members = world ? NULL : members;
     d->first_rank = rank;
     return run->ncomms++;
@@ -250,8 +251,11 @@ static uint32_t comm_add(struct an_run *run, uint64_t key, int world, int inter,
 static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int rank)
 {
     int world = !!(c->flags & 2), inter = !!(c->flags & 1);
-    return comm_add(run, comm_key(c, run->size), world, inter,
-                    world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
+    uint32_t id = comm_add(run, comm_key(c, run->size), world, inter,
+                           world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
+    if (id != UINT32_MAX && inter && run->comms[id].first_rank == rank && run->comms[id].members == c->members)
+        run->comms[id].lsize = c->size;
+    return id;
 }
 
 /* Whether definition c of a file of a job of `size` ranks can be used. */
@@ -262,6 +266,32 @@ static int comm_usable(const struct mlr_comm *c, int size)
     for (uint32_t k = 0; c->members && k < c->size + c->remote_size; k++)
         if (c->members[k] < 0 || c->members[k] >= size) return 0;
     return 1;
+}
+
+/* A member's in-neighbours in a virtual topology (what its neighbourhood
+ * collectives receive from), as positions in cm. */
+static void comm_topo(struct an_run *run, struct an_comm *cm, const struct mlr_comm *c, int rank)
+{
+    (void)run;
+    uint32_t pos = 0;
+    while (pos < c->size && c->members[pos] != rank) pos++;
+    if (pos == c->size) return;
+    if (!cm->src) {
+        cm->src = calloc(cm->size, sizeof *cm->src);
+        cm->nsrc = malloc(cm->size * sizeof *cm->nsrc);
+        if (!cm->src || !cm->nsrc) {
+            free(cm->src);
+            free(cm->nsrc);
+            cm->src = NULL;
+            cm->nsrc = NULL;
+            return;
+        }
+        for (uint32_t k = 0; k < cm->size; k++) cm->nsrc[k] = -1;
+    }
+    for (int32_t k = 0; k < c->nsrc; k++)
+        if (c->srcs[k] < 0 || (uint32_t)c->srcs[k] >= cm->size) return;
+    cm->src[pos] = c->srcs;
+    cm->nsrc[pos] = c->nsrc;
 }
 
 /* Communicator definitions are few; registering them all up front gives one
@@ -278,6 +308,7 @@ static void comms_map(struct an_run *run, struct an_rank *r)
         r->comm[i] = UINT32_MAX;
         if (!comm_usable(c, run->size)) continue;
         r->comm[i] = comm_register(run, c, r->rank);
+        if (r->comm[i] != UINT32_MAX && c->srcs && !(c->flags & 3)) comm_topo(run, &run->comms[r->comm[i]], c, r->rank);
     }
 }
 
@@ -1170,6 +1201,10 @@ void an_run_close(struct an_run *run)
     free(run->name_index);
     free(run->ranks);
     free(run->slot);
+    for (unsigned i = 0; i < run->ncomms; i++) {
+        free(run->comms[i].src);
+        free(run->comms[i].nsrc);
+    }
     free(run->comms);
     free(run->problems);
     free(run->dir);

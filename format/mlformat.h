@@ -352,7 +352,12 @@ struct ml_comm_def {     /* followed by size + remote_size i32 world ranks */
     uint32_t index;
     uint32_t size;       /* local group size */
     uint32_t remote_size;/* remote group size (inter-communicators), else 0 */
-    uint32_t flags;      /* 1 = inter-communicator */
+    uint32_t flags;      /* 1 = inter-communicator, 2 = MPI_COMM_WORLD (no members),
+                            4 = a virtual topology: after the members, a u32 count and
+                            that many i32 ranks of the communicator, this process's
+                            in-neighbours (those a neighbourhood collective receives
+                            from, in the standard's order; Cartesian: MPI_PROC_NULL
+                            left out) */
     uint64_t handle;     /* MPI_Comm value in this process */
     uint64_t global_id;  /* same on every member */
 };

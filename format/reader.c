@@ -156,6 +156,15 @@ static void add_comm(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
     c->handle = d->handle;
     c->global_id = d->global_id;
     c->members = nm ? (const int32_t *)(d + 1) : NULL;
+    c->nsrc = -1;
+    c->srcs = NULL;
+    if ((d->flags & 4) && sizeof *r + sizeof *d + (nm + 1) * 4 <= len) {
+        const int32_t *tp = (const int32_t *)(d + 1) + nm;
+        if (tp[0] >= 0 && sizeof *r + sizeof *d + (nm + 1 + (uint64_t)tp[0]) * 4 <= len) {
+            c->nsrc = tp[0];
+            c->srcs = tp + 1;
+        }
+    }
 }
 
 static void add_type(struct mlr_file *f, const struct ml_rec *r, uint32_t len)

@@ -40,6 +40,8 @@ struct mlr_comm {        /* a communicator definition */
     uint32_t size, remote_size, flags;
     uint64_t handle, global_id;
     const int32_t *members;  /* size + remote_size world ranks, NULL if world */
+    int32_t nsrc;            /* a virtual topology (flags & 4): this process's in-neighbours, */
+    const int32_t *srcs;     /* ranks of the communicator; nsrc -1 and NULL: no topology */
     int has_prev;            /* the call recorded right before the definition, on its thread: */
     uint16_t prev_routine;   /* the creating call when it is a constructor such as MPI_Comm_split */
     uint32_t prev_site;      /* (its wrapper records the call, then defines what it returned) */

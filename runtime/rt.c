@@ -1336,6 +1336,61 @@ static void def_room(size_t payload)
     if (th->cur + len + 48 > th->end) chunk_next(th, th->last);
 }
 
+/* The in-neighbours of this process in comm's virtual topology (those a
+ * neighbourhood collective receives from), as ranks of comm in the order
+ * the standard gives them (Cartesian: per dimension the negative then the
+ * positive direction, MPI_PROC_NULL left out; graph: MPI_Graph_neighbors;
+ * distributed graph: the sources).  Writes at most max into out (NULL:
+ * counts only); returns their number, -1 when comm has no topology. */
+#define ML_TOPO_MAX 4096
+static int topo_sources(MPI_Comm comm, int32_t *out, int max)
+{
+    int t = MPI_UNDEFINED, n = 0, k = 0;
+    if (!mpi_ready || comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &t) != MPI_SUCCESS) return -1;
+    if (t == MPI_CART) {
+        if (PMPI_Cartdim_get(comm, &n) != MPI_SUCCESS) return -1;
+        for (int d = 0; d < n; d++) {
+            int src = MPI_PROC_NULL, dst = MPI_PROC_NULL;
+            if (PMPI_Cart_shift(comm, d, 1, &src, &dst) != MPI_SUCCESS) return -1;
+            if (src != MPI_PROC_NULL && k < max) {
+                if (out) out[k] = src;
+                k++;
+            }
+            if (dst != MPI_PROC_NULL && k < max) {
+                if (out) out[k] = dst;
+                k++;
+            }
+        }
+        return k;
+    }
+    if (t != MPI_GRAPH && t != MPI_DIST_GRAPH) return -1;
+    int me = 0, in = 0, outn = 0, w = 0;
+    if (t == MPI_GRAPH) {
+        if (PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || PMPI_Graph_neighbors_count(comm, me, &in) != MPI_SUCCESS)
+            return -1;
+    } else if (PMPI_Dist_graph_neighbors_count(comm, &in, &outn, &w) != MPI_SUCCESS) {
+        return -1;
+    }
+    if (in <= 0) return 0;
+    if (in > max) return -1;
+    if (!out) return in;
+    int *a = malloc(sizeof(int) * (size_t)in), *b = NULL;
+    if (!a) return -1;
+    int rc;
+    if (t == MPI_GRAPH) {
+        rc = PMPI_Graph_neighbors(comm, me, in, a);
+    } else {
+        /* (room for the weights too: a weighted graph writes them) */
+        size_t o = (size_t)(outn > 0 ? outn : 1);
+        b = malloc(sizeof(int) * (2 * o + (size_t)in));
+        rc = b ? PMPI_Dist_graph_neighbors(comm, in, a, b + 2 * o, outn, b, b + o) : MPI_ERR_OTHER;
+    }
+    for (int i = 0; rc == MPI_SUCCESS && i < in; i++) out[i] = a[i];
+    free(a);
+    free(b);
+    return rc == MPI_SUCCESS ? in : -1;
+}
+
 /* def_room for the definition of comm (comm_define's payload). */
 static void def_room_comm(MPI_Comm comm)
 {
@@ -1345,6 +1400,8 @@ static void def_room_comm(MPI_Comm comm)
     PMPI_Comm_size(comm, &size);
     if (inter) PMPI_Comm_remote_size(comm, &rsize);
     int n = !inter && comm == MPI_COMM_WORLD ? 0 : size + rsize;
+    int nt = inter ? -1 : topo_sources(comm, NULL, ML_TOPO_MAX);
+    if (nt >= 0) n += 1 + nt;
     def_room(sizeof(struct ml_comm_def) + 4 * (size_t)(n > 0 ? n : 0));
 }
 
@@ -1391,7 +1448,8 @@ static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
     if (inter) PMPI_Comm_remote_size(comm, &rsize);
     int world = !inter && comm == MPI_COMM_WORLD;
     int n = world ? 0 : size + rsize;
-    struct ml_rec *r = def_record(ML_REC_COMM, sizeof(struct ml_comm_def) + 4 * (size_t)n);
+    int nt = inter ? -1 : topo_sources(comm, NULL, ML_TOPO_MAX);
+    struct ml_rec *r = def_record(ML_REC_COMM, sizeof(struct ml_comm_def) + 4 * (size_t)(n + (nt >= 0 ? 1 + nt : 0)));
     if (!r) return NULL;
     struct ml_comm_def *d = (struct ml_comm_def *)(r + 1);
     int32_t *members = (int32_t *)(d + 1);
@@ -1425,6 +1483,15 @@ static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
     d->size = (uint32_t)size;
     d->remote_size = (uint32_t)rsize;
     d->flags = (inter ? 1u : 0u) | (world ? 2u : 0u);
+    if (nt >= 0) {
+        /* after the members: the in-neighbours (u32 count, comm ranks) */
+        int32_t *tp = members + n;
+        int got = topo_sources(comm, tp + 1, nt);
+        if (got >= 0 && got <= nt) {
+            tp[0] = got;
+            d->flags |= 4u;
+        }
+    }
     d->handle = ML_HANDLE(comm);
     d->global_id = gid;
     def_commit(r);

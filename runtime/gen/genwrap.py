@@ -131,6 +131,12 @@ def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
     nbr = 1 if 'Neighbor_' in name or 'neighbor_' in name else 0
     scs, rcs, sts, rts = at('sendcounts'), at('recvcounts'), at('sendtypes'), at('recvtypes')
     sbuf = at('sendbuf')
+    if comm is not None and re.search(r'[Rr]educe_scatter_block', name) and at('recvcount') is not None:
+        # MPI_Reduce_scatter_block: sends recvcount per member, receives its
+        # own recvcount, both of datatype (no recvtype: the receive side
+        # was recorded as 0 bytes, the send side as none)
+        rcnt = 'a%d' % at('recvcount')
+        return '(ret == MPI_SUCCESS ? (int64_t)%s * ml_coll_blocks(a%d, 0, 0) : 0)' % (rcnt, comm), dt, rcnt, dt
     if comm is None or (scs is None and rcs is None and not nbr):
         return cnt, dt, rc, rt
     c = 'a%d' % comm

@@ -76,6 +76,12 @@
  *   probe, nb_ia(0) - nb_wait(1), and the path is as for probe (hop "MPI_Send -> rank 1
  *   MPI_Iprobe"), computation on it 3·D plus at most rank 1's time between
  *   polls after the send began.
+ * improbe (3 ranks): as iprobe with a loop of MPI_Improbe(0, 7) until one
+ *   finds the message (and takes it: MPI_Mrecv then only fetches it).  The
+ *   polls that found nothing wait for the send as iprobe's do: late-sender
+ *   wait of rank 1 at MPI_Improbe, peer 0, nb_ia(0) - nb_wait(1), the path
+ *   as for probe (hop "MPI_Send -> rank 1 MPI_Improbe"), computation on it
+ *   3·D.
  * testloop (3 ranks): Barrier; rank 0 spins 3·D, then sends 100 bytes (tag
  *   7) to rank 1; rank 1 posts MPI_Irecv at once and calls MPI_Test on it
  *   until it completes.  The unsuccessful tests wait for the send as
@@ -198,7 +204,7 @@ int main(int argc, char **argv)
         if (rank != 2) spin(2 * D_NS);
         nb_wait = now();
         M(MPI_Wait(&rq, MPI_STATUS_IGNORE));
-    } else if (strcmp(mode, "probe") == 0 || strcmp(mode, "iprobe") == 0) {
+    } else if (strcmp(mode, "probe") == 0 || strcmp(mode, "iprobe") == 0 || strcmp(mode, "improbe") == 0) {
         MPI_Status st;
         M(MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) {
@@ -209,11 +215,16 @@ int main(int argc, char **argv)
             nb_wait = now();
             if (mode[0] == 'p') {
                 M(MPI_Probe(0, 7, MPI_COMM_WORLD, &st));
+            } else if (mode[1] == 'm') {
+                int flag = 0;
+                MPI_Message msg;
+                while (!flag) M(MPI_Improbe(0, 7, MPI_COMM_WORLD, &flag, &msg, &st));
+                M(MPI_Mrecv(buf, 100, MPI_BYTE, &msg, MPI_STATUS_IGNORE));
             } else {
                 int flag = 0;
                 while (!flag) M(MPI_Iprobe(0, 7, MPI_COMM_WORLD, &flag, &st));
             }
-            M(MPI_Recv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            if (mode[1] != 'm') M(MPI_Recv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
     } else if (strcmp(mode, "testloop") == 0) {
         M(MPI_Barrier(MPI_COMM_WORLD));
