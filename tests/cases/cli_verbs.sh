@@ -110,15 +110,20 @@ if [ -n "$r" ] && [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null && id no
     chmod 755 "$u/run"
     chmod 644 "$u/run"/*.mlt
     chmod 000 "$u/run/rank-00001.mlt"
-    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" top --once "$u/run" 2>"$u/top.err")
+    # the binary too: the checkout it was built in may be closed to others (a
+    # clone in a 0700 directory: nobody could not run it at all)
+    cp "$MPILENS" "$u/mpilens"
+    chmod 755 "$u/mpilens"
+    runuser -u nobody -- "$u/mpilens" --help >/dev/null 2>&1 || soft_fail "user nobody cannot run $u/mpilens"
+    out=$(cd /tmp && runuser -u nobody -- "$u/mpilens" top --once "$u/run" 2>"$u/top.err")
     assert_eq 1 "$(wc -l <"$u/top.err")" "top --once, rank 1 unreadable: lines on stderr"
     assert_contains "$(cat "$u/top.err")" "rank-00001.mlt cannot be opened (permission denied)" "top --once's stderr"
     assert_contains "$out" "1 unreadable" "top --once's title"
     assert_not_contains "$out" "not started" "top --once"
-    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" report -q "$u/run" 2>&1)
+    out=$(cd /tmp && runuser -u nobody -- "$u/mpilens" report -q "$u/run" 2>&1)
     assert_contains "$out" "rank-00001.mlt: cannot be opened: permission denied" "report, rank 1 unreadable"
     assert_contains "$out" "unmatched: 11 sends" "report, rank 1 unreadable (rank 0 sends rank 1 its 11 messages)"
-    out=$(cd /tmp && runuser -u nobody -- "$MPILENS" dump "$u/run" 2>&1)
+    out=$(cd /tmp && runuser -u nobody -- "$u/mpilens" dump "$u/run" 2>&1)
     assert_contains "$out" "rank-00001.mlt cannot be opened: permission denied" "dump, rank 1 unreadable"
     rm -rf "$u"
 else

@@ -118,8 +118,9 @@ for impl in openmpi mpich; do
     wait_pid $a2 10 || { soft_fail "$impl: agent 2-3 still running after the job ended"; kill -9 $a2; }
     assert_contains "$(cat "$d/a1.out")" "the front end stopped the job: SIGTERM to 2 ranks of this node (0-1)" \
         "$impl agent 0-1"
-    # (ranks 2-3 wait in MPI_Finalize: one may have ended before the stop)
-    grep -qE "the front end stopped the job: SIGTERM to (2 ranks of this node \(2-3\)|1 rank of this node \([23]\))" "$d/a2.out" ||
+    # (ranks 2-3 wait in MPI_Finalize: one or both may have ended before the stop
+    # came; MPICH's MPI_Finalize can return while ranks 0-1 are still blocked)
+    grep -qE "the front end stopped the job: SIGTERM to (2 ranks of this node \(2-3\)|1 rank of this node \([23]\)|0 ranks of this node \(none left\))" "$d/a2.out" ||
         soft_fail "$impl agent 2-3: no stop of its ranks in: $(head -3 "$d/a2.out" | tr '\n' '|')"
     wait_pid "$JOB" 15 || soft_fail "$impl: the job did not end after the agents stopped it"
     end_job "$d/j1" "$impl top --listen --stop"

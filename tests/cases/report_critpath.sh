@@ -22,8 +22,30 @@ for impl in openmpi mpich; do
         mode=${spec%:*} n=${spec#*:}
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
-        (cd "$d" && mpilens_run $impl "$d/run" $n "$p" $mode) >"$d/out" 2>"$d/err" ||
-            { soft_fail "$impl $mode: run failed: $(head -c 300 "$d/err")"; continue; }
+        # the modes where a rank waits for another's send: the program's timing holds only if
+        # the waiting rank reached its wait well before the send began (rank 0 spins 3 D
+        # first); on a loaded machine a rank can be descheduled longer than that (seen: rank 1
+        # out of the Barrier 38 ms after rank 0 sent), and then there was nothing to wait for.
+        # That is checked from the ranks' own marks, and such a run is made again (3 tries)
+        ok=0 pre=
+        for try in 1 2 3; do
+            rm -rf "$d/run"
+            (cd "$d" && mpilens_run $impl "$d/run" $n "$p" $mode) >"$d/out" 2>"$d/err" || break
+            pre=$(python3 - "$d/out" "$mode" <<'PY'
+import re, sys
+t, mode = open(sys.argv[1]).read(), sys.argv[2]
+nb = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r'CP rank=(\d+) [^\n]*? nb=(\d+),(\d+)', t)}
+# (sender, waiter): the sender's mark before its send, the waiter's before its wait
+pairs = {'iallreduce': [(2, 0), (2, 1)], 'probe': [(0, 1)], 'iprobe': [(0, 1)], 'improbe': [(0, 1)],
+         'testloop': [(0, 1)]}.get(mode, [])
+late = [w for s, w in pairs if s in nb and w in nb and nb[s][0] - nb[w][1] < 2000000]
+print('rank %d reached its wait %.1f ms after the send began' % (late[0], (nb[pairs[0][0]][0] - nb[late[0]][1]) / -1e6) if late else 'ok')
+PY
+)
+            [ "$pre" = ok ] && { ok=1; break; }
+            note "$impl $mode try $try: $pre (the machine is loaded): run again"
+        done
+        [ $ok = 1 ] || { soft_fail "$impl $mode: run failed or never in order: $(head -c 300 "$d/err") ${pre:-}"; continue; }
         "$MPILENS" report --json -q --alpha 1000 --beta 1 "$d/run" >"$d/rep.json" 2>"$d/rep.err" ||
             { soft_fail "$impl $mode: report failed: $(head -c 300 "$d/rep.err")"; continue; }
         r=$(python3 - "$d/rep.json" "$d/out" "$mode" "$n" <<'PY'
