@@ -96,34 +96,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "cputil.h"
+
 #define D_NS 10000000ll
 
-static int64_t spin_total, mpi_total, mark;
 static int64_t iter_spin[8];   /* allreduce: the spin of each iteration */
 static int64_t nb_ia, nb_wait; /* iallreduce: just before MPI_Iallreduce and MPI_Wait */
-
-static int64_t now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
-}
-
-static void spin(int64_t ns)
-{
-    int64_t t0 = now(), t;
-    while ((t = now()) - t0 < ns) {
-    }
-    spin_total += t - t0;
-}
-
-/* around every MPI call: M(call) */
-#define M(call)                     \
-    do {                            \
-        mark = now();               \
-        call;                       \
-        mpi_total += now() - mark;  \
-    } while (0)
 
 int main(int argc, char **argv)
 {
