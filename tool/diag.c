@@ -51,20 +51,25 @@ static void print_state(FILE *o, const struct an_diag_rank *r, double at, const 
         const struct an_diag_thread *t = &r->threads[i];
         char th[32] = "";
         if (r->nslots > 1) snprintf(th, sizeof th, "thread %u: ", t->slot);
+        if (t->doing != AN_DIAG_IN_MPI && t->doing != AN_DIAG_COMPUTING) {
+            fprintf(o, "    %s%sin its first MPI call, %s, called at %s\n", prefix, th, t->routine, t->site);
+            continue;
+        }
+        char tail[48] = "";
+        int len;
         if (t->doing == AN_DIAG_IN_MPI) {
             double s = secs(t->start);
-            fprintf(o, "    %s%sin %s called at %s since %.3f s", prefix, th, t->routine, t->site, s);
-            if (at >= 0 && at >= s) fprintf(o, " (%.3f s)", at - s);
-            fputc('\n', o);
-        } else if (t->doing == AN_DIAG_COMPUTING) {
-            double e = secs(t->end);
-            fprintf(o, "    %s%scomputing (not in MPI); last MPI call %s at %s ended at %.3f s", prefix, th,
-                    t->routine, t->site, e);
-            if (at >= 0 && at >= e) fprintf(o, " (%.3f s before)", at - e);
-            fputc('\n', o);
+            len = fprintf(o, "    %s%sin %s called at %s since %.3f s", prefix, th, t->routine, t->site, s);
+            if (at >= 0 && at >= s) snprintf(tail, sizeof tail, "(%.3f s)", at - s);
         } else {
-            fprintf(o, "    %s%sin its first MPI call, %s, called at %s\n", prefix, th, t->routine, t->site);
+            double e = secs(t->end);
+            len = fprintf(o, "    %s%scomputing (not in MPI); last MPI call %s at %s ended at %.3f s", prefix, th,
+                          t->routine, t->site, e);
+            if (at >= 0 && at >= e) snprintf(tail, sizeof tail, "(%.3f s before)", at - e);
         }
+        /* the duration goes on a line of its own where it would pass 100 columns */
+        if (tail[0]) fprintf(o, len + 1 + (int)strlen(tail) > 100 ? "\n      %s" : " %s", tail);
+        fputc('\n', o);
     }
     if (!r->nthreads) fprintf(o, "    %sno MPI call recorded\n", prefix);
 }
@@ -149,7 +154,12 @@ static void print_cause(FILE *o, const struct an_diag_rank *r, int brief)
         }
         break;
     case ML_FAIL_DEADLOCK:
-        fprintf(o, "stopped by the deadlock detector%s%s\n", fl->message[0] ? ": " : "", fl->message);
+        /* the live monitor's message, "deadlock: blocked forever in MPI_X
+         * (mpilens: see deadlock.txt)", repeats what the next line says */
+        if (!strncmp(fl->message, "deadlock: blocked forever in ", 29))
+            fprintf(o, "stopped by the deadlock detector: blocked forever (see deadlock.txt)\n");
+        else
+            fprintf(o, "stopped by the deadlock detector%s%s\n", fl->message[0] ? ": " : "", fl->message);
         if (fl->routine != 0xffff) fprintf(o, "    blocked in %s called at %s\n", rec->routine, rec->site);
         break;
     default:
@@ -298,7 +308,7 @@ static void print_other(FILE *out, const struct an_diag *g, const struct an_diag
     const struct an_diag_rank *f0 = g->first >= 0 ? &g->ranks[g->first] : NULL;
     fprintf(out, "rank %d (pid %d on %s): ", r->rank, r->pid, r->host);
     if (r->end == AN_DIAG_VANISHED) {
-        fprintf(out, "VANISHED without a record: process gone, no MPI_Finalize, no failure recorded\n"
+        fprintf(out, "VANISHED: gone without MPI_Finalize or a failure record\n"
                      "    likely killed by SIGKILL (the launcher, the OOM killer, a time limit) or its node failed\n");
         if (r->stamped && r->t_gone != INT64_MAX) {
             fprintf(out, "    seen gone by mpilens run at %.3f s", r->t_gone / 1e9);

@@ -246,7 +246,7 @@ static void text_header(FILE *o, const struct report *rp)
         else if (run->ranks[i].clock.samples == 1) one++;
     }
     fprintf(o, "  clocks     %u rank%s interpolated between MPI_Init and MPI_Finalize offsets", two, two == 1 ? "" : "s");
-    if (one) fprintf(o, ", %u with the MPI_Init offset only", one);
+    if (one) fprintf(o, ",\n             %u with the MPI_Init offset only", one);
     fputc('\n', o);
     if (rp->res.repair_max > 0)
         fprintf(o, "             repaired %" PRIu64 " message%s that arrived before being sent\n"
@@ -417,7 +417,7 @@ static void text_ranks(FILE *o, const struct report *rp)
         fprintf(o, "  %6d %12s %12s %6.1f%% %10s %12s %12s %4u%s\n", x->rank, fmt_time(x->app, a, sizeof a),
                 time_cell(x->mpi, x->estimated, b, sizeof b), x->app ? 100.0 * x->mpi / x->app : 0.0,
                 calls_cell(x->calls, x->unfinished, c, sizeof c), fmt_time(x->init, d, sizeof d), fmt_time(x->finalize, e, sizeof e),
-                x->threads, x->finalized ? "" : "  no MPI_Finalize");
+                x->threads, x->finalized ? "" : " no MPI_Finalize");
     }
     if (shown < n) fprintf(o, "  ... %u more ranks (shown: the 16 with the highest MPI share; --all shows all)\n", n - shown);
     free(order);
@@ -425,10 +425,13 @@ static void text_ranks(FILE *o, const struct report *rp)
     estimated_note(o, rp);
     struct imbalance im;
     imbalance_of(rp, &im);
-    fprintf(o, "  MPI time across ranks: mean %s, max %s (rank %d), min %s (rank %d); imbalance %.1f%%\n",
+    /* Two lines, so that long times and large rank numbers stay within the
+     * report's 100 columns. */
+    fprintf(o, "  MPI time per rank: mean %s, max %s (rank %d), min %s (rank %d)\n",
             fmt_time((int64_t)im.mean, a, sizeof a), fmt_time(im.max, b, sizeof b), im.max_rank,
-            fmt_time(im.min, c, sizeof c), im.min_rank, im.pct);
-    fprintf(o, "  (imbalance = (max - mean) / max: the share of the slowest rank's MPI time the others lack)\n");
+            fmt_time(im.min, c, sizeof c), im.min_rank);
+    fprintf(o, "  imbalance %.1f%% = (max - mean) / max: the share of the slowest rank's MPI time the others lack\n",
+            im.pct);
 }
 
 /* MPI_Init and MPI_Finalize: outside the application time, so outside the
