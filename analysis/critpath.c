@@ -303,6 +303,7 @@ struct cmsg {                 /* a matched message, until both ends used it */
     uint32_t send_site;
     int sync;                 /* the send waits for the receive */
     int refs;
+    struct cmsg *onext;       /* the other messages whose receives one completing call waits for (swt.out) */
     struct snap *snap;        /* the sender's edge value, once found */
 };
 
@@ -363,6 +364,37 @@ struct nbreq {
 struct nbw {                  /* the nonblocking collectives one call completes */
     unsigned n;
     struct nbreq d[];
+};
+
+/* A synchronous nonblocking send (MPI_Issend, MPI_Start of an
+ * MPI_Ssend_init request) from its start until both the call that
+ * completes its request and its message are known: then that call depends
+ * on the receive's posting as an MPI_Ssend would (docs/CRITPATH.md).  Held
+ * by an_cp.sreq under (rank, activation id) until its completion is seen,
+ * and by an_cp.scall under its call's key (the message's send key; a list:
+ * one MPI_Startall may start several) until its message is. */
+struct swt;
+struct ssnd {
+    struct ssnd *next;        /* an_cp.scall list */
+    uint64_t ck;              /* its call's key: ckey(rank, thread), local start */
+    int64_t lt0;
+    uint64_t req;             /* its activation id (an_op.req) */
+    int32_t dst;              /* the message: world rank, an_comm id, tag */
+    uint32_t comm;
+    int32_t tag;
+    uint8_t in_sreq, in_scall;
+    struct swt *w;            /* the completing call, once known (then no longer in sreq) */
+    struct cmsg *m;           /* the message, matched before the completion was seen (holds a ref) */
+};
+
+/* A call that completes synchronous sends: (rank, thread, local start) ->
+ * this (an_cp.swait), until its phase B; freed once that ran and no send
+ * of it waits for its message any more. */
+struct swt {
+    int64_t t0, t1;           /* the call, aligned */
+    unsigned pending;         /* its sends whose message is not matched yet */
+    int done;                 /* its phase B ran */
+    struct cmsg *out;         /* messages whose blocking receive began during the call (refs held) */
 };
 
 struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
@@ -466,6 +498,9 @@ struct an_cp {
     struct map snaps;         /* (rank, lt0) -> struct snap */
     struct map inbox;         /* (rank, recv lt0) -> struct cmsg list */
     struct map outbox;        /* (rank, send lt0) -> struct cmsg (synchronous sends) */
+    struct map sreq;          /* (rank, activation id) -> struct ssnd: synchronous isends not completed */
+    struct map scall;         /* (rank, send lt0) -> struct ssnd list: ... whose message is not matched */
+    struct map swait;         /* (rank, lt0) -> struct swt: calls completing synchronous isends */
     struct map colls;         /* (comm, instance) -> struct cinst */
     struct map nbreq;         /* (rank, request handle) -> struct nbreq: started, not completed */
     struct map regions;       /* (rank<<32|site_from, site_to) -> id+1 */
@@ -473,7 +508,7 @@ struct an_cp {
     struct an_cp_region *reg;
     unsigned nreg, capreg;
     uint8_t *ckind;           /* per name: enum ckind */
-    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send */
+    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send, 3 Issend, Ssend_init (an_op.name of an ISEND) */
     uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families),
                                * | 2 a poll when it completes nothing (MPI_Test, Testany, Testsome, Testall) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
@@ -1150,6 +1185,7 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         cp->ckind[i] = (uint8_t)coll_kind(nm);
         if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
+        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
         if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
         if (!strcmp(nm, "MPI_Test") || !strcmp(nm, "MPI_Testany") || !strcmp(nm, "MPI_Testsome") ||
@@ -1220,13 +1256,19 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
     return an_wadd(an_clock_base(c, t), an_clock_extra(c, t));
 }
 
+/* Is a message's receive one whose posting the trace shows (a blocking one)? */
+static inline int recv_posted(const struct an_cp *cp, const struct cmsg *m)
+{
+    int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
+    return role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE;
+}
+
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
 CP_INLINE int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
-    if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
-    int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
-    if (role != AN_RECV && role != AN_SENDRECV && role != AN_MPROBE) return 0;   /* the post is not seen */
+    if (s != 1 && (s != 2 || m->bytes < cp->o.eager)) return 0;   /* (3: at its completion, ss_message) */
+    if (!recv_posted(cp, m)) return 0;   /* the post is not seen */
     /* the trace shows it: the receive was posted while the send was still on */
     int64_t recv_t0 = aligned(cp, di, msg->recv.t0);
     return recv_t0 > aligned(cp, si, msg->send.t0) && recv_t0 < aligned(cp, si, msg->send.t1);
@@ -1683,6 +1725,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     unsigned nd = 0;
     int kind = -1;
     struct cmsg *in = NULL, *out = NULL;
+    struct swt *sw = NULL;
     struct cinst *ci = NULL;
     int undecided = 0;
     if (q->nrecv) {
@@ -1706,7 +1749,22 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
     }
-    if (q->flags & QF_SYNC) {
+    if ((q->flags & QF_SYNC) && cp->swait.live && (sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0))) {
+        /* it completes synchronous isends: their receives' posts it waits
+         * for are matched while it is still on (ss_message): once the
+         * stream is past its end, none came */
+        if (sw->pending && !forced(cp, q, force) &&
+            !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK))
+            return 0;
+        for (struct cmsg *m = sw->out; m; m = m->onext)
+            if (!map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0)) {
+                if (!forced(cp, q, force)) {
+                    wl_add(cp, &cp->r[m->dst].wl, ri, m->recv_th, m->recv_lt0);
+                    return 0;
+                }
+                undecided = 1;
+            }
+    } else if (q->flags & QF_SYNC) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
         out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
@@ -1802,6 +1860,20 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
+    for (struct cmsg *m = sw ? sw->out : NULL; m; m = m->onext) {
+        /* a late receiver of a synchronous isend: when it came last, the
+         * wait is its (of the receivers, the lower rank on a tie) */
+        const struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+        if (!s || nd == 64) continue;
+        deps[nd].s = s;
+        deps[nd].t = s->t;
+        nd++;
+        if (kind < 0 || s->t > tdep || (s->t == tdep && kind == AN_CP_W_LATE_RECEIVER && m->dst < peer)) {
+            tdep = s->t > tdep ? s->t : tdep;
+            peer = m->dst;
+            kind = AN_CP_W_LATE_RECEIVER;
+        }
+    }
     if (ci) coll_deps(ci, q->pos, q->t1, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
@@ -1887,6 +1959,21 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
     if (ob) {
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
+    }
+    if (sw) {
+        for (struct cmsg *m = sw->out, *nx; m; m = nx) {
+            nx = m->onext;
+            struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+            if (s) {
+                if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
+                snap_release(cp, s);
+            }
+            msg_done(cp, m);
+        }
+        sw->out = NULL;
+        sw->done = 1;
+        map_del_p(&cp->swait, ckey(ri, q->thread), q->lt0, sw);
+        if (!sw->pending) free(sw);   /* else the last of its sends' messages frees it (ss_message) */
     }
     if (ci) coll_leave(cp, q->comm, q->cidx, ci);
     for (unsigned i = 0; nw && i < nw->n; i++) {
@@ -2405,6 +2492,208 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
     return w->n;
 }
 
+/* ---- synchronous isends (struct ssnd, struct swt) -------------------------------- */
+
+static void ss_unlink(struct an_cp *cp, struct ssnd *x)
+{
+    struct ssnd *h = map_get(&cp->scall, x->ck, x->lt0);
+    if (h == x) {
+        if (!x->next) map_del_p(&cp->scall, x->ck, x->lt0, x);
+        else if (map_put(&cp->scall, x->ck, x->lt0, x->next)) cp->failed = 1;
+    } else {
+        for (struct ssnd *p = h; p; p = p->next)
+            if (p->next == x) {
+                p->next = x->next;
+                break;
+            }
+    }
+    x->next = NULL;
+    x->in_scall = 0;
+}
+
+/* Did the completing call w wait for m's receive: a blocking one that
+ * began while w was on (as msg_sync for a blocking synchronous send)? */
+static int ss_ties(const struct an_cp *cp, const struct cmsg *m, const struct swt *w)
+{
+    if (!recv_posted(cp, m)) return 0;
+    int64_t t = aligned(cp, m->dst, m->recv_lt0);
+    return t > w->t0 && t < w->t1;
+}
+
+/* Drop a message held for a completion that does not wait for it: its
+ * receiver kept its post for it (m->sync) and lets it go itself if it has
+ * not been replayed yet (it holds the other reference), else it goes here. */
+static void ss_untie(struct an_cp *cp, struct cmsg *m)
+{
+    if (m->sync) {
+        if (m->refs > 1) {
+            m->sync = 0;
+        } else {
+            struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+            if (s) {
+                if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
+                snap_release(cp, s);
+            }
+        }
+    }
+    msg_done(cp, m);
+}
+
+/* An ISEND op of a synchronous send (an_op.name MPI_Issend or
+ * MPI_Ssend_init) with an activation: remembered until its completion and
+ * its message are seen. */
+static void ss_open(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *o)
+{
+    struct ssnd *x = calloc(1, sizeof *x);
+    if (!x) {
+        cp->failed = 1;
+        return;
+    }
+    x->ck = ckey(ri, q->thread);
+    x->lt0 = q->lt0;
+    x->req = o->req;
+    x->dst = o->peer;
+    x->comm = o->comm;
+    x->tag = o->tag;
+    int err = 0;
+    struct ssnd *old = map_swap(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req, x, &err);
+    if (err) {
+        free(x);
+        cp->failed = 1;
+        return;
+    }
+    if (old) {                /* (ids are unique per rank: a damaged stream) */
+        old->in_sreq = 0;
+        if (old->in_scall) ss_unlink(cp, old);
+        if (old->m) ss_untie(cp, old->m);
+        free(old);
+    }
+    x->in_sreq = 1;
+    x->next = map_swap(&cp->scall, x->ck, x->lt0, x, &err);
+    if (err) {
+        x->next = NULL;
+        cp->failed = 1;
+        return;
+    }
+    x->in_scall = 1;
+}
+
+/* A SEND_DONE or CANCELLED op of the call q: if it closes a synchronous
+ * isend's activation and q is a Wait/Test completing it (completes), q
+ * will depend on its receive's posting when that is a blocking receive
+ * that began while q was on (QF_SYNC, an_cp.swait); freed, cancelled or
+ * abandoned, it ties nothing. */
+static void ss_complete(struct an_cp *cp, int ri, struct qev *q, const struct an_op *o, int completes)
+{
+    struct ssnd *x = map_get(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req);
+    if (!x) return;
+    map_del_p(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req, x);
+    x->in_sreq = 0;
+    struct swt *w = NULL;
+    if (completes) {
+        w = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+        if (!w && (w = calloc(1, sizeof *w))) {
+            w->t0 = q->t0;
+            w->t1 = q->t1;
+            if (map_add(&cp->swait, ckey(ri, q->thread), q->lt0, w)) {
+                free(w);
+                w = NULL;     /* (two calls of a thread with one start: a damaged file) */
+            }
+        }
+        if (w) q->flags |= QF_SYNC;
+    }
+    if (!w) {
+        if (x->in_scall) ss_unlink(cp, x);
+        if (x->m) ss_untie(cp, x->m);
+        free(x);
+        return;
+    }
+    if (x->m) {               /* its message came first: decided now */
+        struct cmsg *m = x->m;
+        if (ss_ties(cp, m, w)) {
+            m->onext = w->out;   /* (the reference goes with it) */
+            w->out = m;
+        } else {
+            ss_untie(cp, m);
+        }
+        free(x);
+        return;
+    }
+    x->w = w;
+    w->pending++;
+}
+
+/* A message matched: if it is a synchronous isend's, tie it to the call
+ * completing it (or hold it until that is seen).  Returns 1 when that call
+ * may go on now (its rank is to be tried). */
+static int ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg, int si)
+{
+    struct ssnd *x = map_get(&cp->scall, ckey(si, m->send_th), m->send_lt0);
+    while (x && (x->dst != msg->dst || x->comm != msg->comm || x->tag != msg->tag)) x = x->next;
+    if (!x) return 0;
+    ss_unlink(cp, x);
+    struct swt *w = x->w;
+    if (w) {
+        free(x);
+        w->pending--;
+        if (w->done) {        /* its call went on without it (past its time) */
+            if (!w->pending) free(w);
+            return 0;
+        }
+        if (ss_ties(cp, m, w)) {
+            m->sync = 1;      /* the receiver keeps its post for w */
+            m->refs++;
+            m->onext = w->out;
+            w->out = m;
+        }
+        return 1;
+    }
+    if (recv_posted(cp, m)) {
+        /* matched before its completion was seen (within the stream's
+         * slack): the receiver keeps its post until that is */
+        m->sync = 1;
+        m->refs++;
+        x->m = m;
+        return 0;
+    }
+    map_del_p(&cp->sreq, (uint64_t)(uint32_t)x->ck, (int64_t)x->req, x);   /* an MPI_Irecv: nothing to tie */
+    free(x);
+    return 0;
+}
+
+/* What the synchronous isends still hold when the pass is freed. */
+static void ss_free_all(struct an_cp *cp)
+{
+    for (size_t i = 0; i < cp->scall.cap; i++) {
+        struct ssnd *x = cp->scall.t[i].p;
+        if (!x || (void *)x == TOMB) continue;
+        for (struct ssnd *nx; x; x = nx) {
+            nx = x->next;
+            x->in_scall = 0;
+            if (x->w && !--x->w->pending && x->w->done) free(x->w);
+            if (!x->in_sreq) free(x);
+        }
+    }
+    for (size_t i = 0; i < cp->sreq.cap; i++) {
+        struct ssnd *x = cp->sreq.t[i].p;
+        if (!x || (void *)x == TOMB) continue;
+        if (x->m && --x->m->refs == 0) free(x->m);
+        free(x);
+    }
+    for (size_t i = 0; i < cp->swait.cap; i++) {
+        struct swt *w = cp->swait.t[i].p;
+        if (!w || (void *)w == TOMB) continue;
+        for (struct cmsg *m = w->out, *nx; m; m = nx) {
+            nx = m->onext;
+            if (--m->refs == 0) free(m);
+        }
+        free(w);
+    }
+    free(cp->scall.t);
+    free(cp->sreq.t);
+    free(cp->swait.t);
+}
+
 CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct an_cp *cp = ctx;
@@ -2469,6 +2758,14 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
             uint8_t sy = o->kind == AN_OP_SEND && q->name < cp->run->nnames ? cp->sync_name[q->name] : 0;
             if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
+            /* a synchronous isend: its completion will wait for the receive (ss_complete) */
+            if (o->kind == AN_OP_ISEND && o->name < cp->run->nnames && cp->sync_name[o->name] == 3 && o->req &&
+                o->peer < cp->run->size && cp->run->slot[o->peer] >= 0)
+                ss_open(cp, ri, q, o);
+        } else if ((o->kind == AN_OP_SEND_DONE || o->kind == AN_OP_CANCELLED) && cp->sreq.live) {
+            ss_complete(cp, ri, q, o,
+                        o->kind == AN_OP_SEND_DONE && !ev->unfinished && q->name < cp->run->nnames &&
+                            (cp->done_name[q->name] & 1));
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
                    o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
             nrecv++;
@@ -2600,6 +2897,8 @@ CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
+    int ss = cp->scall.live && ss_message(cp, m, msg, si);
+    if (ss) set_ready(cp, si);
     /* the receiver can use the message once the sender's edge value is
      * published: until then it waits for that, not for this (or for its time
      * to be up) */
@@ -2608,7 +2907,7 @@ CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
     else wl_add(cp, &cp->r[si].wl, di, m->send_th, m->send_lt0);
     if (m->sync) set_ready(cp, si);
     if (cp->r[di].ready) drain(cp, di, 0);
-    if (m->sync) drain(cp, si, 0);
+    if (m->sync || ss) drain(cp, si, 0);
 }
 
 static void cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
@@ -2852,6 +3151,7 @@ void an_cp_free(struct an_cp *cp)
     }
     free(cp->colls.t);
     map_free_all(&cp->nbreq, 3);
+    ss_free_all(cp);
     map_free_all(&cp->inbox, 1);
     map_free_all(&cp->outbox, 2);
     map_free_all(&cp->wmap, 3);

@@ -108,7 +108,8 @@ struct req {                     /* open request of a rank, by handle */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
     struct ml_coll coll;         /* PCOLL: the init's payload */
-    uint16_t pname;              /* PCOLL: the routine each start performs (MPI_Allreduce) */
+    uint16_t pname;              /* PCOLL: the routine each start performs (MPI_Allreduce); a send or
+                                  * receive: the routine that made it (MPI_Ssend_init) */
     struct req *succ;            /* the next request with this handle, made while this one */
     int64_t succ_t1;             /* still runs in the stream: end of the call that made it */
     uint32_t succ_thread;        /* and its thread (req_open) */
@@ -740,12 +741,12 @@ static struct an_op *op_add(struct an_match *m)
     return o;
 }
 
-static void op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t peer, int32_t peer_comm,
-                    int32_t tag, uint32_t bytes, uint64_t req)
+static struct an_op *op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t peer, int32_t peer_comm,
+                             int32_t tag, uint32_t bytes, uint64_t req)
 {
-    if (!m->sink.event) return;
+    if (!m->sink.event) return NULL;
     struct an_op *o = op_add(m);
-    if (!o) return;
+    if (!o) return NULL;
     o->kind = kind;
     o->comm = comm;
     o->peer = peer;
@@ -753,6 +754,7 @@ static void op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t pee
     o->tag = tag;
     o->bytes = bytes;
     o->req = req;
+    return o;
 }
 
 static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t cidx, const struct an_end *e)
@@ -795,7 +797,7 @@ static void end_of(struct an_end *end, const struct an_event *e)
  * message was posted (and its op noted): not on MPI_PROC_NULL, an unknown
  * communicator or peer. */
 static int do_send(struct an_match *m, const struct an_event *e, const struct an_end *end,
-                   const struct ml_p2p *p, uint8_t op, uint64_t req)
+                   const struct ml_p2p *p, uint8_t op, uint64_t req, uint16_t made_by)
 {
     const struct an_rank *r = e->r;
     if (p->peer == r->proc_null) {
@@ -807,7 +809,8 @@ static int do_send(struct an_match *m, const struct an_event *e, const struct an
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
     if (dst < 0) return 0;
     send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req, 0, 0);
-    op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
+    struct an_op *o = op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
+    if (o) o->name = made_by;
     return 1;
 }
 
@@ -1050,6 +1053,7 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
         q->comm = comm_quiet(r, p->comm);
         q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
+        q->pname = end->name;   /* the routine that made it (MPI_Ssend_init): its starts' ISEND ops say it */
     }
     if (persistent) return;   /* each MPI_Start starts one message */
     /* no request kept (MPI_REQUEST_NULL): nothing will close it, so no id */
@@ -1059,7 +1063,7 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
         q->running = 1;
     }
     if (is_send) {
-        int posted = do_send(m, e, end, p, AN_OP_ISEND, id);
+        int posted = do_send(m, e, end, p, AN_OP_ISEND, id, end->name);
         if (q) q->open = (uint8_t)posted;
         return;
     }
@@ -1109,7 +1113,7 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
         q->id = ++rs->next_id;
         q->running = 1;
         if (q->kind == RQ_SEND) {
-            q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id);
+            q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id, q->pname);
             continue;
         }
         struct recv_info ri;
@@ -1128,7 +1132,7 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     const struct ml_p2p *p = &e->ev.p2p[1];
     uint64_t h = e->ev.request;
     uint64_t sid = ++rs->next_id;
-    int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
+    int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid, end->name);
     struct req *q = req_new(m, rs, h, e);
     if (q) {
         q->kind = RQ_RECV;
@@ -1590,7 +1594,7 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
         if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
             struct an_end se = end;
             se.unsized = 1;
-            do_send(m, e, &se, &p, AN_OP_SEND, 0);
+            do_send(m, e, &se, &p, AN_OP_SEND, 0, se.name);
         }
         p.peer = (int32_t)(uint32_t)ev->request;
         p.tag = (int32_t)(uint32_t)(ev->request >> 32);
@@ -1599,7 +1603,7 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
     case AN_SEND:
         if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
             end.unsized = 1;
-            do_send(m, e, &end, &p, AN_OP_SEND, 0);
+            do_send(m, e, &end, &p, AN_OP_SEND, 0, end.name);
         }
         return;
     }
@@ -1627,8 +1631,8 @@ void an_match_event(struct an_match *m, const struct an_event *e)
     case ML_REC_P2P:
         end_of(&end, e);
         switch (role) {
-        case AN_SEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0); break;
-        case AN_ISEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_ISEND, 0); break;  /* Fortran: no request */
+        case AN_SEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0, end.name); break;
+        case AN_ISEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_ISEND, 0, end.name); break;  /* Fortran: no request */
         case AN_RECV:
         case AN_MPROBE:
             do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
@@ -1659,7 +1663,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
             do_isendrecv(m, e, &end);
             break;
         }
-        do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0);
+        do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0, end.name);
         if (role == AN_ISENDRECV) {
             do_recv(m, e, &end, &ev->p2p[1], 0, 1, &ri);   /* older files: no request */
         } else {
