@@ -303,7 +303,6 @@ struct cmsg {                 /* a matched message, until both ends used it */
     uint32_t send_site;
     int sync;                 /* the send waits for the receive */
     int refs;
-    struct cmsg *onext;       /* the other messages whose receives one completing call waits for (swt.out) */
     struct snap *snap;        /* the sender's edge value, once found */
 };
 
@@ -394,7 +393,8 @@ struct swt {
     int64_t t0, t1;           /* the call, aligned */
     unsigned pending;         /* its sends whose message is not matched yet */
     int done;                 /* its phase B ran */
-    struct cmsg *out;         /* messages whose blocking receive began during the call (refs held) */
+    unsigned nout, capout;
+    struct cmsg **out;        /* messages whose blocking receive began during the call (refs held) */
 };
 
 struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
@@ -508,10 +508,12 @@ struct an_cp {
     struct an_cp_region *reg;
     unsigned nreg, capreg;
     uint8_t *ckind;           /* per name: enum ckind */
-    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send, 3 Issend, Ssend_init (an_op.name of an ISEND) */
+    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send, 3 Issend, Ssend_init (an_op.name of an ISEND),
+                               * 4 Start, Startall (may start one) */
     uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families),
                                * | 2 a poll when it completes nothing (MPI_Test, Testany, Testsome, Testall) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
+    int has_ss;               /* the run names MPI_Issend or MPI_Ssend_init */
     int64_t now;              /* stream time */
     int any_pcontrol;
     struct uwait {            /* an unfinished collective's wait: its peer is known at the end */
@@ -1185,7 +1187,8 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         cp->ckind[i] = (uint8_t)coll_kind(nm);
         if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
-        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3;
+        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3, cp->has_ss = 1;
+        else if (has(nm, "MPI_Start") || has(nm, "MPI_Startall")) cp->sync_name[i] = 4;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
         if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
         if (!strcmp(nm, "MPI_Test") || !strcmp(nm, "MPI_Testany") || !strcmp(nm, "MPI_Testsome") ||
@@ -1267,7 +1270,7 @@ static inline int recv_posted(const struct an_cp *cp, const struct cmsg *m)
 CP_INLINE int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
-    if (s != 1 && (s != 2 || m->bytes < cp->o.eager)) return 0;   /* (3: at its completion, ss_message) */
+    if (!s || s > 2 || (s == 2 && m->bytes < cp->o.eager)) return 0;   /* (3: at its completion, ss_message) */
     if (!recv_posted(cp, m)) return 0;   /* the post is not seen */
     /* the trace shows it: the receive was posted while the send was still on */
     int64_t recv_t0 = aligned(cp, di, msg->recv.t0);
@@ -1717,15 +1720,84 @@ static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
     return force == 1 || (force == 2 && cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
 }
 
-/* Phase B; returns 0 when it must wait for an edge value.  force: see forced. */
-CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
+/* Phase B of a call completing synchronous isends (an_cp.swait), out of
+ * the common path: 0 while it must wait (their messages are matched while
+ * it is still on, ss_message: once the stream is past its end, none came;
+ * then the receivers' posts), 1 ready, 2 ready without some post (forced:
+ * undecided), -1 not such a call. */
+static __attribute__((noinline)) int ss_ready(struct an_cp *cp, int ri, struct qev *q, int force)
+{
+    struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    if (!sw) return -1;
+    if (sw->pending && !forced(cp, q, force) &&
+        !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK))
+        return 0;
+    int ret = 1;
+    for (unsigned i = 0; i < sw->nout; i++) {
+        const struct cmsg *m = sw->out[i];
+        if (map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0)) continue;
+        if (!forced(cp, q, force)) {
+            wl_add(cp, &cp->r[m->dst].wl, ri, m->recv_th, m->recv_lt0);
+            return 0;
+        }
+        ret = 2;
+    }
+    return ret;
+}
+
+/* ... its dependencies: the posts of the late receivers; when one came
+ * last, the wait is a late receiver's (of several at once, the lower rank's) */
+static __attribute__((noinline)) void ss_deps(struct an_cp *cp, int ri, const struct qev *q, struct dep *deps,
+                                              unsigned *nd, int64_t *tdep, int *peer, int *kind)
+{
+    const struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    for (unsigned i = 0; sw && i < sw->nout; i++) {
+        const struct cmsg *m = sw->out[i];
+        const struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+        if (!s || *nd == 64) continue;
+        deps[*nd].s = s;
+        deps[*nd].t = s->t;
+        (*nd)++;
+        if (*kind < 0 || s->t > *tdep || (s->t == *tdep && *kind == AN_CP_W_LATE_RECEIVER && m->dst < *peer)) {
+            if (s->t > *tdep) *tdep = s->t;
+            *peer = m->dst;
+            *kind = AN_CP_W_LATE_RECEIVER;
+        }
+    }
+}
+
+/* ... and what it used, released. */
+static __attribute__((noinline)) void ss_done(struct an_cp *cp, int ri, const struct qev *q)
+{
+    struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    if (!sw) return;
+    for (unsigned i = 0; i < sw->nout; i++) {
+        struct cmsg *m = sw->out[i];
+        struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+        if (s) {
+            if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
+            snap_release(cp, s);
+        }
+        msg_done(cp, m);
+    }
+    free(sw->out);
+    sw->out = NULL;
+    sw->nout = sw->capout = 0;
+    sw->done = 1;
+    map_del_p(&cp->swait, ckey(ri, q->thread), q->lt0, sw);
+    if (!sw->pending) free(sw);   /* else the last of its sends' messages frees it (ss_message) */
+}
+
+/* Phase B; returns 0 when it must wait for an edge value.  force: see
+ * forced.  with_ss: a constant, 1 in the copy for calls completing
+ * synchronous isends (phase_b_ss; the common one has none of that code). */
+CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force, const int with_ss)
 {
     struct cp_rank *r = &cp->r[ri];
     struct dep deps[64];
     unsigned nd = 0;
     int kind = -1;
     struct cmsg *in = NULL, *out = NULL;
-    struct swt *sw = NULL;
     struct cinst *ci = NULL;
     int undecided = 0;
     if (q->nrecv) {
@@ -1749,22 +1821,10 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
     }
-    if ((q->flags & QF_SYNC) && cp->swait.live && (sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0))) {
-        /* it completes synchronous isends: their receives' posts it waits
-         * for are matched while it is still on (ss_message): once the
-         * stream is past its end, none came */
-        if (sw->pending && !forced(cp, q, force) &&
-            !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK))
-            return 0;
-        for (struct cmsg *m = sw->out; m; m = m->onext)
-            if (!map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0)) {
-                if (!forced(cp, q, force)) {
-                    wl_add(cp, &cp->r[m->dst].wl, ri, m->recv_th, m->recv_lt0);
-                    return 0;
-                }
-                undecided = 1;
-            }
-    } else if (q->flags & QF_SYNC) {
+    int ss = with_ss ? ss_ready(cp, ri, q, force) : -1;
+    if (!ss) return 0;
+    if (ss == 2) undecided = 1;
+    if ((q->flags & QF_SYNC) && ss < 0) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
         out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
@@ -1860,20 +1920,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
-    for (struct cmsg *m = sw ? sw->out : NULL; m; m = m->onext) {
-        /* a late receiver of a synchronous isend: when it came last, the
-         * wait is its (of the receivers, the lower rank on a tie) */
-        const struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
-        if (!s || nd == 64) continue;
-        deps[nd].s = s;
-        deps[nd].t = s->t;
-        nd++;
-        if (kind < 0 || s->t > tdep || (s->t == tdep && kind == AN_CP_W_LATE_RECEIVER && m->dst < peer)) {
-            tdep = s->t > tdep ? s->t : tdep;
-            peer = m->dst;
-            kind = AN_CP_W_LATE_RECEIVER;
-        }
-    }
+    if (with_ss && ss > 0) ss_deps(cp, ri, q, deps, &nd, &tdep, &peer, &kind);
     if (ci) coll_deps(ci, q->pos, q->t1, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
@@ -1960,21 +2007,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
     }
-    if (sw) {
-        for (struct cmsg *m = sw->out, *nx; m; m = nx) {
-            nx = m->onext;
-            struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
-            if (s) {
-                if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
-                snap_release(cp, s);
-            }
-            msg_done(cp, m);
-        }
-        sw->out = NULL;
-        sw->done = 1;
-        map_del_p(&cp->swait, ckey(ri, q->thread), q->lt0, sw);
-        if (!sw->pending) free(sw);   /* else the last of its sends' messages frees it (ss_message) */
-    }
+    if (with_ss && ss > 0) ss_done(cp, ri, q);
     if (ci) coll_leave(cp, q->comm, q->cidx, ci);
     for (unsigned i = 0; nw && i < nw->n; i++) {
         struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
@@ -1985,6 +2018,11 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         q->nbw = NULL;
     }
     return 1;
+}
+
+static __attribute__((noinline)) int phase_b_ss(struct an_cp *cp, int ri, struct qev *q, int force)
+{
+    return phase_b(cp, ri, q, force, 1);
 }
 
 /* Phase B of a call that depends on nobody (no receive, no synchronous
@@ -2089,7 +2127,9 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
         }
         r->ready = 0;
         if (is_local(q)) phase_b_local(cp, ri, q);
-        else if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
+        else if (!((q->flags & QF_SYNC) && cp->swait.live ? phase_b_ss(cp, ri, q, force ? 1 : 2)
+                                                          : phase_b(cp, ri, q, force ? 1 : 2, 0)))
+            return;
         *progressed = 1;
         if (q->nlight) light_run(cp, ri, r, q->nlight);
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
@@ -2520,6 +2560,23 @@ static int ss_ties(const struct an_cp *cp, const struct cmsg *m, const struct sw
     return t > w->t0 && t < w->t1;
 }
 
+/* w waits for m's receiver: 0, or -1 (memory) */
+static int ss_out(struct an_cp *cp, struct swt *w, struct cmsg *m)
+{
+    if (w->nout == w->capout) {
+        unsigned nc = w->capout ? 2 * w->capout : 2;
+        struct cmsg **n = realloc(w->out, nc * sizeof *n);
+        if (!n) {
+            cp->failed = 1;
+            return -1;
+        }
+        w->out = n;
+        w->capout = nc;
+    }
+    w->out[w->nout++] = m;
+    return 0;
+}
+
 /* Drop a message held for a completion that does not wait for it: its
  * receiver kept its post for it (m->sync) and lets it go itself if it has
  * not been replayed yet (it holds the other reference), else it goes here. */
@@ -2542,8 +2599,10 @@ static void ss_untie(struct an_cp *cp, struct cmsg *m)
 /* An ISEND op of a synchronous send (an_op.name MPI_Issend or
  * MPI_Ssend_init) with an activation: remembered until its completion and
  * its message are seen. */
-static void ss_open(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *o)
+static void ss_open(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *o,
+                                              int unfinished)
 {
+    if (!o->req || unfinished || o->peer >= cp->run->size || cp->run->slot[o->peer] < 0) return;
     struct ssnd *x = calloc(1, sizeof *x);
     if (!x) {
         cp->failed = 1;
@@ -2610,12 +2669,7 @@ static void ss_complete(struct an_cp *cp, int ri, struct qev *q, const struct an
     }
     if (x->m) {               /* its message came first: decided now */
         struct cmsg *m = x->m;
-        if (ss_ties(cp, m, w)) {
-            m->onext = w->out;   /* (the reference goes with it) */
-            w->out = m;
-        } else {
-            ss_untie(cp, m);
-        }
+        if (!ss_ties(cp, m, w) || ss_out(cp, w, m)) ss_untie(cp, m);   /* (else the reference goes with it) */
         free(x);
         return;
     }
@@ -2624,13 +2678,13 @@ static void ss_complete(struct an_cp *cp, int ri, struct qev *q, const struct an
 }
 
 /* A message matched: if it is a synchronous isend's, tie it to the call
- * completing it (or hold it until that is seen).  Returns 1 when that call
- * may go on now (its rank is to be tried). */
-static int ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg, int si)
+ * completing it (or hold it until that is seen); that call's rank is tried
+ * again (at once where it waits for this message's receiver: m->sync). */
+static __attribute__((noinline)) void ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg, int si)
 {
     struct ssnd *x = map_get(&cp->scall, ckey(si, m->send_th), m->send_lt0);
     while (x && (x->dst != msg->dst || x->comm != msg->comm || x->tag != msg->tag)) x = x->next;
-    if (!x) return 0;
+    if (!x) return;
     ss_unlink(cp, x);
     struct swt *w = x->w;
     if (w) {
@@ -2638,15 +2692,14 @@ static int ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg
         w->pending--;
         if (w->done) {        /* its call went on without it (past its time) */
             if (!w->pending) free(w);
-            return 0;
+            return;
         }
-        if (ss_ties(cp, m, w)) {
+        if (ss_ties(cp, m, w) && !ss_out(cp, w, m)) {
             m->sync = 1;      /* the receiver keeps its post for w */
             m->refs++;
-            m->onext = w->out;
-            w->out = m;
         }
-        return 1;
+        set_ready(cp, si);
+        return;
     }
     if (recv_posted(cp, m)) {
         /* matched before its completion was seen (within the stream's
@@ -2654,11 +2707,25 @@ static int ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg
         m->sync = 1;
         m->refs++;
         x->m = m;
-        return 0;
+        return;
     }
     map_del_p(&cp->sreq, (uint64_t)(uint32_t)x->ck, (int64_t)x->req, x);   /* an MPI_Irecv: nothing to tie */
     free(x);
-    return 0;
+}
+
+/* The ops of an event for the synchronous isends: an ISEND of one
+ * (an_op.name, always a name index for an ISEND, is MPI_Issend or
+ * MPI_Ssend_init), a completion of one. */
+static __attribute__((noinline)) void ss_ops(struct an_cp *cp, int ri, struct qev *q, const struct mlr_event *ev,
+                                             const struct an_op *ops, unsigned nops)
+{
+    for (unsigned i = 0; i < nops; i++) {
+        const struct an_op *o = &ops[i];
+        if (o->kind == AN_OP_ISEND && cp->sync_name[o->name] == 3 && o->peer >= 0)
+            ss_open(cp, ri, q, o, ev->unfinished);
+        else if ((o->kind == AN_OP_SEND_DONE || o->kind == AN_OP_CANCELLED) && cp->sreq.live)
+            ss_complete(cp, ri, q, o, o->kind == AN_OP_SEND_DONE && !ev->unfinished && (cp->done_name[q->name] & 1));
+    }
 }
 
 /* What the synchronous isends still hold when the pass is freed. */
@@ -2670,7 +2737,7 @@ static void ss_free_all(struct an_cp *cp)
         for (struct ssnd *nx; x; x = nx) {
             nx = x->next;
             x->in_scall = 0;
-            if (x->w && !--x->w->pending && x->w->done) free(x->w);
+            if (x->w && !--x->w->pending && x->w->done) free(x->w);   /* (its out list went at its phase B) */
             if (!x->in_sreq) free(x);
         }
     }
@@ -2683,10 +2750,9 @@ static void ss_free_all(struct an_cp *cp)
     for (size_t i = 0; i < cp->swait.cap; i++) {
         struct swt *w = cp->swait.t[i].p;
         if (!w || (void *)w == TOMB) continue;
-        for (struct cmsg *m = w->out, *nx; m; m = nx) {
-            nx = m->onext;
-            if (--m->refs == 0) free(m);
-        }
+        for (unsigned k = 0; k < w->nout; k++)
+            if (--w->out[k]->refs == 0) free(w->out[k]);
+        free(w->out);
         free(w);
     }
     free(cp->scall.t);
@@ -2758,19 +2824,14 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             q->lat = an_sadd(q->lat, an_d2i(cp->o.alpha_ns));
             uint8_t sy = o->kind == AN_OP_SEND && q->name < cp->run->nnames ? cp->sync_name[q->name] : 0;
             if (sy == 1 || (sy == 2 && o->bytes >= cp->o.eager)) q->flags |= QF_SYNC;
-            /* a synchronous isend: its completion will wait for the receive (ss_complete) */
-            if (o->kind == AN_OP_ISEND && o->name < cp->run->nnames && cp->sync_name[o->name] == 3 && o->req &&
-                o->peer < cp->run->size && cp->run->slot[o->peer] >= 0)
-                ss_open(cp, ri, q, o);
-        } else if ((o->kind == AN_OP_SEND_DONE || o->kind == AN_OP_CANCELLED) && cp->sreq.live) {
-            ss_complete(cp, ri, q, o,
-                        o->kind == AN_OP_SEND_DONE && !ev->unfinished && q->name < cp->run->nnames &&
-                            (cp->done_name[q->name] & 1));
         } else if ((o->kind == AN_OP_RECV || o->kind == AN_OP_RECV_DONE) && o->peer >= 0 &&
                    o->peer < cp->run->size && cp->run->slot[o->peer] >= 0) {
             nrecv++;
         }
     }
+    /* synchronous isends: started (MPI_Issend, MPI_Start), or completed
+     * while some are open (one test per event where there are none) */
+    if (cp->has_ss && (cp->sreq.live || cp->sync_name[q->name] >= 3)) ss_ops(cp, ri, q, ev, ops, nops);
     q->nsend = (uint16_t)nsend;
     q->nrecv = (uint16_t)nrecv;
     int heavy = nsend || ev->repeat;   /* (the light test reads these, not q's 16-bit fields just written) */
@@ -2897,8 +2958,7 @@ CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
-    int ss = cp->scall.live && ss_message(cp, m, msg, si);
-    if (ss) set_ready(cp, si);
+    if (cp->scall.live) ss_message(cp, m, msg, si);
     /* the receiver can use the message once the sender's edge value is
      * published: until then it waits for that, not for this (or for its time
      * to be up) */
@@ -2907,7 +2967,7 @@ CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
     else wl_add(cp, &cp->r[si].wl, di, m->send_th, m->send_lt0);
     if (m->sync) set_ready(cp, si);
     if (cp->r[di].ready) drain(cp, di, 0);
-    if (m->sync || ss) drain(cp, si, 0);
+    if (m->sync) drain(cp, si, 0);
 }
 
 static void cp_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)

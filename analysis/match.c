@@ -741,12 +741,12 @@ static struct an_op *op_add(struct an_match *m)
     return o;
 }
 
-static struct an_op *op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t peer, int32_t peer_comm,
-                             int32_t tag, uint32_t bytes, uint64_t req)
+static void op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t peer, int32_t peer_comm,
+                    int32_t tag, uint32_t bytes, uint64_t req)
 {
-    if (!m->sink.event) return NULL;
+    if (!m->sink.event) return;
     struct an_op *o = op_add(m);
-    if (!o) return NULL;
+    if (!o) return;
     o->kind = kind;
     o->comm = comm;
     o->peer = peer;
@@ -754,7 +754,6 @@ static struct an_op *op_note(struct an_match *m, uint8_t kind, uint32_t comm, in
     o->tag = tag;
     o->bytes = bytes;
     o->req = req;
-    return o;
 }
 
 static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t cidx, const struct an_end *e)
@@ -797,7 +796,7 @@ static void end_of(struct an_end *end, const struct an_event *e)
  * message was posted (and its op noted): not on MPI_PROC_NULL, an unknown
  * communicator or peer. */
 static int do_send(struct an_match *m, const struct an_event *e, const struct an_end *end,
-                   const struct ml_p2p *p, uint8_t op, uint64_t req, uint16_t made_by)
+                   const struct ml_p2p *p, uint8_t op, uint64_t req)
 {
     const struct an_rank *r = e->r;
     if (p->peer == r->proc_null) {
@@ -809,8 +808,19 @@ static int do_send(struct an_match *m, const struct an_event *e, const struct an
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
     if (dst < 0) return 0;
     send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req, 0, 0);
-    struct an_op *o = op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
-    if (o) o->name = made_by;
+    if (m->sink.event) {      /* (op_note, and the routine: MPI_Start's says the init's, do_start) */
+        struct an_op *o = op_add(m);
+        if (o) {
+            o->kind = op;
+            o->comm = comm;
+            o->peer = dst;
+            o->peer_comm = p->peer;
+            o->tag = p->tag;
+            o->bytes = p->bytes;
+            o->req = req;
+            o->name = end->name;
+        }
+    }
     return 1;
 }
 
@@ -1053,9 +1063,11 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
         q->comm = comm_quiet(r, p->comm);
         q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
-        q->pname = end->name;   /* the routine that made it (MPI_Ssend_init): its starts' ISEND ops say it */
     }
-    if (persistent) return;   /* each MPI_Start starts one message */
+    if (persistent) {         /* each MPI_Start starts one message */
+        if (q) q->pname = end->name;   /* the routine that made it (MPI_Ssend_init): its starts' ISEND ops say it */
+        return;
+    }
     /* no request kept (MPI_REQUEST_NULL): nothing will close it, so no id */
     uint64_t id = q ? ++rs->next_id : 0;
     if (q) {
@@ -1063,7 +1075,7 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
         q->running = 1;
     }
     if (is_send) {
-        int posted = do_send(m, e, end, p, AN_OP_ISEND, id, end->name);
+        int posted = do_send(m, e, end, p, AN_OP_ISEND, id);
         if (q) q->open = (uint8_t)posted;
         return;
     }
@@ -1113,7 +1125,9 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
         q->id = ++rs->next_id;
         q->running = 1;
         if (q->kind == RQ_SEND) {
-            q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id, q->pname);
+            unsigned n0 = m->nops;
+            q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id);
+            if (m->nops > n0) m->ops[m->nops - 1].name = q->pname;   /* made by MPI_Ssend_init ... */
             continue;
         }
         struct recv_info ri;
@@ -1132,7 +1146,7 @@ static void do_isendrecv(struct an_match *m, const struct an_event *e, const str
     const struct ml_p2p *p = &e->ev.p2p[1];
     uint64_t h = e->ev.request;
     uint64_t sid = ++rs->next_id;
-    int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid, end->name);
+    int sent = do_send(m, e, end, &e->ev.p2p[0], AN_OP_ISEND, sid);
     struct req *q = req_new(m, rs, h, e);
     if (q) {
         q->kind = RQ_RECV;
@@ -1594,7 +1608,7 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
         if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
             struct an_end se = end;
             se.unsized = 1;
-            do_send(m, e, &se, &p, AN_OP_SEND, 0, se.name);
+            do_send(m, e, &se, &p, AN_OP_SEND, 0);
         }
         p.peer = (int32_t)(uint32_t)ev->request;
         p.tag = (int32_t)(uint32_t)(ev->request >> 32);
@@ -1603,7 +1617,7 @@ static void do_unfinished(struct an_match *m, const struct an_event *e, int role
     case AN_SEND:
         if (p.comm != ML_COMM_NONE && p.tag != ML_PEER_NONE) {
             end.unsized = 1;
-            do_send(m, e, &end, &p, AN_OP_SEND, 0, end.name);
+            do_send(m, e, &end, &p, AN_OP_SEND, 0);
         }
         return;
     }
@@ -1631,8 +1645,8 @@ void an_match_event(struct an_match *m, const struct an_event *e)
     case ML_REC_P2P:
         end_of(&end, e);
         switch (role) {
-        case AN_SEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0, end.name); break;
-        case AN_ISEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_ISEND, 0, end.name); break;  /* Fortran: no request */
+        case AN_SEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0); break;
+        case AN_ISEND: do_send(m, e, &end, &ev->p2p[0], AN_OP_ISEND, 0); break;  /* Fortran: no request */
         case AN_RECV:
         case AN_MPROBE:
             do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
@@ -1663,7 +1677,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
             do_isendrecv(m, e, &end);
             break;
         }
-        do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0, end.name);
+        do_send(m, e, &end, &ev->p2p[0], AN_OP_SEND, 0);
         if (role == AN_ISENDRECV) {
             do_recv(m, e, &end, &ev->p2p[1], 0, 1, &ri);   /* older files: no request */
         } else {
