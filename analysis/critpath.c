@@ -2484,6 +2484,14 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
+/* The root a member of an inter-communicator's collective named: a
+ * position in the other group, -2 MPI_ROOT, -3 MPI_PROC_NULL (or none). */
+static int32_t inter_root(struct an_cp *cp, const struct an_rank *rk, const struct an_comm *cm, const struct ml_coll *c)
+{
+    int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
+    return c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
+}
+
 /* MPI_Start(all) of persistent collectives (match.c, AN_OP_COLL_START):
  * each a nonblocking collective started, its instance the communicator's
  * next, its entry published at the call (phase_a, the list in q->nbw) and
@@ -2495,8 +2503,9 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
     struct nbw *w = NULL;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
-        if (o->kind != AN_OP_COLL_START || o->comm >= cp->run->ncomms || cp->run->comms[o->comm].inter) continue;
+        if (o->kind != AN_OP_COLL_START || o->comm >= cp->run->ncomms) continue;
         const struct an_comm *cm = &cp->run->comms[o->comm];
+        if (cm->inter && cm->lsize >= cm->size) continue;   /* (its two groups not known: local) */
         int32_t pos = member_pos(cp->run, cm, rk->rank);
         if (pos < 0) continue;
         if (!w) {
@@ -2511,10 +2520,12 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
         d->pos = pos;
         d->cidx = r->ccount[o->comm]++;
         d->root = (o->coll.root >= 0 && (uint32_t)o->coll.root < cm->size) ? o->coll.root : -1;
+        if (cm->inter) d->root = inter_root(cp, rk, cm, &o->coll);
         d->name = o->name;
         int64_t bw = 0, lat = 0;
         const char *nm = o->name < cp->run->nnames ? cp->run->names[o->name] : "";
-        coll_cost(cp, nm, cm->size, d->root >= 0 && d->root == pos, o->coll.bytes, o->coll.rbytes, &bw, &lat);
+        coll_cost(cp, nm, cm->size, cm->inter ? d->root == -2 : d->root >= 0 && d->root == pos, o->coll.bytes,
+                  o->coll.rbytes, &bw, &lat);
         q->bw = an_sadd(q->bw, bw);
         q->lat = an_sadd(q->lat, lat);
         q->sbytes += o->coll.bytes;
@@ -2841,9 +2852,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
-        /* (a blocking collective on an inter-communicator whose two groups are known too) */
-        if (comm < cp->run->ncomms && (!cp->run->comms[comm].inter ||
-                                       (!ev->request && cp->run->comms[comm].lsize < cp->run->comms[comm].size))) {
+        /* (a collective on an inter-communicator whose two groups are known too) */
+        if (comm < cp->run->ncomms &&
+            (!cp->run->comms[comm].inter || cp->run->comms[comm].lsize < cp->run->comms[comm].size)) {
             const struct an_comm *cm = &cp->run->comms[comm];
             heavy = 1;
             q->flags |= QF_COLL;
@@ -2853,11 +2864,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             if (q->pos < 0) q->flags &= ~QF_COLL;
             else q->cidx = r->ccount[comm]++;
             q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
-            if (cm->inter) {
-                /* the root as this member named it: a rank of the other group, MPI_ROOT, MPI_PROC_NULL */
-                int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
-                q->root = c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
-            }
+            if (cm->inter) q->root = inter_root(cp, rk, cm, c);
             q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
             coll_cost(cp, nm, cm->size, cm->inter ? q->root == -2 : q->root >= 0 && q->root == q->pos, c->bytes,
