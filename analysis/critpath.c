@@ -513,7 +513,10 @@ struct an_cp {
     uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families),
                                * | 2 a poll when it completes nothing (MPI_Test, Testany, Testsome, Testall) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
-    int has_ss;               /* the run names MPI_Issend or MPI_Ssend_init */
+    const uint8_t *ss_tab;    /* per name: look at the event's ops for synchronous isends (ss_ops): ss_name, or
+                               * ss_all while some are open (one test per event either way) */
+    uint8_t *ss_name;         /* 1: MPI_Issend, MPI_Start, MPI_Startall */
+    uint8_t *ss_all;          /* all 1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
     struct uwait {            /* an unfinished collective's wait: its peer is known at the end */
@@ -1172,10 +1175,15 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
     cp->done_name = calloc(run->nnames + 1, 1);
+    cp->ss_name = calloc(run->nnames + 1, 1);
+    cp->ss_all = malloc(run->nnames + 1);
+    if (cp->ss_all) memset(cp->ss_all, 1, run->nnames + 1);
+    cp->ss_tab = cp->ss_name;
     cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
     cp->rq = calloc(run->n ? run->n : 1, sizeof *cp->rq);
     cp->deadline = INT64_MAX;
-    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->done_name || !cp->blocked || !cp->rq) {
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->done_name || !cp->ss_name || !cp->ss_all || !cp->blocked ||
+        !cp->rq) {
         an_cp_free(cp);
         return NULL;
     }
@@ -1187,8 +1195,9 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         cp->ckind[i] = (uint8_t)coll_kind(nm);
         if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
-        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3, cp->has_ss = 1;
+        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3;
         else if (has(nm, "MPI_Start") || has(nm, "MPI_Startall")) cp->sync_name[i] = 4;
+        cp->ss_name[i] = cp->sync_name[i] >= 3;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
         if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
         if (!strcmp(nm, "MPI_Test") || !strcmp(nm, "MPI_Testany") || !strcmp(nm, "MPI_Testsome") ||
@@ -2722,11 +2731,13 @@ static __attribute__((noinline)) void ss_message(struct an_cp *cp, struct cmsg *
     }
     map_del_p(&cp->sreq, (uint64_t)(uint32_t)x->ck, (int64_t)x->req, x);   /* an MPI_Irecv: nothing to tie */
     free(x);
+    if (!cp->sreq.live) cp->ss_tab = cp->ss_name;
 }
 
 /* The ops of an event for the synchronous isends: an ISEND of one
  * (an_op.name, always a name index for an ISEND, is MPI_Issend or
- * MPI_Ssend_init), a completion of one. */
+ * MPI_Ssend_init), a completion of one.  Called for the events that may
+ * start one, and for every event while some are open (an_cp.ss_tab). */
 static __attribute__((noinline)) void ss_ops(struct an_cp *cp, int ri, struct qev *q, const struct mlr_event *ev,
                                              const struct an_op *ops, unsigned nops)
 {
@@ -2737,6 +2748,7 @@ static __attribute__((noinline)) void ss_ops(struct an_cp *cp, int ri, struct qe
         else if ((o->kind == AN_OP_SEND_DONE || o->kind == AN_OP_CANCELLED) && cp->sreq.live)
             ss_complete(cp, ri, q, o, o->kind == AN_OP_SEND_DONE && !ev->unfinished && (cp->done_name[q->name] & 1));
     }
+    cp->ss_tab = cp->sreq.live ? cp->ss_all : cp->ss_name;
 }
 
 /* What the synchronous isends still hold when the pass is freed. */
@@ -2824,6 +2836,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (role == AN_INIT) q->flags |= QF_INIT;
     if (role == AN_FINALIZE) q->flags |= QF_FIN;
     if (ev->unfinished) unfinished(cp, rk, ev, role, q);
+    /* synchronous isends: started (MPI_Issend, MPI_Start), or completed
+     * while some are open (one test per event where there are none) */
+    if (cp->ss_tab[q->name]) ss_ops(cp, ri, q, ev, ops, nops);
     unsigned nsend = 0, nrecv = 0;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
@@ -2840,9 +2855,6 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             nrecv++;
         }
     }
-    /* synchronous isends: started (MPI_Issend, MPI_Start), or completed
-     * while some are open (one test per event where there are none) */
-    if (cp->has_ss && (cp->sreq.live || cp->sync_name[q->name] >= 3)) ss_ops(cp, ri, q, ev, ops, nops);
     q->nsend = (uint16_t)nsend;
     q->nrecv = (uint16_t)nrecv;
     int heavy = nsend || ev->repeat;   /* (the light test reads these, not q's 16-bit fields just written) */
@@ -3250,6 +3262,8 @@ void an_cp_free(struct an_cp *cp)
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->done_name);
+    free(cp->ss_name);
+    free(cp->ss_all);
     free(cp->blocked);
     free(cp->rq);
     while (cp->free_nodes) {
