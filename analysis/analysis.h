@@ -338,7 +338,9 @@ struct an_op {
     uint64_t req;             /* unique per rank for one activation; COLL_START: the request handle */
     /* COLL_START: the init's payload (this rank's counts, root, its comm
      * definition index) and the routine it repeats (MPI_Allreduce for
-     * MPI_Allreduce_init; the init's own name where that is unknown) */
+     * MPI_Allreduce_init; the init's own name where that is unknown).
+     * SEND, ISEND: name is the routine that made the send (the call's own;
+     * for MPI_Start(all) the init's: MPI_Ssend_init, MPI_Send_init ...) */
     struct ml_coll coll;
     uint16_t name;
 };

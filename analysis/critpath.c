@@ -365,6 +365,38 @@ struct nbw {                  /* the nonblocking collectives one call completes 
     struct nbreq d[];
 };
 
+/* A synchronous nonblocking send (MPI_Issend, MPI_Start of an
+ * MPI_Ssend_init request) from its start until both the call that
+ * completes its request and its message are known: then that call depends
+ * on the receive's posting as an MPI_Ssend would (docs/CRITPATH.md).  Held
+ * by an_cp.sreq under (rank, activation id) until its completion is seen,
+ * and by an_cp.scall under its call's key (the message's send key; a list:
+ * one MPI_Startall may start several) until its message is. */
+struct swt;
+struct ssnd {
+    struct ssnd *next;        /* an_cp.scall list */
+    uint64_t ck;              /* its call's key: ckey(rank, thread), local start */
+    int64_t lt0;
+    uint64_t req;             /* its activation id (an_op.req) */
+    int32_t dst;              /* the message: world rank, an_comm id, tag */
+    uint32_t comm;
+    int32_t tag;
+    uint8_t in_sreq, in_scall;
+    struct swt *w;            /* the completing call, once known (then no longer in sreq) */
+    struct cmsg *m;           /* the message, matched before the completion was seen (holds a ref) */
+};
+
+/* A call that completes synchronous sends: (rank, thread, local start) ->
+ * this (an_cp.swait), until its phase B; freed once that ran and no send
+ * of it waits for its message any more. */
+struct swt {
+    int64_t t0, t1;           /* the call, aligned */
+    unsigned pending;         /* its sends whose message is not matched yet */
+    int done;                 /* its phase B ran */
+    unsigned nout, capout;
+    struct cmsg **out;        /* messages whose blocking receive began during the call (refs held) */
+};
+
 struct qev {                  /* 128 bytes, no holes: two cache lines in the ring (qgrow) */
     int64_t t0, t1;           /* aligned */
     int64_t lt0;              /* local start: the key of its edges */
@@ -466,6 +498,9 @@ struct an_cp {
     struct map snaps;         /* (rank, lt0) -> struct snap */
     struct map inbox;         /* (rank, recv lt0) -> struct cmsg list */
     struct map outbox;        /* (rank, send lt0) -> struct cmsg (synchronous sends) */
+    struct map sreq;          /* (rank, activation id) -> struct ssnd: synchronous isends not completed */
+    struct map scall;         /* (rank, send lt0) -> struct ssnd list: ... whose message is not matched */
+    struct map swait;         /* (rank, lt0) -> struct swt: calls completing synchronous isends */
     struct map colls;         /* (comm, instance) -> struct cinst */
     struct map nbreq;         /* (rank, request handle) -> struct nbreq: started, not completed */
     struct map regions;       /* (rank<<32|site_from, site_to) -> id+1 */
@@ -473,10 +508,15 @@ struct an_cp {
     struct an_cp_region *reg;
     unsigned nreg, capreg;
     uint8_t *ckind;           /* per name: enum ckind */
-    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send */
+    uint8_t *sync_name;       /* per name: 1 Ssend, 2 Send, 3 Issend, Ssend_init (an_op.name of an ISEND),
+                               * 4 Start, Startall (may start one) */
     uint8_t *done_name;       /* per name: 1 its done list is of completed requests (Wait, Test families),
                                * | 2 a poll when it completes nothing (MPI_Test, Testany, Testsome, Testall) */
     int pcontrol_name;        /* name index of MPI_Pcontrol, -1 */
+    const uint8_t *ss_tab;    /* per name: look at the event's ops for synchronous isends (ss_ops): ss_name, or
+                               * ss_all while some are open (one test per event either way) */
+    uint8_t *ss_name;         /* 1: MPI_Issend, MPI_Start, MPI_Startall */
+    uint8_t *ss_all;          /* all 1 */
     int64_t now;              /* stream time */
     int any_pcontrol;
     struct uwait {            /* an unfinished collective's wait: its peer is known at the end */
@@ -1135,10 +1175,15 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
     cp->ckind = calloc(run->nnames + 1, 1);
     cp->sync_name = calloc(run->nnames + 1, 1);
     cp->done_name = calloc(run->nnames + 1, 1);
+    cp->ss_name = calloc(run->nnames + 1, 1);
+    cp->ss_all = malloc(run->nnames + 1);
+    if (cp->ss_all) memset(cp->ss_all, 1, run->nnames + 1);
+    cp->ss_tab = cp->ss_name;
     cp->blocked = calloc(run->n ? run->n : 1, sizeof *cp->blocked);
     cp->rq = calloc(run->n ? run->n : 1, sizeof *cp->rq);
     cp->deadline = INT64_MAX;
-    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->done_name || !cp->blocked || !cp->rq) {
+    if (!cp->r || !cp->ckind || !cp->sync_name || !cp->done_name || !cp->ss_name || !cp->ss_all || !cp->blocked ||
+        !cp->rq) {
         an_cp_free(cp);
         return NULL;
     }
@@ -1150,6 +1195,9 @@ struct an_cp *an_cp_new(struct an_run *run, const struct an_cp_opts *o)
         cp->ckind[i] = (uint8_t)coll_kind(nm);
         if (has(nm, "MPI_Ssend")) cp->sync_name[i] = 1;
         else if (has(nm, "MPI_Send")) cp->sync_name[i] = 2;
+        else if (has(nm, "MPI_Issend") || has(nm, "MPI_Ssend_init")) cp->sync_name[i] = 3;
+        else if (has(nm, "MPI_Start") || has(nm, "MPI_Startall")) cp->sync_name[i] = 4;
+        cp->ss_name[i] = cp->sync_name[i] >= 3;
         if (strcmp(nm, "MPI_Pcontrol") == 0) cp->pcontrol_name = (int)i;
         if (!strncmp(nm, "MPI_Wait", 8) || !strncmp(nm, "MPI_Test", 8)) cp->done_name[i] = 1;
         if (!strcmp(nm, "MPI_Test") || !strcmp(nm, "MPI_Testany") || !strcmp(nm, "MPI_Testsome") ||
@@ -1220,13 +1268,19 @@ static int64_t aligned(const struct an_cp *cp, int ri, int64_t t)
     return an_wadd(an_clock_base(c, t), an_clock_extra(c, t));
 }
 
+/* Is a message's receive one whose posting the trace shows (a blocking one)? */
+static inline int recv_posted(const struct an_cp *cp, const struct cmsg *m)
+{
+    int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
+    return role == AN_RECV || role == AN_SENDRECV || role == AN_MPROBE;
+}
+
 /* Does a message's send wait for its receive (docs/CRITPATH.md)? */
 CP_INLINE int msg_sync(const struct an_cp *cp, const struct cmsg *m, int si, int di, const struct an_msg *msg)
 {
     uint8_t s = m->send_name < cp->run->nnames ? cp->sync_name[m->send_name] : 0;
-    if (!s || (s == 2 && m->bytes < cp->o.eager)) return 0;
-    int role = m->recv_name < cp->run->nnames ? cp->run->name_role[m->recv_name] : AN_OTHER;
-    if (role != AN_RECV && role != AN_SENDRECV && role != AN_MPROBE) return 0;   /* the post is not seen */
+    if (!s || s > 2 || (s == 2 && m->bytes < cp->o.eager)) return 0;   /* (3: at its completion, ss_message) */
+    if (!recv_posted(cp, m)) return 0;   /* the post is not seen */
     /* the trace shows it: the receive was posted while the send was still on */
     int64_t recv_t0 = aligned(cp, di, msg->recv.t0);
     return recv_t0 > aligned(cp, si, msg->send.t0) && recv_t0 < aligned(cp, si, msg->send.t1);
@@ -1675,8 +1729,78 @@ static inline int forced(const struct an_cp *cp, const struct qev *q, int force)
     return force == 1 || (force == 2 && cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > CP_FORCE_NS);
 }
 
-/* Phase B; returns 0 when it must wait for an edge value.  force: see forced. */
-CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
+/* Phase B of a call completing synchronous isends (an_cp.swait), out of
+ * the common path: 0 while it must wait (their messages are matched while
+ * it is still on, ss_message: once the stream is past its end, none came;
+ * then the receivers' posts), 1 ready, 2 ready without some post (forced:
+ * undecided), -1 not such a call. */
+static __attribute__((noinline)) int ss_ready(struct an_cp *cp, int ri, struct qev *q, int force)
+{
+    struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    if (!sw) return -1;
+    if (sw->pending && !forced(cp, q, force) &&
+        !(cp->now != INT64_MIN && an_wsub(cp->now, q->t1) > 2 * AN_STREAM_SLACK))
+        return 0;
+    int ret = 1;
+    for (unsigned i = 0; i < sw->nout; i++) {
+        const struct cmsg *m = sw->out[i];
+        if (map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0)) continue;
+        if (!forced(cp, q, force)) {
+            wl_add(cp, &cp->r[m->dst].wl, ri, m->recv_th, m->recv_lt0);
+            return 0;
+        }
+        ret = 2;
+    }
+    return ret;
+}
+
+/* ... its dependencies: the posts of the late receivers; when one came
+ * last, the wait is a late receiver's (of several at once, the lower rank's) */
+static __attribute__((noinline)) void ss_deps(struct an_cp *cp, int ri, const struct qev *q, struct dep *deps,
+                                              unsigned *nd, int64_t *tdep, int *peer, int *kind)
+{
+    const struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    for (unsigned i = 0; sw && i < sw->nout; i++) {
+        const struct cmsg *m = sw->out[i];
+        const struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+        if (!s || *nd == 64) continue;
+        deps[*nd].s = s;
+        deps[*nd].t = s->t;
+        (*nd)++;
+        if (*kind < 0 || s->t > *tdep || (s->t == *tdep && *kind == AN_CP_W_LATE_RECEIVER && m->dst < *peer)) {
+            if (s->t > *tdep) *tdep = s->t;
+            *peer = m->dst;
+            *kind = AN_CP_W_LATE_RECEIVER;
+        }
+    }
+}
+
+/* ... and what it used, released. */
+static __attribute__((noinline)) void ss_done(struct an_cp *cp, int ri, const struct qev *q)
+{
+    struct swt *sw = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+    if (!sw) return;
+    for (unsigned i = 0; i < sw->nout; i++) {
+        struct cmsg *m = sw->out[i];
+        struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+        if (s) {
+            if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
+            snap_release(cp, s);
+        }
+        msg_done(cp, m);
+    }
+    free(sw->out);
+    sw->out = NULL;
+    sw->nout = sw->capout = 0;
+    sw->done = 1;
+    map_del_p(&cp->swait, ckey(ri, q->thread), q->lt0, sw);
+    if (!sw->pending) free(sw);   /* else the last of its sends' messages frees it (ss_message) */
+}
+
+/* Phase B; returns 0 when it must wait for an edge value.  force: see
+ * forced.  with_ss: a constant, 1 in the copy for calls completing
+ * synchronous isends (phase_b_ss; the common one has none of that code). */
+CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force, const int with_ss)
 {
     struct cp_rank *r = &cp->r[ri];
     struct dep deps[64];
@@ -1706,7 +1830,10 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         if (have < q->nrecv) undecided = 1;
         kind = (q->flags & QF_COMPLETE) ? AN_CP_W_COMPLETION : AN_CP_W_LATE_SENDER;
     }
-    if (q->flags & QF_SYNC) {
+    int ss = with_ss ? ss_ready(cp, ri, q, force) : -1;
+    if (!ss) return 0;
+    if (ss == 2) undecided = 1;
+    if ((q->flags & QF_SYNC) && ss < 0) {
         /* a synchronous message is matched while the send is still on: once
          * the stream is past the send's end, none came */
         out = cp->outbox.live ? map_get(&cp->outbox, ckey(ri, q->thread), q->lt0) : NULL;
@@ -1802,6 +1929,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
             }
         }
     }
+    if (with_ss && ss > 0) ss_deps(cp, ri, q, deps, &nd, &tdep, &peer, &kind);
     if (ci) coll_deps(ci, q->pos, q->t1, deps, &nd, &tdep, &peer);
     if (nw) {
         int64_t tmsg = tdep;
@@ -1888,6 +2016,7 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         map_del_p(&cp->outbox, ckey(ri, q->thread), q->lt0, ob);
         msg_done(cp, ob);
     }
+    if (with_ss && ss > 0) ss_done(cp, ri, q);
     if (ci) coll_leave(cp, q->comm, q->cidx, ci);
     for (unsigned i = 0; nw && i < nw->n; i++) {
         struct cinst *c = map_get(&cp->colls, nw->d[i].comm, (int64_t)nw->d[i].cidx);
@@ -1898,6 +2027,11 @@ CP_INLINE int phase_b(struct an_cp *cp, int ri, struct qev *q, int force)
         q->nbw = NULL;
     }
     return 1;
+}
+
+static __attribute__((noinline)) int phase_b_ss(struct an_cp *cp, int ri, struct qev *q, int force)
+{
+    return phase_b(cp, ri, q, force, 1);
 }
 
 /* Phase B of a call that depends on nobody (no receive, no synchronous
@@ -2002,7 +2136,9 @@ static void drain_one(struct an_cp *cp, int ri, int force, int *progressed)
         }
         r->ready = 0;
         if (is_local(q)) phase_b_local(cp, ri, q);
-        else if (!phase_b(cp, ri, q, force ? 1 : 2)) return;
+        else if (!((q->flags & QF_SYNC) && cp->swait.live ? phase_b_ss(cp, ri, q, force ? 1 : 2)
+                                                          : phase_b(cp, ri, q, force ? 1 : 2, 0)))
+            return;
         *progressed = 1;
         if (q->nlight) light_run(cp, ri, r, q->nlight);
         r->qh = (r->qh + 1) & (r->qcap - 1);   /* a power of two */
@@ -2357,6 +2493,14 @@ static void nb_complete(struct an_cp *cp, int ri, const struct mlr_event *ev, st
     q->flags |= QF_NBW;
 }
 
+/* The root a member of an inter-communicator's collective named: a
+ * position in the other group, -2 MPI_ROOT, -3 MPI_PROC_NULL (or none). */
+static int32_t inter_root(struct an_cp *cp, const struct an_rank *rk, const struct an_comm *cm, const struct ml_coll *c)
+{
+    int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
+    return c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
+}
+
 /* MPI_Start(all) of persistent collectives (match.c, AN_OP_COLL_START):
  * each a nonblocking collective started, its instance the communicator's
  * next, its entry published at the call (phase_a, the list in q->nbw) and
@@ -2368,8 +2512,9 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
     struct nbw *w = NULL;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
-        if (o->kind != AN_OP_COLL_START || o->comm >= cp->run->ncomms || cp->run->comms[o->comm].inter) continue;
+        if (o->kind != AN_OP_COLL_START || o->comm >= cp->run->ncomms) continue;
         const struct an_comm *cm = &cp->run->comms[o->comm];
+        if (cm->inter && cm->lsize >= cm->size) continue;   /* (its two groups not known: local) */
         int32_t pos = member_pos(cp->run, cm, rk->rank);
         if (pos < 0) continue;
         if (!w) {
@@ -2384,10 +2529,12 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
         d->pos = pos;
         d->cidx = r->ccount[o->comm]++;
         d->root = (o->coll.root >= 0 && (uint32_t)o->coll.root < cm->size) ? o->coll.root : -1;
+        if (cm->inter) d->root = inter_root(cp, rk, cm, &o->coll);
         d->name = o->name;
         int64_t bw = 0, lat = 0;
         const char *nm = o->name < cp->run->nnames ? cp->run->names[o->name] : "";
-        coll_cost(cp, nm, cm->size, d->root >= 0 && d->root == pos, o->coll.bytes, o->coll.rbytes, &bw, &lat);
+        coll_cost(cp, nm, cm->size, cm->inter ? d->root == -2 : d->root >= 0 && d->root == pos, o->coll.bytes,
+                  o->coll.rbytes, &bw, &lat);
         q->bw = an_sadd(q->bw, bw);
         q->lat = an_sadd(q->lat, lat);
         q->sbytes += o->coll.bytes;
@@ -2403,6 +2550,237 @@ static unsigned pcoll_starts(struct an_cp *cp, int ri, const struct an_rank *rk,
     if (!w) return 0;
     q->nbw = w;
     return w->n;
+}
+
+/* ---- synchronous isends (struct ssnd, struct swt) -------------------------------- */
+
+static void ss_unlink(struct an_cp *cp, struct ssnd *x)
+{
+    struct ssnd *h = map_get(&cp->scall, x->ck, x->lt0);
+    if (h == x) {
+        if (!x->next) map_del_p(&cp->scall, x->ck, x->lt0, x);
+        else if (map_put(&cp->scall, x->ck, x->lt0, x->next)) cp->failed = 1;
+    } else {
+        for (struct ssnd *p = h; p; p = p->next)
+            if (p->next == x) {
+                p->next = x->next;
+                break;
+            }
+    }
+    x->next = NULL;
+    x->in_scall = 0;
+}
+
+/* Did the completing call w wait for m's receive: a blocking one that
+ * began while w was on (as msg_sync for a blocking synchronous send)? */
+static int ss_ties(const struct an_cp *cp, const struct cmsg *m, const struct swt *w)
+{
+    if (!recv_posted(cp, m)) return 0;
+    int64_t t = aligned(cp, m->dst, m->recv_lt0);
+    return t > w->t0 && t < w->t1;
+}
+
+/* w waits for m's receiver: 0, or -1 (memory) */
+static int ss_out(struct an_cp *cp, struct swt *w, struct cmsg *m)
+{
+    if (w->nout == w->capout) {
+        unsigned nc = w->capout ? 2 * w->capout : 2;
+        struct cmsg **n = realloc(w->out, nc * sizeof *n);
+        if (!n) {
+            cp->failed = 1;
+            return -1;
+        }
+        w->out = n;
+        w->capout = nc;
+    }
+    w->out[w->nout++] = m;
+    return 0;
+}
+
+/* Drop a message held for a completion that does not wait for it: its
+ * receiver kept its post for it (m->sync) and lets it go itself if it has
+ * not been replayed yet (it holds the other reference), else it goes here. */
+static void ss_untie(struct an_cp *cp, struct cmsg *m)
+{
+    if (m->sync) {
+        if (m->refs > 1) {
+            m->sync = 0;
+        } else {
+            struct snap *s = map_get(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0);
+            if (s) {
+                if (s->refs <= 1) map_del_p(&cp->snaps, ckey(m->dst, m->recv_th), m->recv_lt0, s);
+                snap_release(cp, s);
+            }
+        }
+    }
+    msg_done(cp, m);
+}
+
+/* An ISEND op of a synchronous send (an_op.name MPI_Issend or
+ * MPI_Ssend_init) with an activation: remembered until its completion and
+ * its message are seen. */
+static void ss_open(struct an_cp *cp, int ri, const struct qev *q, const struct an_op *o,
+                                              int unfinished)
+{
+    if (!o->req || unfinished || o->peer >= cp->run->size || cp->run->slot[o->peer] < 0) return;
+    struct ssnd *x = calloc(1, sizeof *x);
+    if (!x) {
+        cp->failed = 1;
+        return;
+    }
+    x->ck = ckey(ri, q->thread);
+    x->lt0 = q->lt0;
+    x->req = o->req;
+    x->dst = o->peer;
+    x->comm = o->comm;
+    x->tag = o->tag;
+    int err = 0;
+    struct ssnd *old = map_swap(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req, x, &err);
+    if (err) {
+        free(x);
+        cp->failed = 1;
+        return;
+    }
+    if (old) {                /* (ids are unique per rank: a damaged stream) */
+        old->in_sreq = 0;
+        if (old->in_scall) ss_unlink(cp, old);
+        if (old->m) ss_untie(cp, old->m);
+        free(old);
+    }
+    x->in_sreq = 1;
+    x->next = map_swap(&cp->scall, x->ck, x->lt0, x, &err);
+    if (err) {
+        x->next = NULL;
+        cp->failed = 1;
+        return;
+    }
+    x->in_scall = 1;
+}
+
+/* A SEND_DONE or CANCELLED op of the call q: if it closes a synchronous
+ * isend's activation and q is a Wait/Test completing it (completes), q
+ * will depend on its receive's posting when that is a blocking receive
+ * that began while q was on (QF_SYNC, an_cp.swait); freed, cancelled or
+ * abandoned, it ties nothing. */
+static void ss_complete(struct an_cp *cp, int ri, struct qev *q, const struct an_op *o, int completes)
+{
+    struct ssnd *x = map_get(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req);
+    if (!x) return;
+    map_del_p(&cp->sreq, (uint64_t)(uint32_t)ri, (int64_t)o->req, x);
+    x->in_sreq = 0;
+    struct swt *w = NULL;
+    if (completes) {
+        w = map_get(&cp->swait, ckey(ri, q->thread), q->lt0);
+        if (!w && (w = calloc(1, sizeof *w))) {
+            w->t0 = q->t0;
+            w->t1 = q->t1;
+            if (map_add(&cp->swait, ckey(ri, q->thread), q->lt0, w)) {
+                free(w);
+                w = NULL;     /* (two calls of a thread with one start: a damaged file) */
+            }
+        }
+        if (w) q->flags |= QF_SYNC;
+    }
+    if (!w) {
+        if (x->in_scall) ss_unlink(cp, x);
+        if (x->m) ss_untie(cp, x->m);
+        free(x);
+        return;
+    }
+    if (x->m) {               /* its message came first: decided now */
+        struct cmsg *m = x->m;
+        if (!ss_ties(cp, m, w) || ss_out(cp, w, m)) ss_untie(cp, m);   /* (else the reference goes with it) */
+        free(x);
+        return;
+    }
+    x->w = w;
+    w->pending++;
+}
+
+/* A message matched: if it is a synchronous isend's, tie it to the call
+ * completing it (or hold it until that is seen); that call's rank is tried
+ * again (at once where it waits for this message's receiver: m->sync). */
+static __attribute__((noinline)) void ss_message(struct an_cp *cp, struct cmsg *m, const struct an_msg *msg, int si)
+{
+    struct ssnd *x = map_get(&cp->scall, ckey(si, m->send_th), m->send_lt0);
+    while (x && (x->dst != msg->dst || x->comm != msg->comm || x->tag != msg->tag)) x = x->next;
+    if (!x) return;
+    ss_unlink(cp, x);
+    struct swt *w = x->w;
+    if (w) {
+        free(x);
+        w->pending--;
+        if (w->done) {        /* its call went on without it (past its time) */
+            if (!w->pending) free(w);
+            return;
+        }
+        if (ss_ties(cp, m, w) && !ss_out(cp, w, m)) {
+            m->sync = 1;      /* the receiver keeps its post for w */
+            m->refs++;
+        }
+        set_ready(cp, si);
+        return;
+    }
+    if (recv_posted(cp, m)) {
+        /* matched before its completion was seen (within the stream's
+         * slack): the receiver keeps its post until that is */
+        m->sync = 1;
+        m->refs++;
+        x->m = m;
+        return;
+    }
+    map_del_p(&cp->sreq, (uint64_t)(uint32_t)x->ck, (int64_t)x->req, x);   /* an MPI_Irecv: nothing to tie */
+    free(x);
+    if (!cp->sreq.live) cp->ss_tab = cp->ss_name;
+}
+
+/* The ops of an event for the synchronous isends: an ISEND of one
+ * (an_op.name, always a name index for an ISEND, is MPI_Issend or
+ * MPI_Ssend_init), a completion of one.  Called for the events that may
+ * start one, and for every event while some are open (an_cp.ss_tab). */
+static __attribute__((noinline)) void ss_ops(struct an_cp *cp, int ri, struct qev *q, const struct mlr_event *ev,
+                                             const struct an_op *ops, unsigned nops)
+{
+    for (unsigned i = 0; i < nops; i++) {
+        const struct an_op *o = &ops[i];
+        if (o->kind == AN_OP_ISEND && cp->sync_name[o->name] == 3 && o->peer >= 0)
+            ss_open(cp, ri, q, o, ev->unfinished);
+        else if ((o->kind == AN_OP_SEND_DONE || o->kind == AN_OP_CANCELLED) && cp->sreq.live)
+            ss_complete(cp, ri, q, o, o->kind == AN_OP_SEND_DONE && !ev->unfinished && (cp->done_name[q->name] & 1));
+    }
+    cp->ss_tab = cp->sreq.live ? cp->ss_all : cp->ss_name;
+}
+
+/* What the synchronous isends still hold when the pass is freed. */
+static void ss_free_all(struct an_cp *cp)
+{
+    for (size_t i = 0; i < cp->scall.cap; i++) {
+        struct ssnd *x = cp->scall.t[i].p;
+        if (!x || (void *)x == TOMB) continue;
+        for (struct ssnd *nx; x; x = nx) {
+            nx = x->next;
+            x->in_scall = 0;
+            if (x->w && !--x->w->pending && x->w->done) free(x->w);   /* (its out list went at its phase B) */
+            if (!x->in_sreq) free(x);
+        }
+    }
+    for (size_t i = 0; i < cp->sreq.cap; i++) {
+        struct ssnd *x = cp->sreq.t[i].p;
+        if (!x || (void *)x == TOMB) continue;
+        if (x->m && --x->m->refs == 0) free(x->m);
+        free(x);
+    }
+    for (size_t i = 0; i < cp->swait.cap; i++) {
+        struct swt *w = cp->swait.t[i].p;
+        if (!w || (void *)w == TOMB) continue;
+        for (unsigned k = 0; k < w->nout; k++)
+            if (--w->out[k]->refs == 0) free(w->out[k]);
+        free(w->out);
+        free(w);
+    }
+    free(cp->scall.t);
+    free(cp->sreq.t);
+    free(cp->swait.t);
 }
 
 CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
@@ -2458,6 +2836,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (role == AN_INIT) q->flags |= QF_INIT;
     if (role == AN_FINALIZE) q->flags |= QF_FIN;
     if (ev->unfinished) unfinished(cp, rk, ev, role, q);
+    /* synchronous isends: started (MPI_Issend, MPI_Start), or completed
+     * while some are open (one test per event where there are none) */
+    if (cp->ss_tab[q->name]) ss_ops(cp, ri, q, ev, ops, nops);
     unsigned nsend = 0, nrecv = 0;
     for (unsigned i = 0; i < nops; i++) {
         const struct an_op *o = &ops[i];
@@ -2483,9 +2864,9 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
     if (ev->type == ML_REC_COLL && !(role == AN_COLL_INIT && ev->request)) {   /* (a persistent init: local) */
         const struct ml_coll *c = &ev->coll;
         uint32_t comm = c->comm < rk->ncomms ? rk->comm[c->comm] : UINT32_MAX;
-        /* (a blocking collective on an inter-communicator whose two groups are known too) */
-        if (comm < cp->run->ncomms && (!cp->run->comms[comm].inter ||
-                                       (!ev->request && cp->run->comms[comm].lsize < cp->run->comms[comm].size))) {
+        /* (a collective on an inter-communicator whose two groups are known too) */
+        if (comm < cp->run->ncomms &&
+            (!cp->run->comms[comm].inter || cp->run->comms[comm].lsize < cp->run->comms[comm].size)) {
             const struct an_comm *cm = &cp->run->comms[comm];
             heavy = 1;
             q->flags |= QF_COLL;
@@ -2495,11 +2876,7 @@ CP_INLINE void on_event(void *ctx, const struct an_event *e, const struct an_op 
             if (q->pos < 0) q->flags &= ~QF_COLL;
             else q->cidx = r->ccount[comm]++;
             q->root = (c->root >= 0 && (uint32_t)c->root < cm->size) ? c->root : -1;
-            if (cm->inter) {
-                /* the root as this member named it: a rank of the other group, MPI_ROOT, MPI_PROC_NULL */
-                int w = c->root >= 0 ? an_peer_world(cp->run, rk, c->comm, c->root) : -1;
-                q->root = c->root == rk->mpi_root ? -2 : w >= 0 ? member_pos(cp->run, cm, w) : -3;
-            }
+            if (cm->inter) q->root = inter_root(cp, rk, cm, c);
             q->sbytes = c->bytes;
             const char *nm = q->name < cp->run->nnames ? cp->run->names[q->name] : "";
             coll_cost(cp, nm, cm->size, cm->inter ? q->root == -2 : q->root >= 0 && q->root == q->pos, c->bytes,
@@ -2600,6 +2977,7 @@ CP_INLINE void on_message(void *ctx, const struct an_msg *msg)
         if (e) m->sync = 0;   /* key taken (no memory, or two sends with one start): not synchronous */
         else m->refs++;
     }
+    if (cp->scall.live) ss_message(cp, m, msg, si);
     /* the receiver can use the message once the sender's edge value is
      * published: until then it waits for that, not for this (or for its time
      * to be up) */
@@ -2852,6 +3230,7 @@ void an_cp_free(struct an_cp *cp)
     }
     free(cp->colls.t);
     map_free_all(&cp->nbreq, 3);
+    ss_free_all(cp);
     map_free_all(&cp->inbox, 1);
     map_free_all(&cp->outbox, 2);
     map_free_all(&cp->wmap, 3);
@@ -2883,6 +3262,8 @@ void an_cp_free(struct an_cp *cp)
     free(cp->ckind);
     free(cp->sync_name);
     free(cp->done_name);
+    free(cp->ss_name);
+    free(cp->ss_all);
     free(cp->blocked);
     free(cp->rq);
     while (cp->free_nodes) {

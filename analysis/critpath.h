@@ -140,8 +140,10 @@ struct an_cp_result {
  *                    a collective it enters.  B: the call ends at the maximum
  *                    of the local values and the edge values it depends on
  *                    (the sender's for a receive, the receiver's for a
- *                    synchronous send, the members' for a collective, for
- *                    a nonblocking one at the Wait/Test completing it), plus
+ *                    synchronous send, at the Wait/Test completing it for
+ *                    a synchronous isend, the members' for a collective,
+ *                    for a nonblocking one at the Wait/Test completing
+ *                    it), plus
  *                    the call's useful time; the waiting before the last
  *                    dependency arrived is a wait state.  B blocks until the
  *                    edge values it needs are published.

@@ -108,7 +108,8 @@ struct req {                     /* open request of a rank, by handle */
     struct precv *active;        /* receive of the current activation */
     struct an_end start;         /* persistent: the Send_init (name, site) */
     struct ml_coll coll;         /* PCOLL: the init's payload */
-    uint16_t pname;              /* PCOLL: the routine each start performs (MPI_Allreduce) */
+    uint16_t pname;              /* PCOLL: the routine each start performs (MPI_Allreduce); a send or
+                                  * receive: the routine that made it (MPI_Ssend_init) */
     struct req *succ;            /* the next request with this handle, made while this one */
     int64_t succ_t1;             /* still runs in the stream: end of the call that made it */
     uint32_t succ_thread;        /* and its thread (req_open) */
@@ -807,7 +808,19 @@ static int do_send(struct an_match *m, const struct an_event *e, const struct an
     int dst = an_peer_world(m->run, r, p->comm, p->peer);
     if (dst < 0) return 0;
     send_post(m, comm, r->rank, dst, p->tag, end, p->bytes, req, 0, 0);
-    op_note(m, op, comm, dst, p->peer, p->tag, p->bytes, req);
+    if (m->sink.event) {      /* (op_note, and the routine: MPI_Start's says the init's, do_start) */
+        struct an_op *o = op_add(m);
+        if (o) {
+            o->kind = op;
+            o->comm = comm;
+            o->peer = dst;
+            o->peer_comm = p->peer;
+            o->tag = p->tag;
+            o->bytes = p->bytes;
+            o->req = req;
+            o->name = end->name;
+        }
+    }
     return 1;
 }
 
@@ -1051,7 +1064,10 @@ static void do_request(struct an_match *m, const struct an_event *e, const struc
         q->peer = p->peer == r->any_source || p->peer == r->proc_null ? -1
                                                                        : an_peer_world(m->run, r, p->comm, p->peer);
     }
-    if (persistent) return;   /* each MPI_Start starts one message */
+    if (persistent) {         /* each MPI_Start starts one message */
+        if (q) q->pname = end->name;   /* the routine that made it (MPI_Ssend_init): its starts' ISEND ops say it */
+        return;
+    }
     /* no request kept (MPI_REQUEST_NULL): nothing will close it, so no id */
     uint64_t id = q ? ++rs->next_id : 0;
     if (q) {
@@ -1109,7 +1125,9 @@ static void do_start(struct an_match *m, const struct an_event *e, const struct 
         q->id = ++rs->next_id;
         q->running = 1;
         if (q->kind == RQ_SEND) {
+            unsigned n0 = m->nops;
             q->open = (uint8_t)do_send(m, e, end, &p, AN_OP_ISEND, q->id);
+            if (m->nops > n0) m->ops[m->nops - 1].name = q->pname;   /* made by MPI_Ssend_init ... */
             continue;
         }
         struct recv_info ri;

@@ -6,7 +6,8 @@
 # MPI_PROC_NULL halos, a nonblocking collective whose MPI_Wait waits for
 # a late member, and MPI_Probe / an MPI_Iprobe loop before a receive / an
 # MPI_Improbe loop waiting for a late sender, and an MPI_Test loop on an MPI_Irecv waiting for it (a
-# completion wait); on both MPIs through `mpilens run`.  Times within 1%
+# completion wait), and an MPI_Issend (or MPI_Start of an MPI_Ssend_init) whose MPI_Wait, or an
+# MPI_Waitall over two of them, waits for a late blocking receiver; on both MPIs through `mpilens run`.  Times within 1%
 # or 50 us of what the ranks measured (their spins), bytes and modelled
 # costs exact (alpha 1000 ns, beta 1 ns/B), waiting + useful = each rank's
 # time, run time on the path = communication + computation on it.  The
@@ -18,7 +19,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl cp_analytic) || continue
-    for spec in pipeline:4 switch:4 allreduce:4 overlap:2 ssend:2 wildcard:3 procnull:4 iallreduce:3 probe:3 iprobe:3 improbe:3 testloop:3; do
+    for spec in pipeline:4 switch:4 allreduce:4 overlap:2 ssend:2 wildcard:3 procnull:4 iallreduce:3 probe:3 iprobe:3 improbe:3 testloop:3 issend:2 pssend:2 issendall:3; do
         mode=${spec%:*} n=${spec#*:}
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
@@ -37,7 +38,7 @@ t, mode = open(sys.argv[1]).read(), sys.argv[2]
 nb = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r'CP rank=(\d+) [^\n]*? nb=(\d+),(\d+)', t)}
 # (sender, waiter): the sender's mark before its send, the waiter's before its wait
 pairs = {'iallreduce': [(2, 0), (2, 1)], 'probe': [(0, 1)], 'iprobe': [(0, 1)], 'improbe': [(0, 1)],
-         'testloop': [(0, 1)]}.get(mode, [])
+         'testloop': [(0, 1)], 'issend': [(1, 0)], 'pssend': [(1, 0)], 'issendall': [(2, 0)]}.get(mode, [])
 late = [w for s, w in pairs if s in nb and w in nb and nb[s][0] - nb[w][1] < 2000000]
 print('rank %d reached its wait %.1f ms after the send began' % (late[0], (nb[pairs[0][0]][0] - nb[late[0]][1]) / -1e6) if late else 'ok')
 PY
@@ -230,6 +231,32 @@ elif mode == 'testloop':
     exact('late sender', sorted((x['rank'], x['routine']) for x in ws['late_sender']['by_site'] if x['time_ns'] > 50000), [])
     on1 = [x['on_path_ns'] for x in cp['ranks'] if x['rank'] == 1][0]
     if on1 > ranks[1]['useful_ns'] + 50000: bad.append('rank 1 on the path %d ns, useful %d' % (on1, ranks[1]['useful_ns']))
+elif mode in ('issend', 'pssend', 'issendall'):
+    # the synchronous isend's completing call waits for the late receiver L (rank 1; rank 2 for the
+    # Waitall) as an MPI_Ssend would: a late-receiver wait of rank 0 at that call, peer L, from rank
+    # 0's mark before the call to L's before its MPI_Recv; the path: L's 3 D spin, its receive, the
+    # hop to rank 0's completing call, rank 0's 2 D spin.  (Before, the call was local: no wait, the
+    # path rank 0 alone, 2 D of computation and 3 D of "communication" in MPI_Wait.)
+    late, call = (2, 'MPI_Waitall') if mode == 'issendall' else (1, 'MPI_Wait')
+    near_comp('computation on the path', comp, spin[0] + spin[late])
+    near_comp('computation on the run-time path', cp['runtime_split']['comp_ns'], spin[0] + spin[late])
+    ends([late, 0])
+    hops = [a['what'] for a in cp['segments'] if a['rank'] == late and a['what'] != 'end']
+    if not hops or hops[-1] != 'MPI_Recv -> rank 0 ' + call: bad.append('path leaves rank %d by %s' % (late, hops))
+    exact('path ends on', M['runtime']['end_rank'], 0)
+    slack = sum(max(0, mpi[r] - trace_mpi.get(r, mpi[r])) for r in mpi)
+    want = nb[late][0] - nb[0][1]
+    waits = {(x['rank'], x['peer'], x['routine']): x['time_ns'] for x in ws['late_receiver']['by_site']}
+    got = waits.get((0, late, call), 0)
+    if abs(got - want) > tol(want) + slack:
+        bad.append('rank 0: late receiver at %s for rank %d %d ns, want %d ns (+- %d)' % (call, late, got, want, slack))
+    exact('late receiver only at %s' % call, sorted(k for k in waits if waits[k] > 50000), [(0, late, call)])
+    exact('completion wait', [(x['rank'], x['routine']) for x in ws['completion']['by_site'] if x['time_ns'] > 50000], [])
+    # communication on the path is time in calls less waiting: at most the MPI time the ranks
+    # measured less rank 0's wait (the 3 D the call waited is on no path)
+    if cp['runtime_split']['comm_ns'] > sum(mpi.values()) - got + 50000:
+        bad.append('communication on the path %d ns > MPI time %d ns less the wait %d ns' %
+                   (cp['runtime_split']['comm_ns'], sum(mpi.values()), got))
 print('; '.join(bad))
 PY
 )

@@ -8,7 +8,10 @@
 # MPI_Bcast (MPI_ROOT / MPI_PROC_NULL roots) and MPI_Allreduce with a late
 # rank 0 (before, an inter-communicator's collectives were local: no wait
 # at all, the path through the waiting ranks' calls as communication,
-# 0.1 ms of computation on it); the bytes and costs of an
+# 0.1 ms of computation on it), and the same as MPI_Ibcast / MPI_Iallreduce
+# and as persistent MPI_Bcast_init / MPI_Allreduce_init + MPI_Start, each
+# followed by MPI_Wait, which waits as the blocking call would (local
+# before on an inter-communicator: no wait); the bytes and costs of an
 # MPI_Reduce_scatter_block (recorded as 0 bytes before).  On both MPIs through
 # `mpilens run`.  Before: a member took every member's entry as a
 # dependency (N x N), even one that came after its call had ended, so
@@ -22,7 +25,7 @@ for impl in openmpi mpich; do
     have_impl $impl || continue
     need_runtime $impl
     p=$(prog $impl cp_early) || continue
-    for mode in nbr nbr_a2a inbr nbr_window exscan scan icc_bcast icc_allreduce rsb; do
+    for mode in nbr nbr_a2a inbr nbr_window exscan scan icc_bcast icc_allreduce icc_ibcast icc_iallreduce icc_pbcast icc_pallreduce rsb; do
         d=$TEST_TMP/$impl-$mode
         mkdir -p "$d"
         (cd "$d" && mpilens_run $impl "$d/run" 4 "$p" $mode) >"$d/out" 2>"$d/err" ||
@@ -104,14 +107,19 @@ elif mode == 'rsb':
     exact('latency cost on the path', M['latency_cost']['path'], 4000)
     if rt < spin[3] - tol(spin[3]): bad.append('run time on the path %d ns < rank 3\'s spin %d ns' % (rt, spin[3]))
 elif mode.startswith('icc_'):
-    # the waiting ranks wait for rank 0 from their entry to rank 0's (one host: one CLOCK_MONOTONIC);
-    # in the MPI_Bcast rank 2 (MPI_PROC_NULL) takes no part
+    # the waiting ranks wait for rank 0 from their entry (blocking) or the start of the MPI_Wait
+    # completing their request (nonblocking, persistent: wait = that mark) to rank 0's entry (its
+    # call, MPI_Start) (one host: one CLOCK_MONOTONIC); in the broadcasts rank 2 (MPI_PROC_NULL)
+    # takes no part; the calls that start a nonblocking or persistent one wait for nothing
     waits = {}
+    call = {'icc_bcast': 'MPI_Bcast', 'icc_allreduce': 'MPI_Allreduce'}.get(mode, 'MPI_Wait')
     for x in ws['collective']['by_site']:
-        if x['routine'] in ('MPI_Bcast', 'MPI_Allreduce') and x['time_ns'] > 0: waits.setdefault(x['rank'], []).append((x['peer'], x['time_ns']))
+        if x['time_ns'] > 0 and x['routine'] != 'MPI_Barrier': waits.setdefault(x['rank'], []).append((x['peer'], x['time_ns']))
+        if x['routine'] not in ('MPI_Barrier', call) and x['time_ns'] > 50000:
+            bad.append('rank %d waited %d ns at %s' % (x['rank'], x['time_ns'], x['routine']))
     slack = sum(max(0, mpi[r] - trace_mpi.get(r, mpi[r])) for r in mpi)
     for r in (1, 2, 3):
-        want = 0 if (mode == 'icc_bcast' and r == 2) else max(0, tin[0] - tw[r])
+        want = 0 if ('bcast' in mode and r == 2) else max(0, tin[0] - tw[r])
         got = sum(t for _, t in waits.get(r, []))
         if abs(got - want) > tol(want) + slack:
             bad.append('rank %d: collective wait %d ns, want %d ns for rank 0 (+- %d)' % (r, got, want, slack))

@@ -88,6 +88,27 @@
  *   MPI_Wait would: a completion wait of rank 1 at MPI_Test, peer 0, of
  *   nb_ia(0) - nb_wait(1); the path as for probe (hop "MPI_Send -> rank 1
  *   MPI_Test"), computation on it 3·D.
+ * issend (2 ranks): Barrier; rank 0 MPI_Issend 100 bytes (tag 8) to rank 1
+ *   and MPI_Wait at once, then spins 2·D; rank 1 spins 3·D, then MPI_Recv.
+ *   A synchronous send completes only once its receive is posted: the
+ *   MPI_Wait waits for rank 1 as an MPI_Ssend would.  Late receiver: rank 0
+ *   at MPI_Wait, peer 1, nb_ia(1) - nb_wait(0) (rank 1's mark just before
+ *   MPI_Recv, rank 0's just before MPI_Wait: ~3·D), no other wait.  The
+ *   path: rank 1's spin, the receive, the hop "MPI_Recv -> rank 0
+ *   MPI_Wait", rank 0's spin: computation on it 3·D + 2·D = 5·D, ending on
+ *   rank 0; its communication is MPI time the ranks measured that is not
+ *   that waiting (a few us of calls).
+ * pssend (2 ranks): the same with MPI_Ssend_init (before the Barrier),
+ *   MPI_Start and MPI_Wait (MPI_Request_free after the spin): the same
+ *   late-receiver wait at MPI_Wait, the same path, 5·D of computation.
+ * issendall (3 ranks): Barrier; rank 0 MPI_Issend 100 bytes (tag 8) to
+ *   rank 1 and to rank 2, MPI_Waitall on both, then spins 2·D; rank 1
+ *   receives at once, rank 2 spins 3·D, then receives.  The Waitall waits
+ *   for the later receiver: late receiver of rank 0 at MPI_Waitall, peer 2,
+ *   nb_ia(2) - nb_wait(0) (rank 1's receive began before, or within
+ *   microseconds of, the Waitall: no wait over 50 us for it); path: rank
+ *   2's spin, "MPI_Recv -> rank 0 MPI_Waitall", rank 0's spin: 5·D of
+ *   computation.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -216,6 +237,38 @@ int main(int argc, char **argv)
             M(MPI_Irecv(buf, 100, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &rq));
             nb_wait = now();
             while (!flag) M(MPI_Test(&rq, &flag, MPI_STATUS_IGNORE));
+        }
+    } else if (strcmp(mode, "issend") == 0 || strcmp(mode, "pssend") == 0) {
+        MPI_Request rq;
+        int pers = mode[0] == 'p';
+        if (rank == 0 && pers) M(MPI_Ssend_init(buf, 100, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &rq));
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) {
+            if (pers) M(MPI_Start(&rq));
+            else M(MPI_Issend(buf, 100, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &rq));
+            nb_wait = now();
+            M(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            spin(2 * D_NS);
+            if (pers) M(MPI_Request_free(&rq));
+        } else if (rank == 1) {
+            spin(3 * D_NS);
+            nb_ia = now();
+            M(MPI_Recv(buf, 100, MPI_BYTE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        }
+    } else if (strcmp(mode, "issendall") == 0) {
+        M(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) {
+            MPI_Request rq[2];
+            MPI_Status st[2];
+            M(MPI_Issend(buf, 100, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &rq[0]));
+            M(MPI_Issend(buf, 100, MPI_BYTE, 2, 8, MPI_COMM_WORLD, &rq[1]));
+            nb_wait = now();
+            M(MPI_Waitall(2, rq, st));
+            spin(2 * D_NS);
+        } else {
+            if (rank == 2) spin(3 * D_NS);
+            nb_ia = now();
+            M(MPI_Recv(buf, 100, MPI_BYTE, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         }
     } else {
         if (rank == 0) fprintf(stderr, "cp_analytic: unknown mode %s\n", mode);

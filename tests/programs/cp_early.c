@@ -49,6 +49,15 @@
  *   hold rank 2 until rank 0 came): ranks 1, 2 and 3 wait for rank 0, of
  *   I(0) - I(r).  The run-time path goes through rank 0's spin: at least
  *   4·D long.
+ * icc_ibcast, icc_iallreduce: the same with MPI_Ibcast / MPI_Iallreduce,
+ *   each rank calling MPI_Wait at once after it (W(r): its mark just
+ *   before MPI_Wait): the call that completes the request waits as the
+ *   blocking one would, from its start: a collective wait at MPI_Wait,
+ *   peer 0, of I(0) - W(r) (rank 2 of the MPI_Ibcast none), the path
+ *   through rank 0's spin.  icc_pbcast, icc_pallreduce: MPI_Bcast_init /
+ *   MPI_Allreduce_init before the window (Open MPI 4.1: MPIX_..._init),
+ *   MPI_Start then MPI_Wait: the same, I(r) the mark before MPI_Start.
+ *   (Before, all four were local on an inter-communicator: no wait.)
  * rsb: Barrier; rank 3 spins 4·D; MPI_Reduce_scatter_block of 2 doubles
  *   a member: each member sends 2·4·8 = 64 bytes and receives 16.  Every
  *   chain holds one such call: bytes on the path and per process exactly
@@ -57,6 +66,9 @@
  *   runtime recorded the call as 0 bytes sent and received.)
  */
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +76,14 @@
 #include <time.h>
 
 #include "cputil.h"
+
+#if MPI_VERSION >= 4
+#define PBCAST_INIT MPI_Bcast_init
+#define PALLREDUCE_INIT MPI_Allreduce_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define PBCAST_INIT MPIX_Bcast_init
+#define PALLREDUCE_INIT MPIX_Allreduce_init
+#endif
 
 #define D_NS 10000000ll
 
@@ -80,9 +100,17 @@ int main(int argc, char **argv)
     int nbr = strncmp(mode, "nbr", 3) == 0 || strcmp(mode, "inbr") == 0;
     MPI_Comm cart = MPI_COMM_NULL, ic = MPI_COMM_NULL, half = MPI_COMM_NULL;
     int icc = strncmp(mode, "icc_", 4) == 0;
+    /* (inter-communicator: B names root 0 of A; in A rank 0 is MPI_ROOT, rank 2 MPI_PROC_NULL) */
+    static double icx, icy;
+    int icroot = rank % 2 ? 0 : rank == 0 ? MPI_ROOT : MPI_PROC_NULL;
+    MPI_Request icrq = MPI_REQUEST_NULL;
     if (icc) {
+        icx = rank;
         MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
         MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, 1 - rank % 2, 9, &ic);
+        if (strcmp(mode, "icc_pbcast") == 0) PBCAST_INIT(&icx, 1, MPI_DOUBLE, icroot, ic, MPI_INFO_NULL, &icrq);
+        if (strcmp(mode, "icc_pallreduce") == 0)
+            PALLREDUCE_INIT(&icx, &icy, 1, MPI_DOUBLE, MPI_SUM, ic, MPI_INFO_NULL, &icrq);
     }
     if (nbr) {
         int dims[1] = {size}, per[1] = {0};
@@ -129,14 +157,20 @@ int main(int argc, char **argv)
         M(MPI_Reduce_scatter_block(x, y, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         t_out = now();
     } else if (icc) {
-        double x = rank, y = 0;
         M(MPI_Barrier(MPI_COMM_WORLD));
         if (rank == 0) spin(4 * D_NS);
         t_in = t_wait = now();
-        if (strcmp(mode, "icc_bcast") == 0)
-            M(MPI_Bcast(&x, 1, MPI_DOUBLE, rank % 2 ? 0 : rank == 0 ? MPI_ROOT : MPI_PROC_NULL, ic));
-        else
-            M(MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, ic));
+        if (strcmp(mode, "icc_bcast") == 0) {
+            M(MPI_Bcast(&icx, 1, MPI_DOUBLE, icroot, ic));
+        } else if (strcmp(mode, "icc_allreduce") == 0) {
+            M(MPI_Allreduce(&icx, &icy, 1, MPI_DOUBLE, MPI_SUM, ic));
+        } else {
+            if (strcmp(mode, "icc_ibcast") == 0) M(MPI_Ibcast(&icx, 1, MPI_DOUBLE, icroot, ic, &icrq));
+            else if (strcmp(mode, "icc_iallreduce") == 0) M(MPI_Iallreduce(&icx, &icy, 1, MPI_DOUBLE, MPI_SUM, ic, &icrq));
+            else M(MPI_Start(&icrq));
+            t_wait = now();
+            M(MPI_Wait(&icrq, MPI_STATUS_IGNORE));
+        }
         t_out = now();
     } else {
         if (rank == 0) fprintf(stderr, "cp_early: unknown mode %s\n", mode);
@@ -151,6 +185,7 @@ int main(int argc, char **argv)
     printf("%s\n", line);
     fflush(stdout);
     if (cart != MPI_COMM_NULL) MPI_Comm_free(&cart);
+    if (icrq != MPI_REQUEST_NULL) MPI_Request_free(&icrq);
     if (ic != MPI_COMM_NULL) MPI_Comm_free(&ic);
     if (half != MPI_COMM_NULL) MPI_Comm_free(&half);
     MPI_Finalize();
