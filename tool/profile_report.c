@@ -305,15 +305,14 @@ static void text_messages(FILE *o, const struct report *rp)
     uint64_t un = st->unmatched_unsized;
     fmt_bytes(st->unmatched_send_bytes, d, sizeof d);
     if (un && un >= st->unmatched_sends) snprintf(d, sizeof d, "size unknown");
-    else if (un) snprintf(d + strlen(d), sizeof d - strlen(d), " + %" PRIu64 " of size unknown", un);
     fprintf(o, "  point-to-point  %s matched (%s); unmatched: %s send%s (%s), %s receive%s",
             fmt_count(st->messages, a, sizeof a), fmt_bytes(st->bytes, b, sizeof b),
             fmt_count(st->unmatched_sends, c, sizeof c), st->unmatched_sends == 1 ? "" : "s", d,
             fmt_count(bad_recvs, e, sizeof e), bad_recvs == 1 ? "" : "s");
     fputc('\n', o);
     if (un)
-        fprintf(o, "                  size unknown: %" PRIu64 " unmatched send%s of calls unfinished when %s rank stopped\n",
-                un, un == 1 ? "" : "s", un == 1 ? "its" : "their");
+        fprintf(o, "                  size unknown: %" PRIu64 " unmatched send%s of unfinished calls, not in the bytes\n",
+                un, un == 1 ? "" : "s");
     if (st->proc_null || st->probes)
         fprintf(o, "                  %" PRIu64 " to or from MPI_PROC_NULL (no message), %" PRIu64 " probe%s\n",
                 st->proc_null, st->probes, st->probes == 1 ? "" : "s");
