@@ -394,6 +394,8 @@ struct an_match_stats {
     uint64_t messages, bytes;         /* matched */
     uint64_t sends, recvs;            /* messages started, receives completed (incl. unmatched) */
     uint64_t unmatched_sends, unmatched_send_bytes;
+    uint64_t unmatched_unsized;        /* of those sends: of calls unfinished when their rank stopped
+                                        * (size not recorded, not in unmatched_send_bytes) */
     uint64_t unmatched_recvs, pending_recvs, unresolved_recvs;
     uint64_t proc_null;               /* operations on MPI_PROC_NULL (no message) */
     uint64_t probes;                  /* probes seen (never consume) */

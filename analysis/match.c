@@ -2072,6 +2072,7 @@ void an_match_finish(struct an_match *m)
                 sn = s->next;
                 m->st.unmatched_sends++;
                 m->st.unmatched_send_bytes += s->bytes;
+                m->st.unmatched_unsized += s->end.unsized;
                 find_end(m, AN_F_UNMATCHED_SEND, c->comm, &s->end, c->dst, c->tag, s->bytes);
                 psend_free(m, s);
             }

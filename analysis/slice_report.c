@@ -300,7 +300,7 @@ static int fkey_cmp(const void *a, const void *b)
     X(events) X(messages) X(bytes) X(sends) X(recvs) X(unmatched_sends) X(unmatched_send_bytes) X(unmatched_recvs) \
     X(pending_recvs) X(unresolved_recvs) X(proc_null) X(probes) X(coll_calls) X(coll_instances) X(coll_incomplete) \
     X(coll_mismatch) X(untracked_done) X(cancels) X(cancelled_recvs) X(cancelled_sends) X(unfinished) X(repaired)  \
-    X(repair_late) X(repair_skipped) X(repairable) X(moved)
+    X(repair_late) X(repair_skipped) X(repairable) X(moved) X(unmatched_unsized)
 #define MAXES(X) X(held_max) X(repair_max)
 
 /* The profile's sink, and beside it the hook's for this read (collective). */

@@ -734,7 +734,9 @@ static void snapshot(struct watch *w)
                            : !r->same_host && w->now - r->changed_ns > 2 * w->timeout_ns + 30000000000ll)
             estate = ES_STALE;
         if (estate) {
-            /* one entity; the most recent slot says where it was */
+            /* one entity; the thread the failure record names (the one
+             * report's diagnosis says the rank was in), else the most
+             * recent slot, says where it was */
             struct ent *e = ent_add(w);
             if (!e) return;
             e->rank = rank;
@@ -742,9 +744,14 @@ static void snapshot(struct watch *w)
             e->state = estate;
             int best = -1;
             uint64_t bt = 0;
+            uint64_t ftid = __atomic_load_n(&h->failure.kind, __ATOMIC_ACQUIRE) ? h->failure.tid : 0;
             for (unsigned i = 0; i < nt; i++) {
                 if (!ok[i]) continue;
                 uint64_t t = sl[i].t_start > sl[i].t_end ? sl[i].t_start : sl[i].t_end;
+                if (ftid && sl[i].tid == ftid) {
+                    best = (int)i, bt = t;
+                    break;
+                }
                 if (best < 0 || t > bt) best = (int)i, bt = t;
             }
             if (best >= 0) {

@@ -81,6 +81,11 @@ struct ox {
     uint64_t events, sends, recvs, colls;
     uint64_t unfinished;          /* calls in progress when their rank stopped or died */
     OTF2_AttributeList *attrs;    /* for their Enter: attribute 0 "mpilens:unfinished" */
+    /* the sends of calls unfinished when their rank stopped (their record
+     * has no size) that a receive took: the size received, per world rank
+     * and thread (one unfinished call per thread), from the matching pass */
+    struct unsized { int32_t rank; uint32_t thread, bytes; } *usz;
+    unsigned nusz, capusz;
     /* a sliced run, at process 0: every rank's locations, gathered */
     unsigned *gnt;                /* per world rank: threads */
     uint64_t **gev;               /* per world rank and thread: events + 1, 0 no location */
@@ -269,6 +274,28 @@ static OTF2_RegionRole region_role(const char *name, int role)
     return OTF2_REGION_ROLE_COLL_ALL2ALL;
 }
 
+static void ox_unsized(void *ctx, const struct an_msg *m)
+{
+    struct ox *x = ctx;
+    if (!m->send.unsized) return;
+    if (x->nusz == x->capusz) {
+        unsigned cap = x->capusz ? x->capusz * 2 : 16;
+        struct unsized *u = realloc(x->usz, cap * sizeof *u);
+        if (!u) return;
+        x->usz = u;
+        x->capusz = cap;
+    }
+    x->usz[x->nusz++] = (struct unsized){m->send.rank, m->send.thread, m->bytes};
+}
+
+/* An unfinished call's send: the size its receiver got, 0 if none took it */
+static uint32_t unsized_bytes(const struct ox *x, int32_t rank, uint32_t thread)
+{
+    for (unsigned i = 0; i < x->nusz; i++)
+        if (x->usz[i].rank == rank && x->usz[i].thread == thread) return x->usz[i].bytes;
+    return 0;
+}
+
 static void ox_event(void *ctx, const struct an_event *e, const struct an_op *ops, unsigned nops)
 {
     struct ox *x = ctx;
@@ -312,7 +339,8 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         case AN_OP_SEND:
             if (o->peer_comm < 0) break;
             OTF2_EvtWriter_MpiSend(w, NULL, t0, (uint32_t)inter_rank(x, o->comm, o->peer, o->peer_comm), o->comm,
-                                   (uint32_t)o->tag, o->bytes);
+                                   (uint32_t)o->tag,
+                                   ev->unfinished && !o->bytes ? unsized_bytes(x, r->rank, ev->thread) : o->bytes);
             n++;
             x->sends++;
             break;
@@ -791,9 +819,9 @@ int export_otf2(struct an_run *run, const char *out, int progress)
     OTF2_Archive_OpenEvtFiles(x.ar);
     /* every rank's first thread is a location of the communicators */
     for (unsigned i = 0; i < run->n; i++) loc_get(&x, i, 0);
-    struct an_sink sink = {&x, ox_event, NULL, NULL};
+    struct an_sink sink = {&x, ox_event, NULL, NULL}, sizes = {&x, NULL, ox_unsized, NULL};
     struct an_result res;
-    int rc = an_analyse(run, NULL, &sink, progress, &res);
+    int rc = an_analyse(run, &sizes, &sink, progress, &res);
     an_result_free(&res);
     for (unsigned i = 0; i < run->n; i++)
         for (unsigned t = 0; t < x.nlocs[i]; t++)
@@ -832,6 +860,7 @@ int export_otf2(struct an_run *run, const char *out, int progress)
                 dir, name, x.events, x.sends, x.recvs, x.colls, x.unfinished ? " (some unfinished)" : "");
     if (x.attrs) OTF2_AttributeList_Delete(x.attrs);
     ipos_free(&x);
+    free(x.usz);
     for (unsigned i = 0; i < run->n; i++) free(x.locs[i]);
     free(x.locs);
     free(x.nlocs);

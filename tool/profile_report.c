@@ -297,15 +297,22 @@ static void text_problems(FILE *o, const struct report *rp)
 static void text_messages(FILE *o, const struct report *rp)
 {
     const struct an_match_stats *st = &rp->res.stats;
-    char a[32], b[32], c[32], d[32], e[32];
+    char a[32], b[32], c[32], d[64], e[32];
     uint64_t bad_recvs = st->unmatched_recvs + st->pending_recvs + st->unresolved_recvs;
     rule(o, "Messages");
+    /* the sends of calls unfinished when their rank stopped have no size:
+     * not '0 B' (dl_bigsend: 2 unmatched sends of 64 MiB said '(0 B)') */
+    uint64_t un = st->unmatched_unsized;
+    fmt_bytes(st->unmatched_send_bytes, d, sizeof d);
+    if (un && un >= st->unmatched_sends) snprintf(d, sizeof d, "size unknown");
     fprintf(o, "  point-to-point  %s matched (%s); unmatched: %s send%s (%s), %s receive%s",
             fmt_count(st->messages, a, sizeof a), fmt_bytes(st->bytes, b, sizeof b),
-            fmt_count(st->unmatched_sends, c, sizeof c), st->unmatched_sends == 1 ? "" : "s",
-            fmt_bytes(st->unmatched_send_bytes, d, sizeof d), fmt_count(bad_recvs, e, sizeof e),
-            bad_recvs == 1 ? "" : "s");
+            fmt_count(st->unmatched_sends, c, sizeof c), st->unmatched_sends == 1 ? "" : "s", d,
+            fmt_count(bad_recvs, e, sizeof e), bad_recvs == 1 ? "" : "s");
     fputc('\n', o);
+    if (un)
+        fprintf(o, "                  size unknown: %" PRIu64 " unmatched send%s of unfinished calls, not in the bytes\n",
+                un, un == 1 ? "" : "s");
     if (st->proc_null || st->probes)
         fprintf(o, "                  %" PRIu64 " to or from MPI_PROC_NULL (no message), %" PRIu64 " probe%s\n",
                 st->proc_null, st->probes, st->probes == 1 ? "" : "s");
@@ -856,11 +863,13 @@ static void report_json(FILE *o, const struct report *rp)
             rp->res.repair_max > 0 ? rp->res.repair_rank : -1, rp->res.repair_converged ? "true" : "false");
     fprintf(o, "  \"messages\": {\"matched\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"sends\": %" PRIu64
                ", \"receives\": %" PRIu64 ", \"unmatched_sends\": %" PRIu64 ", \"unmatched_send_bytes\": %" PRIu64
+               ", \"unmatched_sends_unsized\": %" PRIu64
                ",\n               \"unmatched_receives\": %" PRIu64 ", \"pending_receives\": %" PRIu64
                ", \"unresolved_receives\": %" PRIu64 ", \"proc_null\": %" PRIu64 ", \"probes\": %" PRIu64
                ", \"cancels\": %" PRIu64 ", \"cancelled_receives\": %" PRIu64 ", \"cancelled_sends\": %" PRIu64
                ",\n               \"held_behind_wildcards_max\": %" PRIu64 ", \"untracked_completions\": %" PRIu64 "},\n",
             st->messages, st->bytes, st->sends, st->recvs, st->unmatched_sends, st->unmatched_send_bytes,
+            st->unmatched_unsized,
             st->unmatched_recvs, st->pending_recvs, st->unresolved_recvs, st->proc_null, st->probes, st->cancels,
             st->cancelled_recvs, st->cancelled_sends, st->held_max, st->untracked_done);
     unsigned n;

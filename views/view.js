@@ -1568,8 +1568,13 @@ function redraw() { tlDraw(); ldDraw(); mxDraw(); smDraw(); }
 
 function notes() {
   const m = D.meta, out = [];
-  out.push('Shows ' + m.ranks_read + ' of ' + m.ranks + ' rank' + (m.ranks === 1 ? '' : 's') + ', ' + fmtCount(m.calls) +
-    ' MPI calls, ' + fmtCount(m.messages) + ' matched messages (' + fmtBytes(D.bytes) + '), ' + fmtCount(m.colls) +
+  // MPI calls as the report counts them: a run of equal polls is one box
+  // on the timeline but 1 + repeat calls (it said the boxes: 411 MPI calls
+  // where the program made 172,091)
+  const calls = m.calls_repeated != null ? m.calls_repeated : m.calls;
+  out.push('Shows ' + m.ranks_read + ' of ' + m.ranks + ' rank' + (m.ranks === 1 ? '' : 's') + ', ' + fmtCount(calls) +
+    ' MPI calls' + (calls !== m.calls ? ' (' + fmtCount(m.calls) + ' boxes: a run of equal polls is one)' : '') +
+    ', ' + fmtCount(m.messages) + ' matched messages (' + fmtBytes(D.bytes) + '), ' + fmtCount(m.colls) +
     ' collective instances, over ' + fmtTime(D.span) + '.');
   if (D.served) out.push('Served by mpilens view --serve: the page starts from the run\'s overview (' +
     fmtCount(O.m_ts.length) + ' lines stand for its messages); zoomed in, it loads the calls and messages of the window ' +

@@ -239,6 +239,26 @@ for impl in openmpi mpich; do
         assert_contains "$t" "MPI_Recv dl_cycle3.c:$(L dl_cycle3 L_RECV)" "$impl top --once dl_cycle3"
         for w in computing polling "not started" finalized; do assert_not_contains "$t" "$w" "$impl top --once dl_cycle3"; done
     fi
+    # dl_thread: ranks 0 and 1 die with thread 0 in MPI_Barrier and thread 1
+    # in MPI_Recv; each rank's failure record names the thread that was
+    # stopped, and report says where that one was ("blocked in MPI_X called
+    # at F:L"): top's one row per died rank says the same (it said the
+    # thread whose call started last, MPI_Recv of thread 1, while report
+    # said MPI_Barrier)
+    if selected dl_thread && [ -d "$TEST_TMP/$impl-dl_thread" ]; then
+        t=$("$MPILENS" top "$TEST_TMP/$impl-dl_thread" --once --width 200 2>&1)
+        rep=$("$MPILENS" report -q --no-critical-path "$TEST_TMP/$impl-dl_thread" 2>&1)
+        for r in 0 1 2; do
+            b=$(awk -v r="$r" '$1 == "rank" && $2 == r && $3 == "(pid" { on = 1; next }
+                on && /^ *blocked in / { print $3, $6; exit } /^$/ { on = 0 }' <<<"$rep")
+            [ -n "$b" ] || { soft_fail "$impl dl_thread: report says nowhere where rank $r was blocked"; continue; }
+            # top's row holding rank r (WHO: ranks and ranges, 0-1 or 0,2)
+            row=$(awk -v r="$r" 'NR > 2 { n = split($1, p, ",")
+                for (i = 1; i <= n; i++) { split(p[i], w, "-"); if (w[2] == "") w[2] = w[1]
+                    if (w[1] + 0 <= r && r <= w[2] + 0) { print; next } } }' <<<"$t")
+            assert_contains "$row" "in ${b% *} ${b#* }" "$impl top --once dl_thread, rank $r's row (report: blocked in $b)"
+        done
+    fi
     if selected ok_chain && [ -d "$TEST_TMP/$impl-ok_chain" ]; then
         t=$("$MPILENS" top "$TEST_TMP/$impl-ok_chain" --once --width 200 2>&1)
         assert_contains "$t" "3 ranks: 3 finalized" "$impl top --once ok_chain"

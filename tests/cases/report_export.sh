@@ -38,6 +38,8 @@
 #    ...; try 'mpilens export --help'', exit 2, nothing written;
 #  - threads (tests/progs/threads.c): one Perfetto track and one OTF2 location
 #    per thread (ids t<<32|rank), every message an arrow;
+#  - otf2: the send half of an MPI_Sendrecv unfinished when its rank was
+#    stopped, which a receive took, has the size received (16 bytes);
 #  - an existing output is never overwritten.
 # timeout: 300
 set -u
@@ -350,8 +352,38 @@ PY
     echo "ok $impl threads: one track per thread, every message an arrow"
 }
 
+# unfinished IMPL: tests/programs/dl_sendrecv_half.c, stopped as deadlocked:
+# rank 0's MPI_Sendrecv (4 MPI_INTs to rank 1, tag 4) is unfinished, but
+# rank 1's first MPI_Recv took its send half: 16 bytes.  The unfinished
+# call's record has no size: otf2's MPI_SEND said Length 0 against the
+# MPI_RECV's 16 (the report and perfetto said 16); now both 16.
+run_unfinished() {
+    local impl=$1 p=$root/build/tests/$1/dl_sendrecv_half dir=$tmp/uf-$1
+    command -v otf2-print >/dev/null || return 0
+    [ -x "$p" ] || { echo "note: $p not built (tests/run builds it): skipped"; return 0; }
+    ran=$((ran + 1))
+    timeout 60 "$MPILENS" run -q --mpi="$impl" -n 2 --deadlock-timeout 1 --monitor off -o "$dir" "$p" \
+        >"$tmp/uf-out" 2>&1
+    [ $? = 86 ] || { echo "FAIL $impl unfinished: dl_sendrecv_half not stopped as deadlocked: $(head -c 300 "$tmp/uf-out")"; fail=1; return; }
+    "$MPILENS" export -q --format=otf2 "$dir" -o "$tmp/uf-otf2-$impl/trace" 2>"$tmp/uf-err" || {
+        echo "FAIL $impl unfinished: otf2 export: $(head -c 300 "$tmp/uf-err")"; fail=1; return; }
+    local ev
+    ev=$(otf2-print "$tmp/uf-otf2-$impl/trace.otf2" | grep -E '^MPI_(SEND|RECV) ')
+    local s r
+    s=$(awk '$1 == "MPI_SEND" && $2 == 0 && / Tag: 4,/ { sub(/.*Length: /, ""); print }' <<<"$ev")
+    r=$(awk '$1 == "MPI_RECV" && $2 == 1 && / Tag: 4,/ { sub(/.*Length: /, ""); print }' <<<"$ev")
+    if [ "$s" = 16 ] && [ "$r" = 16 ]; then
+        echo "ok $impl unfinished: the unfinished MPI_Sendrecv's send is 16 bytes, as received"
+    else
+        echo "FAIL $impl unfinished: otf2 MPI_SEND Length '$s', MPI_RECV Length '$r', want 16 and 16: $(tr '\n' ' ' <<<"$ev" | head -c 400)"
+        fail=1
+    fi
+}
+
 run_impl openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
 run_impl mpich mpicc.mpich mpirun.mpich
+run_unfinished openmpi
+run_unfinished mpich
 run_cancel openmpi mpicc.openmpi mpirun.openmpi --oversubscribe
 run_cancel mpich mpicc.mpich mpirun.mpich
 run_threads openmpi mpicc.openmpi mpirun.openmpi --oversubscribe

@@ -6,7 +6,9 @@
 # the unfinished MPI_Sendrecv counted as a receive alone: rank 1's
 # completed MPI_Recv was 'completed ..., but no recorded send fits'.  A send
 # half nobody took is an unmatched send whose size the report says it does
-# not know (it said 0 B; before, no such finding at all).
+# not know (it said 0 B; before, no such finding at all), in the finding
+# and in the Messages summary ('2 sends (size unknown)', JSON
+# unmatched_sends_unsized 2; it said '2 sends (0 B)').
 need_mpilens
 for impl in openmpi mpich; do
     have_impl $impl || continue
@@ -48,4 +50,15 @@ PY
         assert_contains "$t" "1 message (size not recorded: the call was unfinished) from rank $pair, tag 4, MPI_COMM_WORLD: sent by MPI_Sendrecv" \
             "$impl dl_sendrecv_f: report"
     done
+    # ... and the Messages summary says so too: 2 unmatched sends (ranks 1
+    # and 2's send halves, tag 4), their size unknown; 4 receives never
+    # completed (rank 0's two MPI_Irecv, the receive halves of ranks 1 and
+    # 2, tags 5 and 6); it said '2 sends (0 B)'
+    assert_contains "$t" "unmatched: 2 sends (size unknown), 4 receives" "$impl dl_sendrecv_f: report's Messages line"
+    assert_contains "$t" "size unknown: 2 unmatched sends of unfinished calls, not in the bytes" \
+        "$impl dl_sendrecv_f: report's Messages"
+    "$MPILENS" report --json -q --no-critical-path "$d/run2" >"$d/rep2.json" 2>&1
+    assert_eq "2 0 2" "$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["messages"]
+print(m["unmatched_sends"], m["unmatched_send_bytes"], m.get("unmatched_sends_unsized"))' "$d/rep2.json" 2>&1)" \
+        "$impl dl_sendrecv_f: report --json unmatched_sends, _bytes, _unsized"
 done

@@ -16,6 +16,9 @@
 #   the polls: a run of repeated polls counts the profile's estimate; before,
 #   its span from the first poll to the last, 4.0 s of MPI_Test against
 #   report's 36 ms);
+# - the page's note says as many MPI calls as report (run.calls): on the
+#   poll run, whose repeated polls are one box each, it said the boxes
+#   (records), not the calls;
 # - 1 rank (the ring goes to itself: 10 messages): the page's note does not
 #   say "there is no traffic between ranks" but that its 10 messages went to
 #   itself;
@@ -76,6 +79,12 @@ for r in ("run4", "run1", "lost", "poll"):
     if page.get("errors"): bad.append("%s: console errors %s" % (r, page["errors"][:3]))
     want = {"ranks": rep["run"]["ranks"], "messages": rep["messages"]["matched"], "bytes": rep["messages"]["bytes"]}
     if page.get("stats") != want: bad.append("%s: stats %s, report %s" % (r, page.get("stats"), want))
+    # the note's MPI calls: report's (a run of equal polls counts 1 + repeat calls)
+    m = __import__("re").search(r"Shows \d+ of \d+ ranks?, ([\d,]+) MPI calls", page.get("notes", ""))
+    if not m or int(m.group(1).replace(",", "")) != rep["run"]["calls"]:
+        bad.append("%s: the note says %r, report %d MPI calls" % (r, page.get("notes", "")[:120], rep["run"]["calls"]))
+    if r == "poll" and rep["run"]["calls"] <= rep["run"]["events"]:
+        bad.append("poll: report counts %d calls in %d records: rank 0's polls made no run of repeats" % (rep["run"]["calls"], rep["run"]["events"]))
     # the routine table: calls and time% as the report's
     routines = {x["routine"]: x for x in rep["routines"]}
     inside = sum(x["total_ns"] for x in rep["routines"] if x["routine"] not in ("MPI_Init", "MPI_Finalize"))
