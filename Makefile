@@ -52,7 +52,7 @@ TOOL_CFLAGS += -DML_NO_OTF2
 else
 TOOL_CFLAGS += $(shell pkg-config --cflags otf2 2>/dev/null)
 endif
-RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c
+RT_SRC := runtime/rt.c runtime/failsafe.c runtime/requests.c runtime/python.c
 
 all: $(B)/bin/mpilens $(RUNTIMES) $(ENGINES)
 

@@ -179,6 +179,10 @@ struct ml_module {             /* one mapping of /proc/self/maps, executable */
     uint64_t start, end, file_offset;
     char path[232];
 };
+/* file_offset of a module that is a Python source file (runtime/python.c):
+ * its sites are lines, address - start; start and end lie beyond any user
+ * address */
+#define ML_MODULE_SOURCE UINT64_MAX
 
 /* Live state of one thread: what it is doing now.  The owner writes
  * routine..t_start (and aux) under the sequence lock when a call starts, and

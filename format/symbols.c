@@ -177,6 +177,13 @@ const char *sym_addr(const struct mlr_file *f, uint64_t addr, char *buf, size_t 
 
 const char *sym_module_addr(const struct ml_module *mm, uint64_t addr, char *buf, size_t n)
 {
+    if (mm->file_offset == ML_MODULE_SOURCE) {   /* a Python source file: the site is a line */
+        char path[sizeof mm->path + 1];
+        memcpy(path, mm->path, sizeof mm->path);
+        path[sizeof mm->path] = 0;
+        snprintf(buf, n, "%s:%" PRIu64, base_name(path), addr - mm->start);
+        return buf;
+    }
     struct module *m = module_get(mm->path);
     if (!m) {
         snprintf(buf, n, "0x%" PRIx64, addr);

@@ -174,7 +174,22 @@ static void modules_refresh(void)
         copy_str(m->path, sizeof m->path, p);
     }
     fclose(f);
+    /* the Python source files whose lines are sites (python.c) */
+    n += ml_py_modules(modules + n, ML_MAX_MODULES - n);
     __atomic_store_n(&hdr->nmodules, n, __ATOMIC_RELEASE);
+}
+
+/* A Python source file got a module (python.c): into the table. */
+void ml_py_modules_changed(unsigned n)
+{
+    static unsigned in_table;
+    if (__atomic_load_n(&in_table, __ATOMIC_ACQUIRE) >= n) return;
+    pthread_mutex_lock(&lock);
+    if (in_table < n) {
+        modules_refresh();
+        __atomic_store_n(&in_table, n, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 /* The tick counter and CLOCK_MONOTONIC read together: a preemption between
@@ -953,6 +968,9 @@ void ml_thread_start(struct ml_thread *th)
 {
     pthread_once(&once, process_init);
     if (ml_disabled) return;
+    static int py_tried;
+    if (!__atomic_exchange_n(&py_tried, 1, __ATOMIC_ACQ_REL))
+        ml_py_setup(chain_depth > 1);   /* mpi4py's first call: MPI_Init's site is a line too */
     if (!th->live) {             /* (else claimed when the thread started) */
         uint32_t i = __atomic_fetch_add(&hdr->nthreads, 1, __ATOMIC_RELAXED);
         if (i < ML_MAX_THREADS) {
@@ -1214,6 +1232,19 @@ uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
 {
     if (!sites) return 0;
     if (chains) return chain_site(addr);
+    int cache = 1;
+    if (addr - ml_py_lo < ml_py_len) {
+        /* mpi4py's code: the Python line that called it, cached as its own
+         * address; mpi4py's address itself never is (python.c) */
+        uintptr_t p = ml_py_addr(th);
+        if (p) {
+            unsigned c = (unsigned)((p >> 2) ^ (p >> 9)) & (ML_SITE_CACHE - 1);
+            if (th->sites[c].addr == p) return th->sites[c].id;
+            addr = p;
+        } else {
+            cache = 0;
+        }
+    }
     uint32_t id = 0;
     uint64_t h = ((uint64_t)addr * 0x9E3779B97F4A7C15ull) >> 48;
     for (unsigned i = 0; i < ML_MAX_SITES; i++) {
@@ -1245,6 +1276,7 @@ uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
             }
         }
     }
+    if (!cache) return id;
     unsigned c = (unsigned)((addr >> 2) ^ (addr >> 9)) & (ML_SITE_CACHE - 1);
     th->sites[c].addr = addr;
     th->sites[c].id = id;
@@ -2505,6 +2537,7 @@ void ml_after_init(int provided)
         clock_sync(&hdr->sync_init, 1);
         PMPI_Comm_free(&priv);
     }
+    ml_py_setup(chain_depth > 1);   /* a Python program: the lines of its calls */
     pthread_mutex_lock(&lock);
     modules_refresh();
     pthread_mutex_unlock(&lock);

@@ -47,6 +47,7 @@
 #define ML_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define ML_SITE_CACHE 256        /* direct-mapped: return address -> site id */
 #define ML_REQ_STACK 64
+#define ML_PY_CACHE 16           /* direct-mapped: Python frame -> site address (python.c) */
 
 /* An MPI handle of any implementation as a 64-bit number. */
 #define ML_HANDLE(h) ((uint64_t)(uintptr_t)(h))
@@ -75,6 +76,7 @@ struct ml_thread {
     uint32_t type_gen;
     int64_t type_size;         /* MPI_Type_size_x: a type can hold more than INT_MAX bytes */
     struct { uintptr_t addr; uint32_t id; } sites[ML_SITE_CACHE];
+    struct { uintptr_t code, instr, addr; } py[ML_PY_CACHE];
     /* what the thread's scheduler counters said at a recent poll's end
      * (ml_poll_sample): tells work between polls from time off the CPU */
     uint64_t sched_tick;
@@ -220,6 +222,16 @@ ML_INLINE uint64_t ml_now(void)
     if (ML_LIKELY(ml_use_tsc)) return __rdtsc();
     return ml_ticks_slow();
 }
+
+/* Python programs (python.c): mpi4py's code, whose calls take the line of
+ * the Python frame that made them (ml_py_len 0: not a Python program).  Its
+ * return addresses never enter the site cache, so they always come to
+ * ml_site_slow, which asks for the frame: other programs pay nothing. */
+extern uintptr_t ml_py_lo, ml_py_len;
+uintptr_t ml_py_addr(struct ml_thread *th);
+void ml_py_setup(int chains);
+unsigned ml_py_modules(struct ml_module *out, unsigned room);
+void ml_py_modules_changed(unsigned n);
 
 /* With call chains (rt.c, chain_site) the cache stays empty: every call
  * takes the slow path, and this one is the same with or without them. */

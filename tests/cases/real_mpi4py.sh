@@ -2,7 +2,7 @@
 # import time) under `mpilens run`: the same output as without it, every
 # rank recorded, the buffer messages (ring Sendrecv, wildcard Irecv +
 # Waitall) matched with their exact bytes, 0 unmatched, no finding.
-# timeout: 200
+# timeout: 240
 py=/usr/bin/python3
 "$py" -c 'import mpi4py' 2>/dev/null || fail "python3-mpi4py not installed"
 need_runtime openmpi
@@ -41,3 +41,25 @@ k=$(grep -c "MPI_Sendrecv .*tag=5 bytes=80 type=MPI_DOUBLE" dump.txt)
 assert_eq "$k" "$n" "MPI_Sendrecv records with 80 bytes"
 k=$(grep -c "MPI_Irecv " dump.txt)
 assert_eq "$k" "$((n - 1))" "MPI_Irecv records on rank 0"
+# call sites are the lines of the Python program (runtime/python.c), not
+# mpi4py's extension module: the ring's MPI_Sendrecv at its line on every
+# rank, MPI_Init_thread (made while mpi4py is imported) at the import
+L=$(grep -n "^c.Sendrecv(" "$script" | cut -d: -f1)
+k=$(grep -c "MPI_Sendrecv m4p_ring.py:$L " dump.txt)
+assert_eq "$k" "$n" "MPI_Sendrecv records at m4p_ring.py:$L"
+L=$(grep -n "^from mpi4py import MPI" "$script" | cut -d: -f1)
+k=$(grep -c "MPI_Init_thread m4p_ring.py:$L\$" dump.txt)
+assert_eq "$k" "$n" "MPI_Init_thread records at m4p_ring.py:$L"
+grep -q "MPI_Sendrecv MPI\." dump.txt && fail "a buffer call still at mpi4py's address: $(grep -m1 'MPI_Sendrecv MPI\.' dump.txt)"
+# a deadlock of a Python program: the live verdict and the report's
+# diagnosis name the line of the receive, inside a function
+dl=$ROOT/tests/programs/m4p_deadlock.py
+L=$(grep -n "# L_RECV" "$dl" | cut -d: -f1)
+"$MPILENS" run --deadlock-timeout=2 -n 2 -o dltrace "$py" "$dl" >dl.out 2>dl.err
+rc=$?
+assert_eq "$rc" 86 "mpilens run exit status on the deadlock"
+grep -q "rank 0: MPI_Mprobe from 1 tag 3 at m4p_deadlock.py:$L " dltrace/deadlock.txt ||
+    fail "the verdict does not name m4p_deadlock.py:$L: $(head -4 dltrace/deadlock.txt)"
+"$MPILENS" report dltrace >dlrep.txt 2>&1 || fail "report of the deadlock failed: $(tail -2 dlrep.txt)"
+grep -q "blocked in MPI_Mprobe called at m4p_deadlock.py:$L\$" dlrep.txt ||
+    fail "the diagnosis does not name m4p_deadlock.py:$L: $(grep -m2 'blocked in' dlrep.txt)"
