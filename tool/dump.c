@@ -126,18 +126,19 @@ static void put_peer(FILE *o, const struct mlr_file *f, const char *key, uint16_
     else fprintf(o, " %s=%d@comm", key, peer);
 }
 
-static void put_type(FILE *o, const struct mlr_file *f, uint16_t t)
+/* pfx: "recv_" for the receive half of a sendrecv (its own key) */
+static void put_type(FILE *o, const struct mlr_file *f, uint16_t t, const char *pfx)
 {
     if (t == ML_TYPE_NONE) return;
     const struct mlr_type *ty = mlr_type(f, t);
-    if (!ty) fprintf(o, " type=#%u", t);
+    if (!ty) fprintf(o, " %stype=#%u", pfx, t);
     else if (ty->name[0]) {
         /* one token, as every field: a name set with MPI_Type_set_name
          * may hold spaces */
-        fputs(" type=", o);
+        fprintf(o, " %stype=", pfx);
         for (const char *c = ty->name; *c; c++) putc(*c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, o);
     } else
-        fprintf(o, " type=derived#%u(%d)", t, ty->size);
+        fprintf(o, " %stype=derived#%u(%d)", pfx, t, ty->size);
 }
 
 static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx,
@@ -152,7 +153,7 @@ static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, c
     put_peer(o, f, k, p->comm, p->peer);
     if (p->tag != ML_PEER_NONE) fprintf(o, " %stag=%d", pfx, p->tag);
     fprintf(o, " %sbytes=%" PRIu32, pfx, p->bytes);
-    put_type(o, f, p->dtype);
+    put_type(o, f, p->dtype, pfx);
 }
 
 static const char *state_name(int32_t s)
@@ -258,7 +259,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             }
             put_peer(o, f, "root", e.coll.comm, e.coll.root);
             fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
-            put_type(o, f, e.coll.dtype);
+            put_type(o, f, e.coll.dtype, "");
             if (e.request) {                 /* a nonblocking collective */
                 fprintf(o, " req=0x%" PRIx64, e.request);
                 struct req_slot *r = req_slot(e.request);
@@ -271,7 +272,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             fprintf(o, " file=0x%" PRIx64, e.io.file);
             if (!(e.io.flags & ML_IO_OPEN)) {
                 fprintf(o, " bytes=%" PRIu64, e.io.bytes);
-                put_type(o, f, e.io.dtype);
+                put_type(o, f, e.io.dtype, "");
             }
             break;
         case ML_REC_COMPLETE:
