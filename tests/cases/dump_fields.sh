@@ -12,6 +12,10 @@
 # tag 46 from it): the receive half's type is recv_type=, and no line holds
 # a key twice.  Before: both halves' types were 'type=' (type=MPI_INT ...
 # type=MPI_DOUBLE: read as key=value pairs, the send's type was the double).
+# The MPI_Wait completing rank 0's MPI_Isend (2 MPI_CHAR to rank 2, tag 44)
+# shows that send: peer=2 tag=44 bytes=2, in done= too.  A send's status is
+# undefined but for MPI_Test_cancelled; the dump printed it: 'peer=0 tag=0
+# bytes=0' on MPICH, 'peer=PROC_NULL tag=-1 bytes=0' on Open MPI.
 need_mpilens
 src=$ROOT/tests/programs/dumpcheck.c
 for impl in openmpi mpich; do
@@ -75,6 +79,9 @@ for impl in openmpi mpich; do
     site_ok "rank 0 MPI_Isend" "$e " isend
     has "rank 0 MPI_Isend" "$e" peer=2 tag=44 bytes=2 type=MPI_CHAR
     [[ $e =~ \ req=0x[0-9a-f]+ ]] || soft_fail "$impl: rank 0 MPI_Isend has no req=0x..: ${e:0:200}"
+    e=$(ev 0 MPI_Wait | head -1)
+    has "rank 0 MPI_Wait of its MPI_Isend" "$e" peer=2 tag=44 bytes=2
+    [[ $e =~ \ done=0x[0-9a-f]+/2/44/2( |$) ]] || soft_fail "$impl: rank 0 MPI_Wait of its MPI_Isend: done= is not HANDLE/2/44/2: ${e:0:200}"
     e=$(ev 2 MPI_Irecv | head -1)
     site_ok "rank 2 MPI_Irecv" "$e " irecv
     has "rank 2 MPI_Irecv" "$e" peer=0 tag=44
