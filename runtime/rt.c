@@ -1916,6 +1916,8 @@ void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest
         source = status->MPI_SOURCE;
         rtag = status->MPI_TAG;
         if (n >= 0) rbytes = (uint32_t)n;
+    } else if (ret == MPI_SUCCESS && source == MPI_PROC_NULL) {
+        rbytes = 0;   /* nothing received (its status: count 0) */
     }
     struct ml_rec *r = ml_rec_begin(c, ML_REC_SENDRECV, 6);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);
