@@ -100,13 +100,16 @@ static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, 
  * send: a send's (nonblocking or persistent), whose status is undefined
  * but for MPI_Test_cancelled (Open MPI's holds an earlier receive's source
  * and size, MPICH's what the program's status held): its completion shows
- * the send's own destination, tag and bytes. */
+ * the send's own destination, tag and bytes; nostatus: an MPI_Isendrecv's
+ * whose completion status is not the receive's (MPICH 4.0: the runtime's
+ * ML_SR_NOSTATUS), shown as its handle alone. */
 #define REQ_SLOTS 65536
 static struct req_slot {
     uint64_t handle;
     uint16_t comm;
     uint8_t coll;
     uint8_t send;
+    uint8_t nostatus;
     int32_t peer;          /* a send's destination (comm rank), tag and bytes */
     int32_t tag;
     uint32_t bytes;
@@ -248,6 +251,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 r->handle = e.request;
                 r->comm = e.p2p[0].comm;
                 r->coll = 0;
+                r->nostatus = 0;
                 r->send = role[e.routine] == AN_ISEND + 1 || role[e.routine] == AN_SEND_INIT + 1;
                 r->peer = e.p2p[0].peer;
                 r->tag = e.p2p[0].tag;
@@ -264,6 +268,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 r->comm = e.p2p[1].comm;
                 r->coll = 0;
                 r->send = 0;
+                r->nostatus = (e.sr_flags & ML_SR_NOSTATUS) != 0;
             }
             break;
         case ML_REC_COLL:
@@ -281,6 +286,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 r->comm = e.coll.comm;
                 r->coll = 1;
                 r->send = 0;
+                r->nostatus = 0;
             }
             break;
         case ML_REC_IO:
@@ -302,7 +308,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                     int known = r->handle == d->request;
                     uint16_t comm = known ? r->comm : ML_COMM_NONE;
                     fprintf(o, "%s0x%" PRIx64, i ? "," : "", d->request);
-                    if (known && r->coll) continue;
+                    if (known && (r->coll || (r->nostatus && d->source != ML_PEER_CANCELLED))) continue;
                     nmsg++;
                     if (known && r->send && d->source != ML_PEER_NONE) {
                         int cancelled = d->source == ML_PEER_CANCELLED;
