@@ -756,6 +756,13 @@ static void op_note(struct an_match *m, uint8_t kind, uint32_t comm, int32_t pee
     o->req = req;
 }
 
+/* What a completed receive took: nothing from MPI_PROC_NULL (its status
+ * says count 0; the runtime recorded the count posted before it recorded 0) */
+static uint32_t recv_bytes(const struct an_rank *r, const struct ml_p2p *p)
+{
+    return p->peer == r->proc_null ? 0 : p->bytes;
+}
+
 static uint32_t comm_of(struct an_match *m, const struct an_rank *r, uint16_t cidx, const struct an_end *e)
 {
     if (cidx < r->ncomms && r->comm[cidx] != UINT32_MAX) return r->comm[cidx];
@@ -1651,7 +1658,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
         case AN_MPROBE:
             do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
             if (ri.ok || ev->p2p[0].peer == r->proc_null)
-                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, ev->p2p[0].bytes, 0);
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, recv_bytes(r, &ev->p2p[0]), 0);
             break;
         case AN_IRECV: do_recv(m, e, &end, &ev->p2p[0], 0, 1, &ri); break;      /* Fortran: no request */
         case AN_PROBE:
@@ -1668,7 +1675,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
              * handle): taken here, as by MPI_Mprobe; MPI_Mrecv only fetches it */
             do_recv(m, e, &end, &ev->p2p[0], 1, 0, &ri);
             if (ri.ok || ev->p2p[0].peer == r->proc_null)
-                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, ev->p2p[0].bytes, 0);
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[0].peer, ev->p2p[0].tag, recv_bytes(r, &ev->p2p[0]), 0);
         }
         break;
     case ML_REC_SENDRECV:
@@ -1683,7 +1690,7 @@ void an_match_event(struct an_match *m, const struct an_event *e)
         } else {
             do_recv(m, e, &end, &ev->p2p[1], 1, 0, &ri);
             if (ri.ok || ev->p2p[1].peer == r->proc_null)
-                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[1].peer, ev->p2p[1].tag, ev->p2p[1].bytes, 0);
+                op_note(m, AN_OP_RECV, ri.comm, ri.src, ev->p2p[1].peer, ev->p2p[1].tag, recv_bytes(r, &ev->p2p[1]), 0);
         }
         break;
     case ML_REC_COMPLETE:

@@ -1895,6 +1895,16 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
     if (n < 0 || !reqs || n > total) n = 0;
     if (idx_kind && ret != MPI_SUCCESS && ret != MPI_ERR_IN_STATUS) n = 0;
     if (st == MPI_STATUSES_IGNORE) st = NULL;
+    /* MPI_REQUEST_NULL in the list completes nothing (MPI gives it an empty
+     * status, and a Wait or Test on it returns at once): not recorded; a
+     * call that had no other is one that completed nothing */
+    const uint64_t null_h = ML_HANDLE(MPI_REQUEST_NULL);
+    int live = 0;
+    for (int j = 0; j < n && !live; j++) {
+        int i = idx_kind == 0 ? j : idx_kind == 1 ? idx[0] : idx[j];
+        live = i >= 0 && i < total && reqs[i] != null_h;
+    }
+    if (!live) n = 0;
     uint8_t type = ML_REC_COMPLETE;
     int k = 0;
     do {
@@ -1906,7 +1916,7 @@ void ml_rec_done(struct ml_call *c, int ret, int n, const uint64_t *reqs, const 
         int w = 0;
         for (int j = 0; j < m; j++, k++) {
             int i = idx_kind == 0 ? k : idx_kind == 1 ? idx[0] : idx[k];
-            if (i < 0 || i >= total) continue;
+            if (i < 0 || i >= total || reqs[i] == null_h) continue;
             struct ml_done *e = &d[w++];
             e->index = i;
             e->request = reqs[i];
@@ -1948,6 +1958,8 @@ void ml_rec_sendrecv(struct ml_call *c, uint16_t comm, MPI_Datatype st, int dest
         source = status->MPI_SOURCE;
         rtag = status->MPI_TAG;
         if (n >= 0) rbytes = (uint32_t)n;
+    } else if (ret == MPI_SUCCESS && source == MPI_PROC_NULL) {
+        rbytes = 0;   /* nothing received (its status: count 0) */
     }
     struct ml_rec *r = ml_rec_begin(c, ML_REC_SENDRECV, 6);
     struct ml_p2p *p = (struct ml_p2p *)(r + 1);

@@ -554,6 +554,8 @@ ML_INLINE void ml_rec_p2p_status(struct ml_call *c, uint16_t comm, MPI_Datatype 
         tag = st->MPI_TAG;
         int64_t n = ml_status_bytes(st);
         if (n >= 0) bytes = (uint32_t)n;
+    } else if (ret == MPI_SUCCESS && valid && !has_req) {
+        bytes = 0;   /* from MPI_PROC_NULL: nothing received (its status: count 0) */
     }
     ml_rec_p2p_raw(c, comm, t, peer, tag, bytes, req, ret, has_req, !has_req && !valid);
 }

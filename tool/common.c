@@ -15,6 +15,7 @@ const char *tool_peer_name(const struct mlr_file *f, int32_t peer)
 {
     int mpich = strncmp(mlr_header(f)->mpi_impl, "mpich", 5) == 0;
     if (peer == ML_PEER_NONE) return "";
+    if (peer == ML_PEER_CANCELLED) return "CANCELLED";   /* a completion's status: MPI_Cancel worked */
     if (peer == (mpich ? -2 : -1)) return "ANY_SOURCE";
     if (peer == (mpich ? -1 : -2)) return "PROC_NULL";
     if (peer == (mpich ? -3 : -4)) return "ROOT";

@@ -44,7 +44,8 @@ static void help(FILE *out)
             "  comm=     the communicator: MPI_COMM_WORLD, the call that created it and\n"
             "            its number (MPI_Comm_split#2), or comm#N (defined on first use);\n"
             "            the '#' lines say who is in each\n"
-            "  peer=     the other side as a world rank, or ANY_SOURCE, PROC_NULL\n"
+            "  peer=     the other side as a world rank, or ANY_SOURCE, PROC_NULL;\n"
+            "            CANCELLED in a completion: MPI_Cancel worked, no message\n"
             "  tag=      message tag          bytes=  bytes sent or received by this call\n"
             "  type=     datatype             root=   root of a collective (world rank)\n"
             "            (its name, spaces as _; derived#N(SIZE) for a derived type\n"
@@ -52,7 +53,8 @@ static void help(FILE *out)
             "  rbytes=   a collective's receive count x receive type size, as passed\n"
             "  req=      request handle started by the call\n"
             "  done=     requests it completed: handle/peer/tag/bytes each, comma-separated\n"
-            "            (a nonblocking collective's: its handle alone)\n"
+            "            (a send's: its destination, tag and bytes; a nonblocking\n"
+            "            collective's, or one whose status MPI left unset: its handle alone)\n"
             "  recv_*=   the receive half of a sendrecv (recv_comm, recv_peer, ...)\n"
             "  result=   the error code, when not MPI_SUCCESS\n"
             "  repeat=N until=T  N more equal calls that completed nothing, the last\n"
@@ -95,12 +97,23 @@ static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, 
 /* Requests started by the rank: handle -> communicator, to name the peer of
  * a completion in world ranks; coll: a nonblocking collective's, whose
  * completion is no message (the status the library returns for it says
- * nothing: MPICH's may hold another request's source, tag and count). */
+ * nothing: MPICH's may hold another request's source, tag and count);
+ * send: a send's (nonblocking or persistent), whose status is undefined
+ * but for MPI_Test_cancelled (Open MPI's holds an earlier receive's source
+ * and size, MPICH's what the program's status held): its completion shows
+ * the send's own destination, tag and bytes; nostatus: an MPI_Isendrecv's
+ * whose completion status is not the receive's (MPICH 4.0: the runtime's
+ * ML_SR_NOSTATUS), shown as its handle alone. */
 #define REQ_SLOTS 65536
 static struct req_slot {
     uint64_t handle;
     uint16_t comm;
     uint8_t coll;
+    uint8_t send;
+    uint8_t nostatus;
+    int32_t peer;          /* a send's destination (comm rank), tag and bytes */
+    int32_t tag;
+    uint32_t bytes;
 } reqs[REQ_SLOTS];
 
 static struct req_slot *req_slot(uint64_t h)
@@ -126,18 +139,19 @@ static void put_peer(FILE *o, const struct mlr_file *f, const char *key, uint16_
     else fprintf(o, " %s=%d@comm", key, peer);
 }
 
-static void put_type(FILE *o, const struct mlr_file *f, uint16_t t)
+/* pfx: "recv_" for the receive half of a sendrecv (its own key) */
+static void put_type(FILE *o, const struct mlr_file *f, uint16_t t, const char *pfx)
 {
     if (t == ML_TYPE_NONE) return;
     const struct mlr_type *ty = mlr_type(f, t);
-    if (!ty) fprintf(o, " type=#%u", t);
+    if (!ty) fprintf(o, " %stype=#%u", pfx, t);
     else if (ty->name[0]) {
         /* one token, as every field: a name set with MPI_Type_set_name
          * may hold spaces */
-        fputs(" type=", o);
+        fprintf(o, " %stype=", pfx);
         for (const char *c = ty->name; *c; c++) putc(*c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, o);
     } else
-        fprintf(o, " type=derived#%u(%d)", t, ty->size);
+        fprintf(o, " %stype=derived#%u(%d)", pfx, t, ty->size);
 }
 
 static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, const char *pfx,
@@ -152,7 +166,7 @@ static void put_p2p(FILE *o, const struct mlr_file *f, const struct ml_p2p *p, c
     put_peer(o, f, k, p->comm, p->peer);
     if (p->tag != ML_PEER_NONE) fprintf(o, " %stag=%d", pfx, p->tag);
     fprintf(o, " %sbytes=%" PRIu32, pfx, p->bytes);
-    put_type(o, f, p->dtype);
+    put_type(o, f, p->dtype, pfx);
 }
 
 static const char *state_name(int32_t s)
@@ -206,8 +220,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         fputc('\n', o);
     }
     memset(reqs, 0, sizeof reqs);
-    static uint8_t rma[65536];   /* per routine of this file: 0 not known yet, 1 no, 2 one-sided */
-    memset(rma, 0, sizeof rma);
+    static uint8_t role[65536];   /* per routine of this file: 0 not known yet, else an_role_of + 1 */
+    memset(role, 0, sizeof role);
     struct mlr_iter *it = mlr_iter_new(f);
     if (!it) return -1;
     mlr_iter_unfinished(it);
@@ -230,14 +244,19 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         case ML_REC_P2P:
         case ML_REC_P2P_REQ:
             /* one-sided calls (analysis.h AN_RMA): the peer is their target */
-            if (!rma[e.routine]) rma[e.routine] = an_role_of(mlr_routine_name(f, e.routine)) == AN_RMA ? 2 : 1;
-            put_p2p(o, f, &e.p2p[0], "", rma[e.routine] == 2 ? "target" : "peer");
+            if (!role[e.routine]) role[e.routine] = (uint8_t)(an_role_of(mlr_routine_name(f, e.routine)) + 1);
+            put_p2p(o, f, &e.p2p[0], "", role[e.routine] == AN_RMA + 1 ? "target" : "peer");
             if (e.type == ML_REC_P2P_REQ) {
                 fprintf(o, " req=0x%" PRIx64, e.request);
                 struct req_slot *r = req_slot(e.request);
                 r->handle = e.request;
                 r->comm = e.p2p[0].comm;
                 r->coll = 0;
+                r->nostatus = 0;
+                r->send = role[e.routine] == AN_ISEND + 1 || role[e.routine] == AN_SEND_INIT + 1;
+                r->peer = e.p2p[0].peer;
+                r->tag = e.p2p[0].tag;
+                r->bytes = e.p2p[0].bytes;
             }
             break;
         case ML_REC_SENDRECV:
@@ -249,6 +268,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 r->handle = e.request;
                 r->comm = e.p2p[1].comm;
                 r->coll = 0;
+                r->send = 0;
+                r->nostatus = (e.sr_flags & ML_SR_NOSTATUS) != 0;
             }
             break;
         case ML_REC_COLL:
@@ -258,34 +279,47 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             }
             put_peer(o, f, "root", e.coll.comm, e.coll.root);
             fprintf(o, " bytes=%" PRIu32 " rbytes=%" PRIu32, e.coll.bytes, e.coll.rbytes);
-            put_type(o, f, e.coll.dtype);
+            put_type(o, f, e.coll.dtype, "");
             if (e.request) {                 /* a nonblocking collective */
                 fprintf(o, " req=0x%" PRIx64, e.request);
                 struct req_slot *r = req_slot(e.request);
                 r->handle = e.request;
                 r->comm = e.coll.comm;
                 r->coll = 1;
+                r->send = 0;
+                r->nostatus = 0;
             }
             break;
         case ML_REC_IO:
             fprintf(o, " file=0x%" PRIx64, e.io.file);
             if (!(e.io.flags & ML_IO_OPEN)) {
                 fprintf(o, " bytes=%" PRIu64, e.io.bytes);
-                put_type(o, f, e.io.dtype);
+                put_type(o, f, e.io.dtype, "");
             }
             break;
         case ML_REC_COMPLETE:
             if (e.ndone) {
                 fputs(" done=", o);
                 int nmsg = 0;            /* completions that are messages */
+                struct ml_done sd;       /* a send's: what it sent */
+                const struct ml_done *first = &e.done[0];
                 for (uint32_t i = 0; i < e.ndone; i++) {
                     const struct ml_done *d = &e.done[i];
                     struct req_slot *r = req_slot(d->request);
                     int known = r->handle == d->request;
                     uint16_t comm = known ? r->comm : ML_COMM_NONE;
                     fprintf(o, "%s0x%" PRIx64, i ? "," : "", d->request);
-                    if (known && r->coll) continue;
+                    if (known && (r->coll || (r->nostatus && d->source != ML_PEER_CANCELLED))) continue;
                     nmsg++;
+                    if (known && r->send && d->source != ML_PEER_NONE) {
+                        int cancelled = d->source == ML_PEER_CANCELLED;
+                        sd = *d;
+                        sd.source = cancelled ? ML_PEER_CANCELLED : r->peer;
+                        sd.tag = r->tag;
+                        sd.bytes = cancelled ? 0 : r->bytes;
+                        d = &sd;
+                        if (i == 0) first = &sd;
+                    }
                     if (d->source != ML_PEER_NONE) {
                         const char *n = tool_peer_name(f, d->source);
                         int w = n ? -1 : mlr_world_rank(f, comm, d->source, 1);
@@ -295,11 +329,11 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                         fprintf(o, "/%d/%" PRIu32, d->tag, d->bytes);
                     }
                 }
-                if (e.ndone == 1 && nmsg == 1 && e.done[0].source != ML_PEER_NONE) {
-                    struct req_slot *r = req_slot(e.done[0].request);
-                    uint16_t comm = r->handle == e.done[0].request ? r->comm : ML_COMM_NONE;
-                    put_peer(o, f, "peer", comm, e.done[0].source);
-                    fprintf(o, " tag=%d bytes=%" PRIu32, e.done[0].tag, e.done[0].bytes);
+                if (e.ndone == 1 && nmsg == 1 && first->source != ML_PEER_NONE) {
+                    struct req_slot *r = req_slot(first->request);
+                    uint16_t comm = r->handle == first->request ? r->comm : ML_COMM_NONE;
+                    put_peer(o, f, "peer", comm, first->source);
+                    fprintf(o, " tag=%d bytes=%" PRIu32, first->tag, first->bytes);
                 }
             }
             break;

@@ -181,6 +181,37 @@ def coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
     return ok(cnt), dt, ok(rc), rt
 
 
+def in_place_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt):
+    """The gather and scatter family with MPI_IN_PLACE, whose send side
+    (MPI_Allgather(v), MPI_Alltoall, MPI_Gather(v) at the root) or receive
+    side (MPI_Scatter(v) at the root) MPI ignores: that side is the rank's
+    own block of the other side (its count and type), as for MPI_Alltoallv
+    in coll_counts, not what the ignored arguments hold."""
+    if comm is None:
+        return cnt, dt, rc, rt
+    kinds = ('allgather', 'allgatherv', 'alltoall', 'gather', 'gatherv', 'scatter', 'scatterv')
+    b = re.sub(r'(_init)?(_c)?$', '', name[4:].lower())
+    if b.startswith('i') and b[1:] in kinds:
+        b = b[1:]
+    if b not in kinds:
+        return cnt, dt, rc, rt
+    def at(p):
+        return pnames.index(p) if p in pnames else None
+    sb, rb, scs, rcs = at('sendbuf'), at('recvbuf'), at('sendcounts'), at('recvcounts')
+    c = 'a%d' % comm
+    def c64(i):
+        return 1 if 'MPI_Count' in ptypes[i] else 0
+    if b.startswith('scatter') and rb is not None:
+        own = 'ml_coll_mine(%s, a%d, %d)' % (c, scs, c64(scs)) if b.endswith('v') and scs is not None else cnt
+        rc = '(a%d == MPI_IN_PLACE ? (int64_t)(%s) : (int64_t)(%s))' % (rb, own, rc)
+        rt = '(a%d == MPI_IN_PLACE ? %s : %s)' % (rb, dt, rt)
+    elif not b.startswith('scatter') and sb is not None:
+        own = 'ml_coll_mine(%s, a%d, %d)' % (c, rcs, c64(rcs)) if b.endswith('v') and rcs is not None else rc
+        cnt = '(a%d == MPI_IN_PLACE ? (int64_t)(%s) : (int64_t)(%s))' % (sb, own, cnt)
+        dt = '(a%d == MPI_IN_PLACE ? %s : %s)' % (sb, rt, dt)
+    return cnt, dt, rc, rt
+
+
 def obj_arg(ptypes):
     """(position, ML_OBJ_WIN|ML_OBJ_FILE, by pointer) of the window or file argument, or None"""
     for i, t in enumerate(ptypes):
@@ -606,6 +637,7 @@ def emit_c(w, name, rid, proto):
             rt = 'a%d' % rtype if rtype is not None else 'MPI_DATATYPE_NULL'
             rr = 'a%d' % root if root is not None else 'ML_PEER_NONE'
             cnt, dt, rc, rt = coll_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt)
+            cnt, dt, rc, rt = in_place_counts(name, pnames, ptypes, comm, root, cnt, dt, rc, rt)
             req = '(a%d ? ML_HANDLE(*a%d) : 0)' % (request, request) if request is not None else '0'
             if request is not None and not re.search(r'_init(_c)?$', name):
                 # nonblocking: the request and the instance number, for the

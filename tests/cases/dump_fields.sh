@@ -7,6 +7,15 @@
 # name (comm=MPI_COMM_WORLD, comm=MPI_Comm_split#N for the reversed one, and
 # its '#' line: created by MPI_Comm_split at dumpcheck.c:<line>, its
 # members); every key dump prints is explained in `mpilens dump --help`.
+# An MPI_Sendrecv whose halves have different types (rank 0 sends 4
+# MPI_INT = 16 bytes tag 45 to rank 3 and receives 1 MPI_DOUBLE = 8 bytes
+# tag 46 from it): the receive half's type is recv_type=, and no line holds
+# a key twice.  Before: both halves' types were 'type=' (type=MPI_INT ...
+# type=MPI_DOUBLE: read as key=value pairs, the send's type was the double).
+# The MPI_Wait completing rank 0's MPI_Isend (2 MPI_CHAR to rank 2, tag 44)
+# shows that send: peer=2 tag=44 bytes=2, in done= too.  A send's status is
+# undefined but for MPI_Test_cancelled; the dump printed it: 'peer=0 tag=0
+# bytes=0' on MPICH, 'peer=PROC_NULL tag=-1 bytes=0' on Open MPI.
 need_mpilens
 src=$ROOT/tests/programs/dumpcheck.c
 for impl in openmpi mpich; do
@@ -70,9 +79,19 @@ for impl in openmpi mpich; do
     site_ok "rank 0 MPI_Isend" "$e " isend
     has "rank 0 MPI_Isend" "$e" peer=2 tag=44 bytes=2 type=MPI_CHAR
     [[ $e =~ \ req=0x[0-9a-f]+ ]] || soft_fail "$impl: rank 0 MPI_Isend has no req=0x..: ${e:0:200}"
+    e=$(ev 0 MPI_Wait | head -1)
+    has "rank 0 MPI_Wait of its MPI_Isend" "$e" peer=2 tag=44 bytes=2
+    [[ $e =~ \ done=0x[0-9a-f]+/2/44/2( |$) ]] || soft_fail "$impl: rank 0 MPI_Wait of its MPI_Isend: done= is not HANDLE/2/44/2: ${e:0:200}"
     e=$(ev 2 MPI_Irecv | head -1)
     site_ok "rank 2 MPI_Irecv" "$e " irecv
     has "rank 2 MPI_Irecv" "$e" peer=0 tag=44
+    e=$(ev 0 MPI_Sendrecv | head -1)
+    site_ok "rank 0 MPI_Sendrecv" "$e " sendrecv
+    has "rank 0 MPI_Sendrecv" "$e" peer=3 tag=45 bytes=16 type=MPI_INT recv_peer=3 recv_tag=46 recv_bytes=8 recv_type=MPI_DOUBLE
+    e=$(ev 3 MPI_Sendrecv | head -1)
+    has "rank 3 MPI_Sendrecv" "$e" peer=0 tag=46 bytes=8 type=MPI_DOUBLE recv_peer=0 recv_tag=45 recv_bytes=16 recv_type=MPI_INT
+    bad=$(awk '{ delete seen; for (i = 7; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (k in seen) { print; next } seen[k] = 1 } }' "$d/ev.txt" | head -2)
+    [ -z "$bad" ] || soft_fail "$impl: a key twice on one line: ${bad:0:300}"
     for r in 0 1 2 3; do
         e=$(ev $r MPI_Bcast | head -1)
         site_ok "rank $r MPI_Bcast" "$e " bcast

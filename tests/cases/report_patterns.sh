@@ -93,6 +93,15 @@ checks = [
 ]
 bad = [f'{n}: got {g}, want {w}' for n, g, w in checks if g != w]
 # per-routine sums agree with the totals
+# point-to-point routines' bytes (every routine that is not a collective:
+# the program has no one-sided or I/O call): each matched message counted
+# once where it was sent and once where it was received, and nothing for
+# MPI_PROC_NULL (its receives take nothing: status count 0).  Before: the
+# receives from MPI_PROC_NULL (MPI_Recv, both MPI_Sendrecv halves' receive,
+# the line's two ends) counted the count posted.
+cnames = {b['routine'] for b in c['by_routine']}
+p2p = sum(r['bytes'] for r in rep['routines'] if r['routine'] not in cnames)
+if p2p != 2 * int(exp['bytes']): bad.append(f'point-to-point routines\' bytes {p2p}, want 2 x {exp["bytes"]}')
 calls = sum(r['calls'] for r in rep['routines'])
 if calls != rep['run']['calls']: bad.append(f'routine calls {calls} != run calls {rep["run"]["calls"]}')
 scalls = sum(s['calls'] for s in rep['sites'])

@@ -9,6 +9,10 @@
 # (MPICH 4.0.2; the program finds out and says status=0) a wildcard receive
 # half cannot be resolved: then exactly those messages (wild=, wild_bytes=)
 # are unresolved receives and unmatched sends, and everything else matches.
+# dump: there, the completion of an MPI_Isendrecv(_replace) request shows
+# its handle alone (done=0xH), not the status MPICH left (before: e.g.
+# 'done=0xH/1/14/128 peer=1 tag=14 bytes=128' for a message of 12 bytes
+# with tag 2); where the status is the receive's, HANDLE/peer/tag/bytes.
 # timeout: 200
 need_mpilens
 for impl in openmpi mpich; do
@@ -57,6 +61,28 @@ PY
         # MPI_Improbe that found a message carries it (req=), one that did not does not
         found=$("$MPILENS" dump "$d/run" | awk '$5 == "MPI_Improbe" && / req=/' | wc -l)
         [ "$found" -ge $((3 * n)) ] || soft_fail "$impl -n $n: $found MPI_Improbe records with a message, want >= $((3 * n))"
+        "$MPILENS" dump --no-header "$d/run" >"$d/dump" 2>/dev/null || soft_fail "$impl -n $n: dump failed"
+        r=$(python3 - "$d/dump" "$expect" <<'PY'
+import sys
+exp = {k: int(v) for k, v in (kv.split('=') for kv in sys.argv[2].split()[1:])}
+made = {}     # (rank, handle) -> the routine that made the request last
+bad, n = [], 0
+for l in open(sys.argv[1]):
+    f = l.split()
+    kv = [x for x in f[6:] if '=' in x]
+    for x in kv:
+        if x.startswith('done='):
+            for h in x[5:].split(','):
+                if made.get((f[0], h.split('/')[0]), '').startswith('MPI_Isendrecv'):
+                    n += 1
+                    if (exp['status'] == 0) != ('/' not in h): bad.append(' '.join(f[4:])[:150])
+    for x in kv:
+        if x.startswith('req='): made[(f[0], x[4:])] = f[4]
+if exp['isendrecv'] and not n: bad.append('no completion of an MPI_Isendrecv request')
+print('; '.join(bad[:2]))
+PY
+)
+        [ -z "$r" ] || soft_fail "$impl -n $n: dump: MPI_Isendrecv completions: $r"
         note "$impl -n $n: $expect"
     done
 done

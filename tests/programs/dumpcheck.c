@@ -9,6 +9,8 @@
  *   rank 2: Send to rank size (invalid) under MPI_ERRORS_RETURN       at:badsend
  *   rank 0: Isend 2 chars to 2, tag 44, then Wait                     at:isend
  *   rank 2: Irecv + Wait                                               at:irecv
+ *   rank 0: Sendrecv with rank size-1: sends 4 ints tag 45, receives
+ *           1 double tag 46 (rank size-1 the other way)              at:sendrecv
  *   all:    Bcast 3 ints from root 2                                   at:bcast
  */
 #include <mpi.h>
@@ -46,6 +48,8 @@ int main(int argc, char **argv)
         MPI_Irecv(c, 2, MPI_CHAR, 0, 44, MPI_COMM_WORLD, &rq); /* at:irecv */
         MPI_Wait(&rq, MPI_STATUS_IGNORE);
     }
+    if (me == 0) MPI_Sendrecv(buf, 4, MPI_INT, np - 1, 45, &d, 1, MPI_DOUBLE, np - 1, 46, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* at:sendrecv */
+    if (me == np - 1) MPI_Sendrecv(&d, 1, MPI_DOUBLE, 0, 46, buf, 4, MPI_INT, 0, 45, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Bcast(buf, 3, MPI_INT, 2, MPI_COMM_WORLD); /* at:bcast */
     MPI_Comm_free(&rev);
     if (me == 2) printf("dumpcheck: bad send %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed");
