@@ -30,6 +30,7 @@ struct rk {
     int rank;
     int failed;               /* 1: counts as a failure of the job */
     int collateral;           /* killed from outside after another rank failed */
+    int by_abort;             /* ... or ended by the MPI after the first one's MPI_Abort */
     int vanished;             /* state RUNNING, no record, process gone */
     int alive;                /* process still there */
     int64_t t_fail;           /* ns since origin, INT64_MAX if unknown */
@@ -373,10 +374,25 @@ static void classify_job(struct rk *rs, unsigned n, struct an_diag *d)
     for (unsigned i = 0; i < n; i++)
         if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !d->outside)
             rs[i].collateral = 1;
+    /* MPICH ends the other members of the communicator given to MPI_Abort
+     * with exit(code) from inside the MPI call they were in (Open MPI kills
+     * them from outside): an exit with the abort's code, in MPI, after it,
+     * is the MPI ending that rank, not a failure of its own */
+    if (first >= 0 && !d->outside && rs[first].fl.kind == ML_FAIL_ABORT)
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || (int)i == first || r->collateral || r->fl.kind != ML_FAIL_EXIT ||
+                r->fl.routine == 0xffff || r->fl.code != rs[first].fl.code || r->t_fail == INT64_MAX ||
+                rs[first].t_fail == INT64_MAX || r->t_fail < rs[first].t_fail)
+                continue;
+            r->collateral = 1;
+            r->by_abort = 1;
+        }
     d->nfailed = nfailed;
     d->nvanished = nvanished;
     for (unsigned i = 0; i < n; i++) {
         d->ncollateral += rs[i].collateral;
+        d->nby_abort += rs[i].by_abort;
         d->nexternal += rs[i].failed && is_external_kill(&rs[i]);
     }
     /* failed ranks: the first one, then by time */
@@ -549,6 +565,7 @@ static void rank_judge(const struct rk *r, struct an_diag_rank *o, struct an_dia
              : r->alive == 1                 ? AN_DIAG_RUNNING
                                              : AN_DIAG_UNKNOWN;
     o->collateral = r->collateral;
+    o->by_abort = r->by_abort;
     o->vfirst = r->vfirst;
     o->t_fail = r->t_fail;
     o->t_after = r->t_after;

@@ -124,7 +124,10 @@ static void print_cause(FILE *o, const struct an_diag_rank *r, int brief)
                     (fl->flags & ML_FAILF_UNDER_EXIT) ? "_exit/_Exit/quick_exit: no exit handlers ran"
                                                       : "exit() called");
         if (!(fl->flags & ML_FAILF_MAIN) && rec->where) fprintf(o, "    where: %s\n", rec->where);
-        if (fl->routine != 0xffff)
+        if (fl->routine != 0xffff && r->by_abort)
+            fprintf(o, "    inside %s called at %s: the MPI ended it with MPI_Abort's code (MPICH does so to the\n"
+                       "    other members of the communicator given to MPI_Abort)\n", rec->routine, rec->site);
+        else if (fl->routine != 0xffff)
             fprintf(o, "    inside %s called at %s (from an error handler or callback?)\n", rec->routine, rec->site);
         break;
     case ML_FAIL_MPI_ERROR: {
@@ -223,12 +226,13 @@ static void print_summary(FILE *out, const struct an_diag *g)
         else fprintf(out, "no failure recorded; %u rank%s still running", g->nrunning, g->nrunning == 1 ? "" : "s");
         return;
     }
-    unsigned ncol = g->ncollateral;
+    unsigned ncol = g->ncollateral - g->nby_abort;
     if (g->outside && g->nexternal == g->nfailed)
         fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)", g->nfailed,
                 g->nfailed == 1 ? "" : "s");
     else
-        fprintf(out, "%u rank%s failed", g->nfailed - ncol, g->nfailed - ncol == 1 ? "" : "s");
+        fprintf(out, "%u rank%s failed", g->nfailed - g->ncollateral, g->nfailed - g->ncollateral == 1 ? "" : "s");
+    if (g->nby_abort) fprintf(out, ", %u ended by the MPI after its MPI_Abort", g->nby_abort);
     if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
     if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
     if (first >= 0 && rs[first].t_fail == INT64_MAX)
@@ -259,6 +263,7 @@ static void print_failed(FILE *out, const struct an_diag *g, int i)
     double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
     fprintf(out, "rank %d (pid %d on %s): FAILED%s", r->rank, r->pid, r->host,
             i == g->first  ? (g->outside ? ", signalled first" : ", first failure")
+            : r->by_abort   ? ", ended by the MPI after the first failure's MPI_Abort"
             : r->collateral ? ", killed after the first failure"
                             : "");
     if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
@@ -635,9 +640,9 @@ int diag_json_diag(const char *dir, const struct an_diag *gp, FILE *o, int whole
     }
     const struct an_diag_rank *rs = g.ranks;
     const struct an_diag_rank *f0 = g.first >= 0 ? &rs[g.first] : NULL;
-    fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"vanished\": %u, "
-               "\"first_rank\": ",
-            g.nfailed - g.ncollateral, g.ncollateral, g.nvanished);
+    fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"ended_by_abort\": %u, "
+               "\"vanished\": %u, \"first_rank\": ",
+            g.nfailed - g.ncollateral, g.ncollateral - g.nby_abort, g.nby_abort, g.nvanished);
     if (f0 && f0->t_fail != INT64_MAX) fprintf(o, "%d, \"first_s\": %.6f", f0->rank, f0->t_fail / 1e9);
     else if (f0) fprintf(o, "%d, \"first_s\": null", f0->rank);
     else fprintf(o, "null, \"first_s\": null");
@@ -658,8 +663,9 @@ int diag_json_diag(const char *dir, const struct an_diag *gp, FILE *o, int whole
         const struct an_diag_rank *r = &rs[i];
         fprintf(o, "%s\n    {", j ? "," : "");
         j_rank_id(o, r);
-        fprintf(o, ", \"first\": %s, \"killed_after_first\": %s, \"time_s\": ", i == g.first ? "true" : "false",
-                r->collateral ? "true" : "false");
+        fprintf(o, ", \"first\": %s, \"killed_after_first\": %s, \"ended_by_abort\": %s, \"time_s\": ",
+                i == g.first ? "true" : "false", r->collateral && !r->by_abort ? "true" : "false",
+                r->by_abort ? "true" : "false");
         if (r->t_fail == INT64_MAX) fprintf(o, "null");
         else fprintf(o, "%.6f", r->t_fail / 1e9);
         fprintf(o, ", \"time_is_last_activity\": %s, \"seen_gone_s\": ", r->t_after ? "true" : "false");
