@@ -106,6 +106,7 @@ struct an_diag {
     unsigned nexternal;       /* of nfailed: stopped by a signal from another process */
     int first;                /* index in ranks of the first failure, -1 */
     int outside;              /* that first one was signalled from outside: nothing failed by itself */
+    int all_deadlocked;       /* every failed rank was stopped by the deadlock detector: first is -1 */
     int *order;               /* failed ranks (indexes in ranks): the first, then by time */
     unsigned norder;
     struct an_diag_span {     /* world ranks first..last have no rank file */

@@ -226,6 +226,18 @@ static void print_summary(FILE *out, const struct an_diag *g)
         else fprintf(out, "no failure recorded; %u rank%s still running", g->nrunning, g->nrunning == 1 ? "" : "s");
         return;
     }
+    if (g->all_deadlocked) {
+        int64_t t = INT64_MAX;
+        for (unsigned k = 0; k < g->norder; k++)
+            if (rs[g->order[k]].t_fail < t) t = rs[g->order[k]].t_fail;
+        fprintf(out, "%u rank%s stopped together as deadlocked by the live monitor", g->nfailed,
+                g->nfailed == 1 ? "" : "s");
+        if (t != INT64_MAX) fprintf(out, " at %.3f s", t / 1e9);
+        fprintf(out, " (none failed by itself)");
+        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+        (void)first;
+        return;
+    }
     unsigned ncol = g->ncollateral - g->nby_abort;
     if (g->outside && g->nexternal == g->nfailed)
         fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)", g->nfailed,
@@ -321,7 +333,9 @@ static void print_other(FILE *out, const struct an_diag *g, const struct an_diag
                 fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - f0->t_fail) / 1e9, f0->rank);
             fputc('\n', out);
         }
-        if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
+        if (r->stamped && (r->rec.fl.flags & ML_FAILF_STOPPING))
+            fprintf(out, "    gone after mpilens run was told to stop the job: in that stop (the launcher's SIGKILL?)\n");
+        else if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
         print_state(out, r, -1, "last state: ");
     } else if (r->end == AN_DIAG_FINALIZED && r->exit_status != 0) {
         fprintf(out, "finalized, then exited with status %d\n", r->exit_status);
@@ -354,6 +368,46 @@ int diag_print(const char *dir, FILE *out)
     return rc;
 }
 
+/* A job stopped from outside (a time limit, Ctrl+C, the launcher) with
+ * nothing failed by itself, and no deadlock verdict: what the ranks were
+ * doing then, so that a hang shows ranks waiting in MPI for ranks that
+ * compute (the live view's "not a deadlock: rank 1 is computing"). */
+static void print_at_stop(FILE *out, const struct an_diag *g)
+{
+    if (g->verdict || !g->outside || g->nexternal != g->nfailed || !g->nfailed) return;
+    int *in = malloc(sizeof(int) * (g->n + 1)), *comp = malloc(sizeof(int) * (g->n + 1));
+    unsigned nin = 0, nc = 0;
+    for (unsigned i = 0; in && comp && i < g->n; i++) {
+        const struct an_diag_rank *r = &g->ranks[i];
+        if (r->end != AN_DIAG_FAILED && r->end != AN_DIAG_VANISHED) continue;   /* its last state */
+        int m = 0, c = 0;
+        for (unsigned t = 0; t < r->nthreads; t++) {
+            if (r->threads[t].doing == AN_DIAG_IN_MPI) m = 1;
+            else if (r->threads[t].doing == AN_DIAG_COMPUTING) c = 1;
+        }
+        if (m) in[nin++] = r->rank;
+        else if (c) comp[nc++] = r->rank;
+    }
+    if (nin || nc) {
+        fprintf(out, "when stopped: ");
+        if (nc) {
+            qsort(comp, nc, sizeof *comp, int_cmp);
+            fprintf(out, "rank%s ", nc == 1 ? "" : "s");
+            print_ranges(out, comp, nc);
+            fprintf(out, " computing (not in MPI)");
+        }
+        if (nin) {
+            qsort(in, nin, sizeof *in, int_cmp);
+            fprintf(out, "%srank%s ", nc ? ", " : "", nin == 1 ? "" : "s");
+            print_ranges(out, in, nin);
+            fprintf(out, " in MPI calls");
+        }
+        fputc('\n', out);
+    }
+    free(in);
+    free(comp);
+}
+
 int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
 {
     const struct an_diag g = *gp;
@@ -364,6 +418,7 @@ int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
             g.mpi_impl[0] ? ", " : "", g.mpi_impl);
     print_summary(out, &g);
     fputc('\n', out);
+    print_at_stop(out, &g);
 
     /* the live monitor's verdict (mpilens top), when it found a deadlock */
     if (g.verdict) {
