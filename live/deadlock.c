@@ -1117,6 +1117,15 @@ static int ventry_rank_cmp(const void *a, const void *b)
     return x->node < y->node ? -1 : x->node > y->node;
 }
 
+/* b's text in a block of its size (sput starts at 4 KiB: one per blocked
+ * thread adds up at scale). */
+static char *shrink(struct sbuf *b)
+{
+    if (!b->s) return NULL;
+    char *p = realloc(b->s, b->n + 1);
+    return p ? p : b->s;
+}
+
 /* Text of any length (sput cuts at 2 KiB). */
 static void sput_long(struct sbuf *b, const char *t)
 {
@@ -1176,7 +1185,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             fmt_what(je, w2, sizeof w2);
             ent_where(je, s2, sizeof s2);
             sput(&kb, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
-            x->key = kb.s;
+            x->key = shrink(&kb);
             continue;
         }
         if (n->icc_note[0]) sput(&kb, "      MPI_Intercomm_create cannot match: %s\n", n->icc_note);
@@ -1198,7 +1207,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             if (anyc) sput(&kb, "; no rank will ever send to it");
             sput(&kb, "\n");
         }
-        x->key = kb.s;
+        x->key = shrink(&kb);
     }
     /* the same text: one entry when there are VG_MIN or more */
     if (v && nv) {
