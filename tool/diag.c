@@ -204,6 +204,31 @@ static unsigned nofile_count(const struct an_diag *g)
 }
 
 /* The summary line, without its newline. */
+static const struct an_diag_rank *diag_sort_rs;
+static int by_rank_idx(const void *a, const void *b)
+{
+    return diag_sort_rs[*(const int *)a].rank - diag_sort_rs[*(const int *)b].rank;
+}
+
+/* Nothing failed by itself and every failed rank got its signal from one
+ * process within 100 ms: the job was stopped at once (a time limit, the
+ * launcher, Ctrl+C), which one the signal reached first means nothing. */
+static int stopped_together(const struct an_diag *g)
+{
+    if (!g->outside || g->nexternal != g->nfailed || g->nfailed < 2) return 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t sender = 0;
+    for (unsigned k = 0; k < g->norder; k++) {
+        const struct an_diag_rank *r = &g->ranks[g->order[k]];
+        if (r->t_fail == INT64_MAX) return 0;
+        if (k == 0) sender = r->rec.fl.addr;
+        else if (r->rec.fl.addr != sender) return 0;
+        if (r->t_fail < lo) lo = r->t_fail;
+        if (r->t_fail > hi) hi = r->t_fail;
+    }
+    return hi - lo <= 100000000;
+}
+
 static void print_summary(FILE *out, const struct an_diag *g)
 {
     const struct an_diag_rank *rs = g->ranks;
@@ -236,6 +261,14 @@ static void print_summary(FILE *out, const struct an_diag *g)
         fprintf(out, " (none failed by itself)");
         if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
         (void)first;
+        return;
+    }
+    if (stopped_together(g)) {
+        const struct an_diag_rank *r0 = &rs[g->order[0]];
+        fprintf(out, "%u ranks stopped together from outside at %.3f s (signals from pid %" PRIu64
+                     ": the launcher, a batch system, a user); none failed by itself",
+                g->nfailed, r0->t_fail / 1e9, r0->rec.fl.addr);
+        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
         return;
     }
     unsigned ncol = g->ncollateral - g->nby_abort;
@@ -274,13 +307,13 @@ static void print_failed(FILE *out, const struct an_diag *g, int i)
     const struct ml_failure *fl = &r->rec.fl;
     double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
     fprintf(out, "rank %d (pid %d on %s): FAILED%s", r->rank, r->pid, r->host,
-            i == g->first  ? (g->outside ? ", signalled first" : ", first failure")
+            i == g->first  ? (!g->outside ? ", first failure" : stopped_together(g) ? "" : ", signalled first")
             : r->by_abort   ? ", ended by the MPI after the first failure's MPI_Abort"
             : r->collateral ? ", killed after the first failure"
                             : "");
     if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
     if (r->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
-    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX)
+    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX && !stopped_together(g))
         fprintf(out, " (%+.3f s after rank %d)", at - f0->t_fail / 1e9, f0->rank);
     fprintf(out, "\n    how: ");
     if (r->vfirst) {
@@ -444,10 +477,20 @@ int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
         }
     }
 
+    /* stopped together: by rank, none first */
+    int *ord = malloc(sizeof(int) * (g.norder + 1));
+    if (ord) {
+        memcpy(ord, g.order, sizeof(int) * g.norder);
+        if (stopped_together(&g)) {
+            diag_sort_rs = rs;
+            qsort(ord, g.norder, sizeof *ord, by_rank_idx);
+        }
+    }
     for (unsigned k = 0; k < g.norder; k++) {
         fputc('\n', out);
-        print_failed(out, &g, g.order[k]);
+        print_failed(out, &g, ord ? ord[k] : g.order[k]);
     }
+    free(ord);
     /* the others; ranks that finalized cleanly in one line */
     int *fin = malloc(sizeof(int) * n);
     unsigned nfin = 0;
