@@ -30,6 +30,7 @@ struct rk {
     int rank;
     int failed;               /* 1: counts as a failure of the job */
     int collateral;           /* killed from outside after another rank failed */
+    int by_abort;             /* ... or ended by the MPI after the first one's MPI_Abort */
     int vanished;             /* state RUNNING, no record, process gone */
     int alive;                /* process still there */
     int64_t t_fail;           /* ns since origin, INT64_MAX if unknown */
@@ -274,6 +275,11 @@ static int by_time(const void *a, const void *b)
     return x->rank - y->rank;
 }
 
+static int by_rank(const void *a, const void *b)
+{
+    return sort_rs[*(const int *)a].rank - sort_rs[*(const int *)b].rank;
+}
+
 static int int_cmp(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -318,11 +324,13 @@ static void classify_job(struct rk *rs, unsigned n, struct an_diag *d)
         nfailed += rs[i].failed;
         nvanished += rs[i].vanished;
     }
-    /* the first failure: the earliest one not caused from outside */
+    /* the first failure: the earliest one not caused from outside (a stop
+     * by the deadlock detector is caused from outside too: a rank that
+     * vanished before it, SIGKILLed, is what the others waited for) */
     int first = -1;
     for (unsigned i = 0; i < n; i++) {
         struct rk *r = &rs[i];
-        if (!r->failed || r->t_fail == INT64_MAX || is_external_kill(r)) continue;
+        if (!r->failed || r->t_fail == INT64_MAX || is_external_kill(r) || r->fl.kind == ML_FAIL_DEADLOCK) continue;
         if (first < 0 || r->t_fail < rs[first].t_fail) first = (int)i;
     }
     /* Nothing failed by itself, only signals from outside (the launcher
@@ -335,11 +343,18 @@ static void classify_job(struct rk *rs, unsigned n, struct an_diag *d)
 #define VANISH_SLACK_NS 500000000
         int64_t t_ext = INT64_MAX;
         for (unsigned i = 0; i < n; i++)
-            if (rs[i].failed && is_external_kill(&rs[i]) && rs[i].t_fail < t_ext) t_ext = rs[i].t_fail;
+            if (rs[i].failed && (is_external_kill(&rs[i]) || rs[i].fl.kind == ML_FAIL_DEADLOCK) &&
+                rs[i].t_fail < t_ext)
+                t_ext = rs[i].t_fail;
         int best = -1;
         for (unsigned i = 0; i < n; i++) {
             struct rk *r = &rs[i];
             if (!r->vanished) continue;
+            /* seen gone after mpilens run was told to stop the job: gone in
+             * that stop (MPICH's mpiexec SIGKILLs the ranks left when the
+             * first one dies of the stop's SIGTERM, often before their
+             * handler ran), not the cause of it */
+            if (r->stamped && (r->fl.flags & ML_FAILF_STOPPING)) continue;
             if (t_ext != INT64_MAX && r->t_last != INT64_MIN && r->t_last > t_ext) continue;
             if (t_ext != INT64_MAX && r->stamped && r->t_gone != INT64_MAX &&
                 r->t_gone > an_sadd(t_ext, VANISH_SLACK_NS))
@@ -373,20 +388,46 @@ static void classify_job(struct rk *rs, unsigned n, struct an_diag *d)
     for (unsigned i = 0; i < n; i++)
         if (rs[i].failed && (int)i != first && is_external_kill(&rs[i]) && first >= 0 && !d->outside)
             rs[i].collateral = 1;
+    /* MPICH ends the other members of the communicator given to MPI_Abort
+     * with exit(code) from inside the MPI call they were in (Open MPI kills
+     * them from outside): an exit with the abort's code, in MPI, after it,
+     * is the MPI ending that rank, not a failure of its own */
+    if (first >= 0 && !d->outside && rs[first].fl.kind == ML_FAIL_ABORT)
+        for (unsigned i = 0; i < n; i++) {
+            struct rk *r = &rs[i];
+            if (!r->failed || (int)i == first || r->collateral || r->fl.kind != ML_FAIL_EXIT ||
+                r->fl.routine == 0xffff || r->fl.code != rs[first].fl.code || r->t_fail == INT64_MAX ||
+                rs[first].t_fail == INT64_MAX || r->t_fail < rs[first].t_fail)
+                continue;
+            r->collateral = 1;
+            r->by_abort = 1;
+        }
     d->nfailed = nfailed;
     d->nvanished = nvanished;
     for (unsigned i = 0; i < n; i++) {
         d->ncollateral += rs[i].collateral;
+        d->nby_abort += rs[i].by_abort;
         d->nexternal += rs[i].failed && is_external_kill(&rs[i]);
     }
-    /* failed ranks: the first one, then by time */
+    /* every failure a stop by the deadlock detector: stopped together,
+     * none first (their times differ by the order the stop went through
+     * the ranks) */
+    unsigned ndl = 0;
+    for (unsigned i = 0; i < n; i++) ndl += rs[i].failed && rs[i].fl.kind == ML_FAIL_DEADLOCK;
+    if (nfailed && ndl == nfailed) {
+        d->all_deadlocked = 1;
+        first = d->first = -1;
+    }
+    /* failed ranks: the first one, then by time (all deadlocked: by rank) */
     d->order = malloc(sizeof(int) * (n ? n : 1));
     if (d->order) {
         if (first >= 0) d->order[d->norder++] = first;
         for (unsigned i = 0; i < n; i++)
             if (rs[i].failed && (int)i != first) d->order[d->norder++] = (int)i;
         sort_rs = rs;
-        if (d->norder > 1) qsort(d->order + (first >= 0), d->norder - (first >= 0), sizeof *d->order, by_time);
+        if (d->norder > 1)
+            qsort(d->order + (first >= 0), d->norder - (first >= 0), sizeof *d->order,
+                  d->all_deadlocked ? by_rank : by_time);
     }
 }
 
@@ -549,6 +590,7 @@ static void rank_judge(const struct rk *r, struct an_diag_rank *o, struct an_dia
              : r->alive == 1                 ? AN_DIAG_RUNNING
                                              : AN_DIAG_UNKNOWN;
     o->collateral = r->collateral;
+    o->by_abort = r->by_abort;
     o->vfirst = r->vfirst;
     o->t_fail = r->t_fail;
     o->t_after = r->t_after;

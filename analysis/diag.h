@@ -76,6 +76,8 @@ struct an_diag_rank {
     int exit_status;          /* header exit status (after MPI_Finalize) */
     enum an_diag_end end;
     int collateral;           /* failed: killed from outside after another rank failed */
+    int by_abort;             /* ... (collateral) ended by the MPI after the first one's MPI_Abort:
+                               * exit(its code) inside an MPI call (MPICH) */
     int vfirst;               /* failed: vanished without a record, taken as the first failure */
     int stamped;              /* mpilens run saw its process gone (record ML_FAIL_VANISHED) */
     int64_t t_gone;           /* when it saw it gone (stamped), else INT64_MAX */
@@ -100,9 +102,11 @@ struct an_diag {
     unsigned nfailed;         /* ranks that failed, those killed after the first included */
     unsigned nvanished;
     unsigned ncollateral;     /* of nfailed: killed from outside after the first failure */
+    unsigned nby_abort;       /* of ncollateral: ended by the MPI after the first one's MPI_Abort */
     unsigned nexternal;       /* of nfailed: stopped by a signal from another process */
     int first;                /* index in ranks of the first failure, -1 */
     int outside;              /* that first one was signalled from outside: nothing failed by itself */
+    int all_deadlocked;       /* every failed rank was stopped by the deadlock detector: first is -1 */
     int *order;               /* failed ranks (indexes in ranks): the first, then by time */
     unsigned norder;
     struct an_diag_span {     /* world ranks first..last have no rank file */

@@ -98,6 +98,8 @@ enum ml_failure_flag {
     ML_FAILF_NESTED = 256,     /* ABORT: MPI_Abort called inside another MPI call
                                 * (an error handler or callback); see the live slot */
     ML_FAILF_UNDER_EXIT = 512, /* EXIT: _exit/_Exit/quick_exit (no exit handlers ran) */
+    ML_FAILF_STOPPING = 1024,  /* VANISHED: seen gone after mpilens run was told to stop
+                                * the job (SIGTERM, SIGHUP, Ctrl+C): gone in that stop */
 };
 
 /* How this process failed, written by the runtime's failure capture (signal

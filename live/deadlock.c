@@ -1087,6 +1087,52 @@ static unsigned waits_for(struct g *G, const struct node *n, int *out, unsigned 
     return k;
 }
 
+/* One entry of the verdict's list: a blocked thread, or VG_MIN or more
+ * whose text (key: what, where, requests, waits for) is the same. */
+#define VG_MIN 4
+struct ventry {
+    char *key;               /* "[ thread T]: WHAT at WHERE\n" then the lines under it */
+    int rank;                /* the first */
+    unsigned thread;         /* ~0u: threads differ */
+    unsigned node, n;
+    int *ranks;              /* n > 1: the ranks, sorted */
+    double since, smin, smax;   /* seconds ago; < 0 unknown */
+    int poll;
+};
+
+static int ventry_key_cmp(const void *a, const void *b)
+{
+    const struct ventry *x = a, *y = b;
+    int c = strcmp(x->key ? x->key : "", y->key ? y->key : "");
+    if (c) return c;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static int ventry_rank_cmp(const void *a, const void *b)
+{
+    const struct ventry *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* b's text in a block of its size (sput starts at 4 KiB: one per blocked
+ * thread adds up at scale). */
+static char *shrink(struct sbuf *b)
+{
+    if (!b->s) return NULL;
+    char *p = realloc(b->s, b->n + 1);
+    return p ? p : b->s;
+}
+
+/* Text of any length (sput cuts at 2 KiB). */
+static void sput_long(struct sbuf *b, const char *t)
+{
+    size_t l = strlen(t);
+    for (size_t o = 0; o < l; o += 1024) sput(b, "%.*s", (int)(l - o < 1024 ? l - o : 1024), t + o);
+}
+
 static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
 {
     int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
@@ -1105,54 +1151,132 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     fmt_ranks(rl, sizeof rl, dead_ranks, nd);
     sput(b, " (%s%s).\n", nd == 1 ? "rank " : "ranks ", rl);
 
-    /* every blocked thread: what, where, since, waits for */
+    /* every blocked thread: what, where, since, waits for; by rank, and
+     * threads in the same state waiting for the same ranks, VG_MIN or more,
+     * as one entry ("ranks 1-15: MPI_Barrier ...") */
     int *wf = malloc((size_t)(G->nranks + 1) * sizeof *wf);
-    unsigned shown = 0;
-    for (unsigned k = 0; k < G->nnodes && wf; k++) {
+    unsigned nv = 0;
+    struct ventry *v = calloc(G->nnodes ? G->nnodes : 1, sizeof *v);
+    for (unsigned k = 0; k < G->nnodes && wf && v; k++) {
         struct node *n = &G->nodes[k];
         if (n->active) continue;
-        if (shown++ >= 32) continue;
         const struct ent *e = &G->ents[n->ent];
+        struct ventry *x = &v[nv++];
+        struct sbuf kb = {0};
         char what[256], where[160], th[32] = "";
+        x->node = k;
+        x->rank = n->rank;
+        x->thread = e->thread;
+        x->n = 1;
+        x->since = e->since_ns ? (double)(G->now - e->since_ns) / 1e9 : -1;
+        x->smin = x->smax = x->since;
+        x->poll = e->state == ES_POLL;
         fmt_what(e, what, sizeof what);
         ent_where(e, where, sizeof where);
         if (e->thread) snprintf(th, sizeof th, " thread %u", e->thread);
-        sput(b, "  rank %d%s: %s at %s", n->rank, th, what, where);
-        if (e->since_ns) sput(b, " (%s %.1f s ago)", e->state == ES_POLL ? "last progress" : "started",
-                              (double)(G->now - e->since_ns) / 1e9);
-        sput(b, "\n");
+        sput(&kb, "%s: %s at %s\n", th, what, where);
         for (unsigned i = 0; i < n->nops && (n->kind == K_ALL || n->kind == K_ANY); i++) {
             if (e->rclass >= RC_WAIT && e->rclass <= RC_REQ_STATUS)
-                sput(b, "      request: %s\n", n->ops[i].desc);
+                sput(&kb, "      request: %s\n", n->ops[i].desc);
         }
         if (n->kind == K_JOIN && n->join >= 0) {
             const struct ent *je = &G->ents[G->nodes[n->join].ent];
             char w2[200], s2[120];
             fmt_what(je, w2, sizeof w2);
             ent_where(je, s2, sizeof s2);
-            sput(b, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
+            sput(&kb, "      waits for thread %u of rank %d to end: it is in %s at %s\n", je->thread, n->rank, w2, s2);
+            x->key = shrink(&kb);
             continue;
         }
-        if (n->icc_note[0]) sput(b, "      MPI_Intercomm_create cannot match: %s\n", n->icc_note);
+        if (n->icc_note[0]) sput(&kb, "      MPI_Intercomm_create cannot match: %s\n", n->icc_note);
         unsigned k2 = waits_for(G, n, wf, (unsigned)G->nranks);
-        if (!k2) continue;
-        int anyc = 0;
-        for (unsigned c = 0; c < n->ncl; c++) anyc |= n->clause_any[c];
-        fmt_ranks(rl, sizeof rl, wf, k2);
-        sput(b, "      waits for %s%s %s", anyc && k2 > 1 ? "any of " : "", k2 == 1 ? "rank" : "ranks", rl);
-        /* the state of each (a few) */
-        unsigned lim = k2 < 4 ? k2 : 4;
-        sput(b, ":");
-        for (unsigned j = 0; j < lim; j++) {
-            char br[400];
-            rank_brief(G, wf[j], br, sizeof br);
-            sput(b, "%s rank %d %s", j ? ";" : "", wf[j], br);
+        if (k2) {
+            int anyc = 0;
+            for (unsigned c = 0; c < n->ncl; c++) anyc |= n->clause_any[c];
+            fmt_ranks(rl, sizeof rl, wf, k2);
+            sput(&kb, "      waits for %s%s %s", anyc && k2 > 1 ? "any of " : "", k2 == 1 ? "rank" : "ranks", rl);
+            /* the state of each (a few) */
+            unsigned lim = k2 < 4 ? k2 : 4;
+            sput(&kb, ":");
+            for (unsigned j = 0; j < lim; j++) {
+                char br[400];
+                rank_brief(G, wf[j], br, sizeof br);
+                sput(&kb, "%s rank %d %s", j ? ";" : "", wf[j], br);
+            }
+            if (k2 > lim) sput(&kb, "; ...");
+            if (anyc) sput(&kb, "; no rank will ever send to it");
+            sput(&kb, "\n");
         }
-        if (k2 > lim) sput(b, "; ...");
-        if (anyc) sput(b, "; no rank will ever send to it");
-        sput(b, "\n");
+        x->key = shrink(&kb);
     }
-    if (shown > 32) sput(b, "  ... and %u more blocked threads\n", shown - 32);
+    /* the same text: one entry when there are VG_MIN or more */
+    if (v && nv) {
+        qsort(v, nv, sizeof *v, ventry_key_cmp);
+        unsigned m = 0;
+        for (unsigned i = 0; i < nv;) {
+            unsigned j = i + 1;
+            while (j < nv && v[j].key && v[i].key && !strcmp(v[j].key, v[i].key)) j++;
+            if (j - i >= VG_MIN) {
+                struct ventry g = v[i];
+                g.ranks = malloc((j - i) * sizeof *g.ranks);
+                g.n = j - i;
+                for (unsigned t = i; t < j; t++) {
+                    if (g.ranks) g.ranks[t - i] = v[t].rank;
+                    if (v[t].since < g.smin) g.smin = v[t].since;
+                    if (v[t].since > g.smax) g.smax = v[t].since;
+                    if (v[t].thread != g.thread) g.thread = ~0u;
+                    if (t > i) free(v[t].key);
+                }
+                v[m++] = g;
+            } else {
+                for (unsigned t = i; t < j; t++) v[m++] = v[t];
+            }
+            i = j;
+        }
+        nv = m;
+        qsort(v, nv, sizeof *v, ventry_rank_cmp);
+    }
+    unsigned shown = 0, hidden = 0;
+    for (unsigned i = 0; i < nv; i++) {
+        struct ventry *x = &v[i];
+        if (shown >= 32) {
+            hidden += x->n;
+            continue;
+        }
+        shown++;
+        const char *txt = x->key ? x->key : ": ?\n";
+        const char *nl = strchr(txt, '\n');
+        int hl = nl ? (int)(nl - txt) : (int)strlen(txt);
+        if (x->n == 1) {
+            sput(b, "  rank %d%.*s", x->rank, hl, txt);
+        } else {
+            char gl[256];
+            if (x->ranks) fmt_ranks(gl, sizeof gl, x->ranks, x->n);
+            else snprintf(gl, sizeof gl, "?");
+            /* a thread number only when all are the same thread: the key has it */
+            const char *colon = x->thread == ~0u ? strstr(txt, ": ") : NULL;
+            if (colon && colon < txt + hl)
+                sput(b, "  ranks %s (%u threads)%.*s", gl, x->n, (int)(txt + hl - colon), colon);
+            else
+                sput(b, "  ranks %s%.*s", gl, hl, txt);
+        }
+        const char *sw = x->poll ? "last progress" : "started";
+        if (x->smax >= 0) {
+            char a[32], c[32];
+            snprintf(a, sizeof a, "%.1f", x->smin);
+            snprintf(c, sizeof c, "%.1f", x->smax);
+            if (x->n == 1 || !strcmp(a, c)) sput(b, " (%s %s s ago)", sw, c);
+            else sput(b, " (%s %s-%s s ago)", sw, a, c);
+        }
+        sput(b, "\n");
+        if (nl && nl[1]) sput_long(b, nl + 1);
+    }
+    if (hidden) sput(b, "  ... and %u more blocked threads\n", hidden);
+    for (unsigned i = 0; i < nv; i++) {
+        free(v[i].key);
+        free(v[i].ranks);
+    }
+    free(v);
 
     /* collectives: who is in, who never arrives, mismatches */
     for (unsigned k = 0; k < G->nnodes; k++) {

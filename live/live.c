@@ -905,6 +905,16 @@ struct grp {
 
 static struct watch *sort_w;
 
+/* The failure code that WHAT shows (MPI_Abort's, the MPI error's, the exit
+ * status); other kinds keep in it what the table does not show (the
+ * pid watcher's look number of a rank gone without a record, a signal's
+ * si_code): ranks that differ only there are one group. */
+static int shown_code(const volatile struct ml_failure *f)
+{
+    uint32_t k = f->kind;
+    return k == ML_FAIL_ABORT || k == ML_FAIL_MPI_ERROR || k == ML_FAIL_EXIT ? f->code : 0;
+}
+
 static int ent_key_cmp(const void *a, const void *b)
 {
     const struct ent *x = &sort_w->ents[*(const unsigned *)a], *y = &sort_w->ents[*(const unsigned *)b];
@@ -920,7 +930,8 @@ static int ent_key_cmp(const void *a, const void *b)
         int sx = fx->signo, sy = fy->signo;
         if (sx != sy) return sx - sy;
         if (fx->kind != fy->kind) return fx->kind < fy->kind ? -1 : 1;
-        if (fx->code != fy->code) return fx->code < fy->code ? -1 : 1;
+        int cx = shown_code(fx), cy = shown_code(fy);
+        if (cx != cy) return cx < cy ? -1 : 1;
     }
     if ((x->thread != 0) != (y->thread != 0)) return x->thread ? 1 : -1;
     if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
@@ -939,7 +950,7 @@ static int same_group(const struct ent *x, const struct ent *y)
     if ((x->state == ES_DIED || x->state == ES_EXITED) &&
         (lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo ||
          lf_hdr(x->f)->failure.kind != lf_hdr(y->f)->failure.kind ||
-         lf_hdr(x->f)->failure.code != lf_hdr(y->f)->failure.code))
+         shown_code(&lf_hdr(x->f)->failure) != shown_code(&lf_hdr(y->f)->failure)))
         return 0;
     return (x->thread != 0) == (y->thread != 0);
 }

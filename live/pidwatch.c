@@ -91,6 +91,13 @@ static int runs(pid_t pid, const char *exe)
     return !(c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X' || c[2] == 'x'));
 }
 
+static volatile sig_atomic_t stopping;
+
+void pidwatch_stopping(void)
+{
+    stopping = 1;
+}
+
 /* The process of r ended: when it left no record, write ours. */
 static void stamp(struct pidwatch *w, struct pw_rank *r, int64_t t, uint32_t look)
 {
@@ -111,6 +118,7 @@ static void stamp(struct pidwatch *w, struct pw_rank *r, int64_t t, uint32_t loo
     x.code = (int32_t)look;
     x.ticks = ticks;
     x.routine = 0xffff;
+    if (stopping) x.flags |= ML_FAILF_STOPPING;
     snprintf(x.message, sizeof x.message, "no record of its own: mpilens run saw the process gone");
     /* fields first, kind last (mlformat.h) */
     off_t base = (off_t)offsetof(struct ml_header, failure);

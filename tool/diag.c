@@ -124,7 +124,10 @@ static void print_cause(FILE *o, const struct an_diag_rank *r, int brief)
                     (fl->flags & ML_FAILF_UNDER_EXIT) ? "_exit/_Exit/quick_exit: no exit handlers ran"
                                                       : "exit() called");
         if (!(fl->flags & ML_FAILF_MAIN) && rec->where) fprintf(o, "    where: %s\n", rec->where);
-        if (fl->routine != 0xffff)
+        if (fl->routine != 0xffff && r->by_abort)
+            fprintf(o, "    inside %s called at %s: the MPI ended it with MPI_Abort's code (MPICH does so to the\n"
+                       "    other members of the communicator given to MPI_Abort)\n", rec->routine, rec->site);
+        else if (fl->routine != 0xffff)
             fprintf(o, "    inside %s called at %s (from an error handler or callback?)\n", rec->routine, rec->site);
         break;
     case ML_FAIL_MPI_ERROR: {
@@ -201,6 +204,31 @@ static unsigned nofile_count(const struct an_diag *g)
 }
 
 /* The summary line, without its newline. */
+static const struct an_diag_rank *diag_sort_rs;
+static int by_rank_idx(const void *a, const void *b)
+{
+    return diag_sort_rs[*(const int *)a].rank - diag_sort_rs[*(const int *)b].rank;
+}
+
+/* Nothing failed by itself and every failed rank got its signal from one
+ * process within 100 ms: the job was stopped at once (a time limit, the
+ * launcher, Ctrl+C), which one the signal reached first means nothing. */
+static int stopped_together(const struct an_diag *g)
+{
+    if (!g->outside || g->nexternal != g->nfailed || g->nfailed < 2) return 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    uint64_t sender = 0;
+    for (unsigned k = 0; k < g->norder; k++) {
+        const struct an_diag_rank *r = &g->ranks[g->order[k]];
+        if (r->t_fail == INT64_MAX) return 0;
+        if (k == 0) sender = r->rec.fl.addr;
+        else if (r->rec.fl.addr != sender) return 0;
+        if (r->t_fail < lo) lo = r->t_fail;
+        if (r->t_fail > hi) hi = r->t_fail;
+    }
+    return hi - lo <= 100000000;
+}
+
 static void print_summary(FILE *out, const struct an_diag *g)
 {
     const struct an_diag_rank *rs = g->ranks;
@@ -223,12 +251,33 @@ static void print_summary(FILE *out, const struct an_diag *g)
         else fprintf(out, "no failure recorded; %u rank%s still running", g->nrunning, g->nrunning == 1 ? "" : "s");
         return;
     }
-    unsigned ncol = g->ncollateral;
+    if (g->all_deadlocked) {
+        int64_t t = INT64_MAX;
+        for (unsigned k = 0; k < g->norder; k++)
+            if (rs[g->order[k]].t_fail < t) t = rs[g->order[k]].t_fail;
+        fprintf(out, "%u rank%s stopped together as deadlocked by the live monitor", g->nfailed,
+                g->nfailed == 1 ? "" : "s");
+        if (t != INT64_MAX) fprintf(out, " at %.3f s", t / 1e9);
+        fprintf(out, " (none failed by itself)");
+        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+        (void)first;
+        return;
+    }
+    if (stopped_together(g)) {
+        const struct an_diag_rank *r0 = &rs[g->order[0]];
+        fprintf(out, "%u ranks stopped together from outside at %.3f s (signals from pid %" PRIu64
+                     ": the launcher, a batch system, a user); none failed by itself",
+                g->nfailed, r0->t_fail / 1e9, r0->rec.fl.addr);
+        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+        return;
+    }
+    unsigned ncol = g->ncollateral - g->nby_abort;
     if (g->outside && g->nexternal == g->nfailed)
         fprintf(out, "%u rank%s stopped by signals from another process (launcher, batch system, user)", g->nfailed,
                 g->nfailed == 1 ? "" : "s");
     else
-        fprintf(out, "%u rank%s failed", g->nfailed - ncol, g->nfailed - ncol == 1 ? "" : "s");
+        fprintf(out, "%u rank%s failed", g->nfailed - g->ncollateral, g->nfailed - g->ncollateral == 1 ? "" : "s");
+    if (g->nby_abort) fprintf(out, ", %u ended by the MPI after its MPI_Abort", g->nby_abort);
     if (ncol) fprintf(out, ", %u killed from outside after that", ncol);
     if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
     if (first >= 0 && rs[first].t_fail == INT64_MAX)
@@ -258,12 +307,13 @@ static void print_failed(FILE *out, const struct an_diag *g, int i)
     const struct ml_failure *fl = &r->rec.fl;
     double at = r->t_fail == INT64_MAX ? -1 : r->t_fail / 1e9;
     fprintf(out, "rank %d (pid %d on %s): FAILED%s", r->rank, r->pid, r->host,
-            i == g->first  ? (g->outside ? ", signalled first" : ", first failure")
+            i == g->first  ? (!g->outside ? ", first failure" : stopped_together(g) ? "" : ", signalled first")
+            : r->by_abort   ? ", ended by the MPI after the first failure's MPI_Abort"
             : r->collateral ? ", killed after the first failure"
                             : "");
     if (at >= 0) fprintf(out, r->t_after ? ", gone after %.3f s (its last activity)" : " at %.3f s", at);
     if (r->state == ML_STATE_FINALIZED) fprintf(out, ", after MPI_Finalize");
-    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX)
+    if (at >= 0 && f0 && i != g->first && f0->t_fail != INT64_MAX && !stopped_together(g))
         fprintf(out, " (%+.3f s after rank %d)", at - f0->t_fail / 1e9, f0->rank);
     fprintf(out, "\n    how: ");
     if (r->vfirst) {
@@ -316,7 +366,9 @@ static void print_other(FILE *out, const struct an_diag *g, const struct an_diag
                 fprintf(out, " (%+.3f s after rank %d)", (r->t_gone - f0->t_fail) / 1e9, f0->rank);
             fputc('\n', out);
         }
-        if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
+        if (r->stamped && (r->rec.fl.flags & ML_FAILF_STOPPING))
+            fprintf(out, "    gone after mpilens run was told to stop the job: in that stop (the launcher's SIGKILL?)\n");
+        else if (f0) fprintf(out, "    after the first failure: probably stopped by the launcher\n");
         print_state(out, r, -1, "last state: ");
     } else if (r->end == AN_DIAG_FINALIZED && r->exit_status != 0) {
         fprintf(out, "finalized, then exited with status %d\n", r->exit_status);
@@ -349,6 +401,46 @@ int diag_print(const char *dir, FILE *out)
     return rc;
 }
 
+/* A job stopped from outside (a time limit, Ctrl+C, the launcher) with
+ * nothing failed by itself, and no deadlock verdict: what the ranks were
+ * doing then, so that a hang shows ranks waiting in MPI for ranks that
+ * compute (the live view's "not a deadlock: rank 1 is computing"). */
+static void print_at_stop(FILE *out, const struct an_diag *g)
+{
+    if (g->verdict || !g->outside || g->nexternal != g->nfailed || !g->nfailed) return;
+    int *in = malloc(sizeof(int) * (g->n + 1)), *comp = malloc(sizeof(int) * (g->n + 1));
+    unsigned nin = 0, nc = 0;
+    for (unsigned i = 0; in && comp && i < g->n; i++) {
+        const struct an_diag_rank *r = &g->ranks[i];
+        if (r->end != AN_DIAG_FAILED && r->end != AN_DIAG_VANISHED) continue;   /* its last state */
+        int m = 0, c = 0;
+        for (unsigned t = 0; t < r->nthreads; t++) {
+            if (r->threads[t].doing == AN_DIAG_IN_MPI) m = 1;
+            else if (r->threads[t].doing == AN_DIAG_COMPUTING) c = 1;
+        }
+        if (m) in[nin++] = r->rank;
+        else if (c) comp[nc++] = r->rank;
+    }
+    if (nin || nc) {
+        fprintf(out, "when stopped: ");
+        if (nc) {
+            qsort(comp, nc, sizeof *comp, int_cmp);
+            fprintf(out, "rank%s ", nc == 1 ? "" : "s");
+            print_ranges(out, comp, nc);
+            fprintf(out, " computing (not in MPI)");
+        }
+        if (nin) {
+            qsort(in, nin, sizeof *in, int_cmp);
+            fprintf(out, "%srank%s ", nc ? ", " : "", nin == 1 ? "" : "s");
+            print_ranges(out, in, nin);
+            fprintf(out, " in MPI calls");
+        }
+        fputc('\n', out);
+    }
+    free(in);
+    free(comp);
+}
+
 int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
 {
     const struct an_diag g = *gp;
@@ -359,6 +451,7 @@ int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
             g.mpi_impl[0] ? ", " : "", g.mpi_impl);
     print_summary(out, &g);
     fputc('\n', out);
+    print_at_stop(out, &g);
 
     /* the live monitor's verdict (mpilens top), when it found a deadlock */
     if (g.verdict) {
@@ -384,10 +477,20 @@ int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
         }
     }
 
+    /* stopped together: by rank, none first */
+    int *ord = malloc(sizeof(int) * (g.norder + 1));
+    if (ord) {
+        memcpy(ord, g.order, sizeof(int) * g.norder);
+        if (stopped_together(&g)) {
+            diag_sort_rs = rs;
+            qsort(ord, g.norder, sizeof *ord, by_rank_idx);
+        }
+    }
     for (unsigned k = 0; k < g.norder; k++) {
         fputc('\n', out);
-        print_failed(out, &g, g.order[k]);
+        print_failed(out, &g, ord ? ord[k] : g.order[k]);
     }
+    free(ord);
     /* the others; ranks that finalized cleanly in one line */
     int *fin = malloc(sizeof(int) * n);
     unsigned nfin = 0;
@@ -635,9 +738,9 @@ int diag_json_diag(const char *dir, const struct an_diag *gp, FILE *o, int whole
     }
     const struct an_diag_rank *rs = g.ranks;
     const struct an_diag_rank *f0 = g.first >= 0 ? &rs[g.first] : NULL;
-    fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"vanished\": %u, "
-               "\"first_rank\": ",
-            g.nfailed - g.ncollateral, g.ncollateral, g.nvanished);
+    fprintf(o, "  \"failure_summary\": {\"failed\": %u, \"killed_after_first\": %u, \"ended_by_abort\": %u, "
+               "\"vanished\": %u, \"first_rank\": ",
+            g.nfailed - g.ncollateral, g.ncollateral - g.nby_abort, g.nby_abort, g.nvanished);
     if (f0 && f0->t_fail != INT64_MAX) fprintf(o, "%d, \"first_s\": %.6f", f0->rank, f0->t_fail / 1e9);
     else if (f0) fprintf(o, "%d, \"first_s\": null", f0->rank);
     else fprintf(o, "null, \"first_s\": null");
@@ -658,8 +761,9 @@ int diag_json_diag(const char *dir, const struct an_diag *gp, FILE *o, int whole
         const struct an_diag_rank *r = &rs[i];
         fprintf(o, "%s\n    {", j ? "," : "");
         j_rank_id(o, r);
-        fprintf(o, ", \"first\": %s, \"killed_after_first\": %s, \"time_s\": ", i == g.first ? "true" : "false",
-                r->collateral ? "true" : "false");
+        fprintf(o, ", \"first\": %s, \"killed_after_first\": %s, \"ended_by_abort\": %s, \"time_s\": ",
+                i == g.first ? "true" : "false", r->collateral && !r->by_abort ? "true" : "false",
+                r->by_abort ? "true" : "false");
         if (r->t_fail == INT64_MAX) fprintf(o, "null");
         else fprintf(o, "%.6f", r->t_fail / 1e9);
         fprintf(o, ", \"time_is_last_activity\": %s, \"seen_gone_s\": ", r->t_after ? "true" : "false");

@@ -121,6 +121,7 @@ static void on_term(int sig)
 {
     if (!terminated && !interrupted) clock_gettime(CLOCK_REALTIME, &stopped_at);
     if (!terminated) terminated = sig;
+    pidwatch_stopping();
     if (child > 0) kill(child, sig);
 }
 
@@ -131,6 +132,7 @@ static void on_int(int sig, siginfo_t *si, void *uc)
     (void)uc;
     if (!terminated && !interrupted) clock_gettime(CLOCK_REALTIME, &stopped_at);
     interrupted = 1;
+    pidwatch_stopping();
     if (child > 0 && si && si->si_code == SI_USER && si->si_pid != getpid()) kill(child, sig);
 }
 

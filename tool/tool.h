@@ -64,6 +64,9 @@ int diag_notes(const char *dir, FILE *out);
 struct pidwatch;
 struct pidwatch *pidwatch_start(const char *dir);
 void pidwatch_stop(struct pidwatch *w, double wait_s);
+/* mpilens run was told to stop the job: ranks seen gone from now on vanished
+ * in that stop (ML_FAILF_STOPPING), not before it.  Async-signal-safe. */
+void pidwatch_stopping(void);
 int cmd_top(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 

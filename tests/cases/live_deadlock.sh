@@ -19,7 +19,7 @@ line() { grep -n "$2" "$P/$1.c" | head -1 | cut -d: -f1; }   # line of a marker
 # case: program, ranks, then extended regexps the verdict must match
 run_case() {
     local impl=$1 prog=$2 n=$3; shift 3
-    local dir=$t/$impl-$prog exe=$t/$prog-$impl
+    local dir=$t/$impl-$prog${TAG:-} exe=$t/$prog-$impl
     local lib=$root/build/lib/mpilens/libmpilens-$impl.so
     [ -x "$exe" ] || mpicc.$impl -g -O0 -w -o "$exe" "$P/$prog.c" || { bad "$impl $prog: compile"; return; }
     if [ $impl = openmpi ]; then
@@ -49,7 +49,7 @@ run_case() {
     if [ $ok = 0 ]; then sed 's/^/    /' "$v"; else echo "ok $impl $prog"; fi
 }
 
-cases=${*:-recvrecv ssend coll_missing coll_mismatch wildcard waitall testpoll rank0}
+cases=${*:-recvrecv ssend coll_missing coll_mismatch wildcard wildcard12 waitall testpoll rank0}
 for impl in openmpi mpich; do
     command -v mpicc.$impl >/dev/null || continue
     for c in $cases; do
@@ -98,6 +98,22 @@ for impl in openmpi mpich; do
                 "^  rank 0: MPI_Recv from 1 tag 5 at deadlock_rank0.c:$L" \
                 "collective MPI_Barrier on MPI_COMM_WORLD at deadlock_rank0.c:$B.*ranks 1-2 in it; rank 0 never arrives: rank 0 in MPI_Recv from 1 tag 5 at deadlock_rank0.c:$L" \
                 "cycle: rank (0 -> rank 1 -> rank 0|1 -> rank 0 -> rank 1)" ;;
+        wildcard12) L=$(line deadlock_wildcard L_ANY); B=$(line deadlock_wildcard L_BARRIER)
+            # 12 ranks: ranks 1-11 wait in the barrier for rank 0, each with
+            # the same text: one entry "ranks 1-11" (it listed 11 entries in
+            # the order the rank files were found: 'rank 7', 'rank 3', ...),
+            # after rank 0's (the list is by rank)
+            TAG=-12 run_case $impl deadlock_wildcard 12 \
+                "^  rank 0: MPI_Recv from any source tag 5 at deadlock_wildcard.c:$L \(started [0-9.]+ s ago\)$" \
+                "^      waits for any of ranks 1-11: rank 1 in MPI_Barrier on MPI_COMM_WORLD at deadlock_wildcard.c:$B; .*; no rank will ever send to it$" \
+                "^  ranks 1-11: MPI_Barrier on MPI_COMM_WORLD at deadlock_wildcard.c:$B \(started [0-9.]+(-[0-9.]+)? s ago\)$" \
+                "^      waits for rank 0: rank 0 in MPI_Recv from any source tag 5 at deadlock_wildcard.c:$L$"
+            v=$t/$impl-deadlock_wildcard-12/deadlock.txt
+            if [ -s "$v" ]; then
+                grep -Eq '^  rank ([1-9]|1[01]):' "$v" && bad "$impl wildcard12: a barrier rank listed on its own: $(grep -E -m2 '^  rank ([1-9]|1[01]):' "$v")"
+                [ "$(grep -n '^  rank' "$v" | head -1 | cut -d: -f2-)" = "$(grep -m1 '^  rank 0:' "$v")" ] ||
+                    bad "$impl wildcard12: rank 0 is not listed first: $(grep -m1 '^  rank' "$v")"
+            fi ;;
         *) bad "unknown case $c" ;;
         esac
     done

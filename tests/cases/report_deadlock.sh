@@ -31,6 +31,16 @@ for impl in openmpi mpich; do
     [ -n "$lv" ] && [ -n "$lr" ] && [ "$lv" -lt "$lr" ] || soft_fail "$impl: verdict not before the ranks ($lv, $lr)"
     lm=$(grep -n '^Messages$' "$d/rep.txt" | head -1 | cut -d: -f1)
     [ -n "$lm" ] && [ "$lv" -lt "$lm" ] || soft_fail "$impl: verdict not before the profile"
+    # the failure summary: both ranks were stopped together by the detector,
+    # neither failed first (it said "2 ranks failed; first failure: rank N",
+    # N the rank the stop reached first, and listed that one as "FAILED,
+    # first failure"); the ranks by number
+    s2=$(sed -n 2p "$d/rep.txt")
+    echo "$s2" | grep -Eq '^2 ranks stopped together as deadlocked by the live monitor at [0-9.]+ s \(none failed by itself\)$' ||
+        soft_fail "$impl: failure summary '$s2'"
+    ! grep -q 'first failure' "$d/rep.txt" || soft_fail "$impl: a first failure named: $(grep -m1 'first failure' "$d/rep.txt")"
+    [ "$(grep -E '^rank [0-9]+ \(pid' "$d/rep.txt" | cut -d' ' -f2 | tr '\n' ' ')" = "0 1 " ] ||
+        soft_fail "$impl: failed ranks not in rank order: $(grep -E '^rank [0-9]+ \(pid' "$d/rep.txt" | cut -c1-40 | tr '\n' '|')"
     # JSON
     "$MPILENS" report --json -q "$d/run" >"$d/rep.json" 2>"$d/rep.err" || soft_fail "$impl: json report failed"
     r=$(python3 - "$d/rep.json" "$cycle" "$v" <<'PY'
