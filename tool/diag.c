@@ -173,14 +173,27 @@ static void print_cause(FILE *o, const struct an_diag_rank *r, int brief)
         fprintf(o, "    note: %s\n", fl->message);
 }
 
-/* "0-3,5,7-9" */
-static void print_ranges(FILE *o, const int *v, unsigned n)
+/* Ranks as ranges ("0-3,5,7-9") into buf, at most w characters: ranges
+ * that do not fit end it with ",... (N more)". */
+static void ranges_fit(char *buf, size_t bn, const int *v, unsigned n, size_t w)
 {
+    size_t l = 0;
+    buf[0] = 0;
+    if (w >= bn) w = bn - 1;
     for (unsigned i = 0; i < n;) {
         unsigned j = i;
         while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
-        fprintf(o, "%s%d", i ? "," : "", v[i]);
-        if (j > i) fprintf(o, "-%d", v[j]);
+        char t[40];
+        int k = j > i ? snprintf(t, sizeof t, "%s%d-%d", i ? "," : "", v[i], v[j])
+                      : snprintf(t, sizeof t, "%s%d", i ? "," : "", v[i]);
+        char more[40];
+        int mk = j + 1 < n ? snprintf(more, sizeof more, ",... (%u more)", n - (j + 1)) : 0;
+        if (l + (size_t)k + (size_t)mk > w) {
+            snprintf(buf + l, bn - l, ",... (%u more)", n - i);
+            return;
+        }
+        memcpy(buf + l, t, (size_t)k + 1);
+        l += (size_t)k;
         i = j + 1;
     }
 }
@@ -259,16 +272,16 @@ static void print_summary(FILE *out, const struct an_diag *g)
                 g->nfailed == 1 ? "" : "s");
         if (t != INT64_MAX) fprintf(out, " at %.3f s", t / 1e9);
         fprintf(out, " (none failed by itself)");
-        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+        if (g->nvanished) fprintf(out, "\n%u vanished without a record", g->nvanished);
         (void)first;
         return;
     }
     if (stopped_together(g)) {
         const struct an_diag_rank *r0 = &rs[g->order[0]];
-        fprintf(out, "%u ranks stopped together from outside at %.3f s (signals from pid %" PRIu64
-                     ": the launcher, a batch system, a user); none failed by itself",
-                g->nfailed, r0->t_fail / 1e9, r0->rec.fl.addr);
-        if (g->nvanished) fprintf(out, ", %u vanished without a record", g->nvanished);
+        fprintf(out, "%u ranks stopped together from outside at %.3f s; none failed by itself", g->nfailed,
+                r0->t_fail / 1e9);
+        if (g->nvanished) fprintf(out, "; %u vanished without a record", g->nvanished);
+        fprintf(out, "\n  (signals from pid %" PRIu64 ": the launcher, a batch system, a user)", r0->rec.fl.addr);
         return;
     }
     unsigned ncol = g->ncollateral - g->nby_abort;
@@ -355,7 +368,9 @@ static const char *other_status(const struct an_diag_rank *r)
 /* The paragraph on a rank that did not fail (and did not just finalize). */
 static void print_other(FILE *out, const struct an_diag *g, const struct an_diag_rank *r)
 {
-    const struct an_diag_rank *f0 = g->first >= 0 ? &g->ranks[g->first] : NULL;
+    /* (ranks stopped together have no first: nothing is "after" one of them) */
+    const struct an_diag_rank *f0 =
+        g->first >= 0 && !stopped_together(g) && !g->all_deadlocked ? &g->ranks[g->first] : NULL;
     fprintf(out, "rank %d (pid %d on %s): ", r->rank, r->pid, r->host);
     if (r->end == AN_DIAG_VANISHED) {
         fprintf(out, "VANISHED: gone without MPI_Finalize or a failure record\n"
@@ -422,20 +437,24 @@ static void print_at_stop(FILE *out, const struct an_diag *g)
         else if (c) comp[nc++] = r->rank;
     }
     if (nin || nc) {
-        fprintf(out, "when stopped: ");
+        /* one line where both fit in 100 columns, else a line each, their
+         * ranks cut to fit */
+        char a[128] = "", b[128] = "", ra[100], rb[100];
         if (nc) {
             qsort(comp, nc, sizeof *comp, int_cmp);
-            fprintf(out, "rank%s ", nc == 1 ? "" : "s");
-            print_ranges(out, comp, nc);
-            fprintf(out, " computing (not in MPI)");
+            ranges_fit(ra, sizeof ra, comp, nc, 60);
+            snprintf(a, sizeof a, "rank%s %s computing (not in MPI)", nc == 1 ? "" : "s", ra);
         }
         if (nin) {
             qsort(in, nin, sizeof *in, int_cmp);
-            fprintf(out, "%srank%s ", nc ? ", " : "", nin == 1 ? "" : "s");
-            print_ranges(out, in, nin);
-            fprintf(out, " in MPI calls");
+            ranges_fit(rb, sizeof rb, in, nin, 60);
+            snprintf(b, sizeof b, "rank%s %s in MPI calls", nin == 1 ? "" : "s", rb);
         }
-        fputc('\n', out);
+        if (strlen("when stopped: ") + strlen(a) + 2 + strlen(b) <= 100)
+            fprintf(out, "when stopped: %s%s%s\n", a, nc && nin ? ", " : "", b);
+        else
+            fprintf(out, "when stopped: %s\n%s%s%s", a[0] ? a : b, a[0] && b[0] ? "              " : "",
+                    a[0] && b[0] ? b : "", a[0] && b[0] ? "\n" : "");
     }
     free(in);
     free(comp);
@@ -498,9 +517,9 @@ int diag_print_diag(const char *dir, const struct an_diag *gp, FILE *out)
         if (finalized_clean(&rs[i])) fin[nfin++] = rs[i].rank;
     if (nfin && (g.nfailed || g.nvanished || nfin < n)) {
         qsort(fin, nfin, sizeof *fin, int_cmp);
-        fprintf(out, "\nrank%s ", nfin == 1 ? "" : "s");
-        print_ranges(out, fin, nfin);
-        fprintf(out, ": finalized normally\n");
+        char rr[100];
+        ranges_fit(rr, sizeof rr, fin, nfin, 70);
+        fprintf(out, "\nrank%s %s: finalized normally\n", nfin == 1 ? "" : "s", rr);
     }
     free(fin);
     for (unsigned i = 0; i < n; i++) {
