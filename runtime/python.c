@@ -168,7 +168,16 @@ static int find_fields(void)
 
 #define SYM(f, name) (*(void **)&py.f = dlsym(RTLD_DEFAULT, name))
 
+static void py_setup(int chains);
+
 void ml_py_setup(int chains)
+{
+    pthread_mutex_lock(&py_lock);
+    py_setup(chains);
+    pthread_mutex_unlock(&py_lock);
+}
+
+static void py_setup(int chains)
 {
     if (chains || ml_py_len) return;
     if (!SYM(is_init, "Py_IsInitialized") || !SYM(gil_check, "PyGILState_Check") ||
@@ -289,6 +298,9 @@ static uintptr_t resolve(uintptr_t code, uintptr_t instr)
 
 uintptr_t ml_py_addr(struct ml_thread *th)
 {
+    /* not while the interpreter is finalised (mpi4py's MPI_Finalize at
+     * exit runs after its thread states are gone) */
+    if (!py.is_init()) return 0;
     uintptr_t ts = (uintptr_t)py.this_ts();
     if (!ts) return 0;
     uintptr_t fr = *(const uintptr_t *)(ts + o_ts);

@@ -1233,7 +1233,7 @@ uint32_t ml_site_slow(struct ml_thread *th, uintptr_t addr)
     if (!sites) return 0;
     if (chains) return chain_site(addr);
     int cache = 1;
-    if (addr - ml_py_lo < ml_py_len) {
+    if (addr - ml_py_lo < __atomic_load_n(&ml_py_len, __ATOMIC_ACQUIRE)) {
         /* mpi4py's code: the Python line that called it, cached as its own
          * address; mpi4py's address itself never is (python.c) */
         uintptr_t p = ml_py_addr(th);
