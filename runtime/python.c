@@ -74,16 +74,27 @@ struct range {
 static struct range *rd_ok;
 static unsigned nrd_ok;
 
-static void readable_load(void)
+/* The readable mappings (for peek), and the executable ones of mpi4py's
+ * module (MPI.*.so): *lo, *hi, hi 0 where there is none.  One read of
+ * /proc/self/maps. */
+static void maps_load(uintptr_t *lo, uintptr_t *hi)
 {
+    *lo = UINTPTR_MAX;
+    *hi = 0;
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return;
     char line[4352];
     unsigned cap = 0;
     while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
+        unsigned long a, b;
         char perm[8];
-        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 || perm[0] != 'r') continue;
+        int pos = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &a, &b, perm, &pos) < 3) continue;
+        if (perm[2] == 'x' && pos && strstr(line + pos, "/mpi4py/MPI.")) {
+            if (a < *lo) *lo = a;
+            if (b > *hi) *hi = b;
+        }
+        if (perm[0] != 'r') continue;
         if (nrd_ok == cap) {
             unsigned c = cap ? cap * 2 : 256;
             struct range *r = realloc(rd_ok, c * sizeof *r);
@@ -91,7 +102,7 @@ static void readable_load(void)
             rd_ok = r;
             cap = c;
         }
-        rd_ok[nrd_ok++] = (struct range){lo, hi};
+        rd_ok[nrd_ok++] = (struct range){a, b};
     }
     fclose(f);
 }
@@ -115,9 +126,9 @@ static int in_code(uintptr_t fr, size_t o, uintptr_t c)
     return v > c + 16 && n > 0 && n < (1 << 24) && v < c + 1024 + 2 * (uintptr_t)n;
 }
 
-/* With the GIL held: the places of the thread state's frame, the frame's
- * code object and its instruction, from the current frame and the one
- * before it.  1 when found, the same for both. */
+/* With the GIL held and the mappings loaded: the places of the thread
+ * state's frame, the frame's code object and its instruction, from the
+ * current frame and the one before it.  1 when found, the same for both. */
 static int find_fields(void)
 {
     void *f = py.get_frame();
@@ -128,7 +139,6 @@ static int find_fields(void)
     uintptr_t ts = (uintptr_t)py.this_ts(), code = (uintptr_t)c, codeb = (uintptr_t)cb;
     int ok = 0;
     if (ts && code && codeb && code != codeb) {
-        readable_load();
         for (int lv = 1; lv >= 0 && !ok; lv--)
             for (size_t a = 0; a < 512 && !ok; a += 8) {
                 uintptr_t p = peek(ts, a);
@@ -154,9 +164,6 @@ static int find_fields(void)
                     }
                 }
             }
-        free(rd_ok);
-        rd_ok = NULL;
-        nrd_ok = 0;
     }
     if (cb) py.decref(cb);
     if (b) py.decref(b);
@@ -189,21 +196,13 @@ static void py_setup(int chains)
         return;
     if (!py.is_init() || !py.gil_check()) return;
     /* mpi4py's code: its executable mappings (one module, MPI.*.so) */
-    uintptr_t lo = UINTPTR_MAX, hi = 0;
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (!f) return;
-    char line[4352];
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        char perm[8];
-        int pos = 0;
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &a, &b, perm, &pos) < 3 || perm[2] != 'x' || !pos) continue;
-        if (!strstr(line + pos, "/mpi4py/MPI.")) continue;
-        if (a < lo) lo = a;
-        if (b > hi) hi = b;
-    }
-    fclose(f);
-    if (!hi || !find_fields()) return;
+    uintptr_t lo, hi;
+    maps_load(&lo, &hi);
+    int found = hi && find_fields();
+    free(rd_ok);
+    rd_ok = NULL;
+    nrd_ok = 0;
+    if (!found) return;
     ml_py_lo = lo;
     __atomic_store_n(&ml_py_len, hi - lo, __ATOMIC_RELEASE);
     /* mpi4py's calls so far (MPI_Init's) are in this thread's site cache */
@@ -232,6 +231,16 @@ unsigned ml_py_modules(struct ml_module *out, unsigned room)
     if (n > room) n = room;
     memcpy(out, py_mods, n * sizeof *out);
     return n;
+}
+
+/* The entry of key (code, instr) in keys, or the empty one it would take;
+ * NULL when neither is found (under py_lock). */
+static struct pykey *key_slot(uintptr_t code, uintptr_t instr)
+{
+    unsigned h = (unsigned)(((code ^ instr * 31) * 0x9E3779B97F4A7C15ull) >> 52) & (PY_KEYS - 1);
+    for (unsigned i = 0; i < PY_KEYS; i++, h = (h + 1) & (PY_KEYS - 1))
+        if (!keys[h].code || (keys[h].code == code && keys[h].instr == instr)) return &keys[h];
+    return NULL;
 }
 
 /* The first call of a key: its file and line, with the GIL.  0 where the
@@ -272,22 +281,16 @@ static uintptr_t resolve(uintptr_t code, uintptr_t instr)
     if (line < 0 || !file[0]) return 0;
     pthread_mutex_lock(&py_lock);
     uintptr_t addr = 0;
-    unsigned h = (unsigned)(((code ^ instr * 31) * 0x9E3779B97F4A7C15ull) >> 52) & (PY_KEYS - 1);
-    for (unsigned i = 0; i < PY_KEYS; i++, h = (h + 1) & (PY_KEYS - 1)) {
-        struct pykey *k = &keys[h];
-        if (k->code == code && k->instr == instr) {
-            addr = k->addr;
-            break;
-        }
-        if (!k->code) {
-            if (nkeys * 4 >= PY_KEYS * 3) break;   /* full: the rest keep mpi4py's address */
-            int mi = file_module(file);
-            if (mi < 0) break;
+    struct pykey *k = key_slot(code, instr);
+    if (k && k->code) {
+        addr = k->addr;   /* (another thread took it meanwhile) */
+    } else if (k && nkeys * 4 < PY_KEYS * 3) {   /* (full: the rest keep mpi4py's address) */
+        int mi = file_module(file);
+        if (mi >= 0) {
             k->code = code;
             k->instr = instr;
             k->addr = addr = py_mods[mi].start + (uint64_t)line;
             nkeys++;
-            break;
         }
     }
     unsigned n = npy_mods;
@@ -313,12 +316,8 @@ uintptr_t ml_py_addr(struct ml_thread *th)
     /* a key seen by another thread */
     uintptr_t addr = 0;
     pthread_mutex_lock(&py_lock);
-    unsigned g = (unsigned)(((code ^ instr * 31) * 0x9E3779B97F4A7C15ull) >> 52) & (PY_KEYS - 1);
-    for (unsigned i = 0; i < PY_KEYS && keys[g].code; i++, g = (g + 1) & (PY_KEYS - 1))
-        if (keys[g].code == code && keys[g].instr == instr) {
-            addr = keys[g].addr;
-            break;
-        }
+    struct pykey *k = key_slot(code, instr);
+    if (k && k->code) addr = k->addr;
     pthread_mutex_unlock(&py_lock);
     if (!addr) addr = resolve(code, instr);
     if (!addr) return 0;
