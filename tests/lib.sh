@@ -173,7 +173,11 @@ same_with_runtime_once() {
         soft_fail "$what: exit status $rc0 without the runtime, $rc1 with it: $(grep -a . "$d/rt.err" | head -3 | tr '\n' ' ' | head -c 300)"
         bad=1
     fi
-    if [ ! -s "$d/plain.out" ]; then
+    # OUT_MAY_BE_LOST=1: the MPI may drop what the program printed (output
+    # written just before an MPI_Abort is lost when the launcher tears the
+    # job down first: MPICH's hydra under load, without the runtime too);
+    # NORMALIZE then takes those lines out of both outputs
+    if [ ! -s "$d/plain.out" ] && [ -z "${OUT_MAY_BE_LOST:-}" ]; then
         soft_fail "$what: the program printed nothing"
         bad=1
     fi
