@@ -575,6 +575,20 @@ int cmd_run(int argc, char **argv)
     /* the runtime linked into the program: no preloading */
     const char *linked = prog[0] ? linked_runtime(prog) : NULL;
     if (linked && !mpi) mpi = linked;
+    if (mpi && !linked && prog[0]) {
+        /* --mpi naming the other MPI than the one the program loads: the
+         * runtime would call that MPI with the wrong handles (a crash in
+         * MPI_Init, lmp of Debian under --mpi=mpich) */
+        char other[256] = "";
+        enum link_kind k = program_mpi(prog, other, sizeof other);
+        const char *has = k == LINK_OPENMPI ? "openmpi" : k == LINK_MPICH ? "mpich" : NULL;
+        if (has && strcmp(has, mpi)) {
+            ERR("%s is linked against %s, not %s: --mpi=%s cannot record it (say --mpi=%s, or leave "
+                "--mpi out)", prog, k == LINK_OPENMPI ? "Open MPI (libmpi.so.40)" : "MPICH",
+                !strcmp(mpi, "mpich") ? "MPICH" : "Open MPI", mpi, has);
+            return 2;
+        }
+    }
     if (!mpi) {
         char other[256] = "";
         enum link_kind k = prog[0] ? program_mpi(prog, other, sizeof other) : LINK_SCRIPT;

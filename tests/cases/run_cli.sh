@@ -61,6 +61,10 @@ expect nompi "not linked against MPI" -n 2 ./nompi
 expect static "statically linked" -n 2 ./static
 expect other-mpi "fakempi is linked against libmpi.so.20, an MPI mpilens has no runtime for (known: Open MPI, MPICH); use --mpi=openmpi|mpich if it is one of them" -n 2 ./fakempi
 expect unknown-mpi "unknown MPI" --mpi=lam -n 2 ./p-openmpi
+# --mpi naming the other MPI than the program's: the runtime crashed the
+# program in MPI_Init (Debian's lmp, linked with Open MPI, under --mpi=mpich)
+expect wrong-mpi "p-openmpi is linked against Open MPI (libmpi.so.40), not MPICH: --mpi=mpich cannot record it (say --mpi=openmpi" --mpi=mpich -n 2 ./p-openmpi
+expect wrong-mpi2 "p-mpich is linked against MPICH, not Open MPI: --mpi=openmpi cannot record it (say --mpi=mpich" --mpi=openmpi -n 2 ./p-mpich
 expect exists "already exists: choose another directory with -o" -o exists -n 2 ./p-openmpi
 expect no-parent "nodir does not exist.*choose another directory with -o" -o nodir/x -n 2 ./p-openmpi
 expect file-parent "afile is not a directory; choose another directory with -o" -o afile/x -n 2 ./p-openmpi
