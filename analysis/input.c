@@ -541,7 +541,11 @@ static struct mlr_file *open_one(struct an_run *run, const char *path)
     for (const char *w = mlr_warnings(f); w && *w; w += strlen(w) + 1) problem(run, "%s", w);
     const struct ml_header *h = mlr_header(f);
     if (h->rank < 0 || h->size <= 0 || h->rank >= h->size || h->size > (1 << 24)) {
-        problem(run, "%s: the process never completed MPI_Init (rank %d of %d); skipped", path, h->rank, h->size);
+        if (h->size > 0)
+            problem(run, "%s: the process never completed MPI_Init (rank %d of %d); skipped", path, h->rank,
+                    h->size);
+        else  /* no size before MPI_Init completes: "rank 0 of -1" said nothing */
+            problem(run, "%s: the process never completed MPI_Init; skipped", path);
         mlr_close(f);
         return NULL;
     }

@@ -183,10 +183,16 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
 {
     const struct ml_header *h = mlr_header(f);
     int rank = mlr_rank(f);
-    if (header)
-        fprintf(o, "# rank %d of %d: pid %d on %s, %s, %s, state %s, %u threads, exe %s\n", rank,
-                h->size, h->pid, mlr_host(f), h->mpi_impl, mlr_mpi_version(f), state_name(h->state),
+    if (header) {
+        /* a process that never completed MPI_Init knows its rank from the
+         * launcher only, not the size, nor the MPI's version string */
+        char of[48] = " (MPI_Init never completed)";
+        if (h->size > 0) snprintf(of, sizeof of, " of %d", h->size);
+        const char *ver = mlr_mpi_version(f);
+        fprintf(o, "# rank %d%s: pid %d on %s, %s%s%s, state %s, %u threads, exe %s\n", rank, of, h->pid,
+                mlr_host(f), h->mpi_impl, ver && *ver ? ", " : "", ver ? ver : "", state_name(h->state),
                 mlr_nthreads(f), mlr_exe(f));
+    }
     if (header) {
         const struct ml_clock_sync *a = &h->sync_init, *b = &h->sync_final;
         fprintf(o, "# rank %d clock: offset to rank 0 at MPI_Init ", rank);

@@ -575,17 +575,25 @@ int cmd_run(int argc, char **argv)
     /* the runtime linked into the program: no preloading */
     const char *linked = prog[0] ? linked_runtime(prog) : NULL;
     if (linked && !mpi) mpi = linked;
-    if (mpi && !linked && prog[0]) {
-        /* --mpi naming the other MPI than the one the program loads: the
-         * runtime would call that MPI with the wrong handles (a crash in
-         * MPI_Init, lmp of Debian under --mpi=mpich) */
+    if (!linked && prog[0] && (mpi || from_launcher)) {
         char other[256] = "";
         enum link_kind k = program_mpi(prog, other, sizeof other);
         const char *has = k == LINK_OPENMPI ? "openmpi" : k == LINK_MPICH ? "mpich" : NULL;
-        if (has && strcmp(has, mpi)) {
+        const char *has_name = k == LINK_OPENMPI ? "Open MPI (libmpi.so.40)" : "MPICH";
+        /* --mpi naming the other MPI than the one the program loads: the
+         * runtime would call that MPI with the wrong handles (a crash in
+         * MPI_Init, lmp of Debian under --mpi=mpich) */
+        if (has && mpi && strcmp(has, mpi)) {
             ERR("%s is linked against %s, not %s: --mpi=%s cannot record it (say --mpi=%s, or leave "
-                "--mpi out)", prog, k == LINK_OPENMPI ? "Open MPI (libmpi.so.40)" : "MPICH",
-                !strcmp(mpi, "mpich") ? "MPICH" : "Open MPI", mpi, has);
+                "--mpi out)", prog, has_name, !strcmp(mpi, "mpich") ? "MPICH" : "Open MPI", mpi, has);
+            return 2;
+        }
+        /* the other MPI's launcher: every process would be an MPI job of
+         * its own, all of them rank 0 of 1, writing one rank file */
+        if (has && from_launcher && strcmp(has, from_launcher)) {
+            ERR("%s is linked against %s but %s is %s launcher: every process would be a job of one rank "
+                "(use %s)", prog, has_name, cmd[0], !strcmp(from_launcher, "mpich") ? "MPICH's" : "Open MPI's",
+                !strcmp(has, "mpich") ? "mpiexec.mpich" : "mpirun.openmpi");
             return 2;
         }
     }

@@ -64,6 +64,7 @@ expect unknown-mpi "unknown MPI" --mpi=lam -n 2 ./p-openmpi
 # --mpi naming the other MPI than the program's: the runtime crashed the
 # program in MPI_Init (Debian's lmp, linked with Open MPI, under --mpi=mpich)
 expect wrong-mpi "p-openmpi is linked against Open MPI (libmpi.so.40), not MPICH: --mpi=mpich cannot record it (say --mpi=openmpi" --mpi=mpich -n 2 ./p-openmpi
+expect wrong-launcher "p-openmpi is linked against Open MPI (libmpi.so.40) but mpiexec.mpich is MPICH's launcher: every process would be a job of one rank (use mpirun.openmpi)" -o wl -- mpiexec.mpich -n 2 ./p-openmpi
 expect wrong-mpi2 "p-mpich is linked against MPICH, not Open MPI: --mpi=openmpi cannot record it (say --mpi=mpich" --mpi=openmpi -n 2 ./p-mpich
 expect exists "already exists: choose another directory with -o" -o exists -n 2 ./p-openmpi
 expect no-parent "nodir does not exist.*choose another directory with -o" -o nodir/x -n 2 ./p-openmpi
@@ -199,4 +200,21 @@ for impl in openmpi mpich; do
     fi
     echo "ok $impl statuses, -q, -g, SIGTERM, Ctrl+C"
 done
+# A process that dies inside MPI_Init (here the MPICH runtime preloaded by
+# hand into an Open MPI program: SIGSEGV in MPI_Comm_rank) has a file with
+# its launcher's rank and no size: dump and report said 'rank 0 of -1'
+rtm=$(dirname "$M")/../lib/mpilens/libmpilens-mpich.so
+if [ -f "$rtm" ] && command -v mpiexec.mpich >/dev/null; then
+    timeout 60 mpiexec.mpich -genv LD_PRELOAD "$rtm" -genv MPILENS_DIR "$t/ininit" -n 2 ./p-openmpi >/dev/null 2>&1
+    h=$("$M" dump ininit 2>&1 | grep -m1 '^# rank 0')
+    case $h in
+    "# rank 0 (MPI_Init never completed): pid "*", mpich, state "*) echo "ok died in MPI_Init: dump" ;;
+    *) bad "died in MPI_Init: dump's header: $h" ;;
+    esac
+    "$M" report ininit >/dev/null 2>err
+    grep -q 'rank-00000.mlt: the process never completed MPI_Init; skipped$' err && ! grep -q 'of -1' err ||
+        bad "died in MPI_Init: report: $(head -2 err)"
+    "$M" report --failures ininit >out 2>&1
+    grep -q 'how: signal SIGSEGV' out || bad "died in MPI_Init: no SIGSEGV in the diagnosis: $(head -5 out)"
+fi
 exit $fail
