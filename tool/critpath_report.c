@@ -128,6 +128,12 @@ void cp_seg_words(const struct an_run *run, const struct an_cp_segment *s, char 
     snprintf(where, sn, "%s", s->to_rank >= 0 ? site(run, s->rank, s->out_site, b, sizeof b) : "");
 }
 
+static int i64_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
 static int seg_len_cmp(const void *a, const void *b)
 {
     const struct an_cp_segment *x = *(const struct an_cp_segment *const *)a;
@@ -326,20 +332,49 @@ void cp_text(FILE *o, const struct an_run *run, const struct an_cp_result *r, in
      * (docs/CRITPATH.md, "What-if"): an upper bound, not a prediction */
     fprintf(o, "  path time per rank (at most what speeding that rank up can gain; another path may then\n"
                "  be the longest, so the gain can be less):\n    ");
-    unsigned col = 4;
+    /* by rank; past 32 ranks on the path (a path through 1,024 ranks was
+     * 1,024 cells) only the 32 with the most path time, unless --all */
+    unsigned non = 0, nshown = 0;
+    int64_t cut = INT64_MIN, rest = 0;
+    for (unsigned i = 0; i < r->nranks; i++) non += r->ranks[i].on_path != 0;
+    if (!all && non > 32) {
+        int64_t *v = malloc(non * sizeof *v);
+        if (v) {
+            unsigned k = 0;
+            for (unsigned i = 0; i < r->nranks; i++)
+                if (r->ranks[i].on_path) v[k++] = r->ranks[i].on_path;
+            qsort(v, k, sizeof *v, i64_desc);
+            cut = v[31];
+            free(v);
+        }
+    }
+    unsigned col = 4, left = 32;   /* ranks equal to the cut: the first ones by rank */
     for (unsigned i = 0; i < r->nranks; i++) {
-        if (!r->ranks[i].on_path) continue;
+        int64_t t = r->ranks[i].on_path;
+        if (!t) continue;
+        if (cut != INT64_MIN && (t < cut || !left)) {
+            rest += t;
+            continue;
+        }
+        if (cut != INT64_MIN) left--;
         char cell[64];
-        int len = snprintf(cell, sizeof cell, "rank %d %s (%.0f%%)  ", r->ranks[i].rank,
-                           tm(r->ranks[i].on_path, a, sizeof a), rt->path ? 100.0 * r->ranks[i].on_path / rt->path : 0);
-        if (col + (unsigned)len > 98) {
+        int len = snprintf(cell, sizeof cell, "rank %d %s (%.0f%%)", r->ranks[i].rank, tm(t, a, sizeof a),
+                           rt->path ? 100.0 * t / rt->path : 0);
+        if (nshown && col + 2 + (unsigned)len > 98) {
             fprintf(o, "\n    ");
             col = 4;
+        } else if (nshown) {
+            fputs("  ", o);
+            col += 2;
         }
         fputs(cell, o);
         col += (unsigned)len;
+        nshown++;
     }
     fputc('\n', o);
+    if (nshown < non)
+        fprintf(o, "    ... %u more ranks on the path, %s together (--all or --json)\n", non - nshown,
+                tm(rest, a, sizeof a));
 
     fprintf(o, "\nWait states (time a rank waited for another; useful + waiting = the rank's time)\n");
     fprintf(o, "-------------------------------------------------------------------------------\n");
