@@ -107,6 +107,7 @@ struct inst {
     const struct node *mis;  /* a member in another collective at the same position */
     int mis_rank;            /* kind 1, or a member waiting on a nonblocking collective there: */
     char mis_what[160];      /* that member, "MPI_Ibcast started at x.c:12", or -1 */
+    int mis_done;            /* mis_what is a blocking collective it completed */
     unsigned left;           /* fixpoint: missing members not yet able to go on */
     unsigned *nodes, nnodes; /* the nodes that need it */
     int reported, marked;
@@ -187,14 +188,61 @@ static void cdone_note(struct dl_reqs *q, const struct dl_req *r)
     q->cdone[q->ncdone++] = *r;
 }
 
+/* The count of collectives on communicator comm (bcoll_note). */
+static struct dl_bcoll *bcoll_get(struct dl_reqs *q, uint32_t comm, unsigned epoch)
+{
+    for (unsigned i = 0; i < q->nbc; i++)
+        if (q->bc[i].comm == comm) return &q->bc[i];
+    struct dl_bcoll *p = realloc(q->bc, (q->nbc + 1) * sizeof *p);
+    if (!p) return NULL;
+    q->bc = p;
+    p = &q->bc[q->nbc++];
+    memset(p, 0, sizeof *p);
+    p->comm = comm;
+    p->exact = epoch == 0;   /* else a constructor before may have counted on it */
+    p->epoch = epoch;
+    return p;
+}
+
+/* The runtime numbers every collective on a communicator (rt.h
+ * ml_coll_next); the trace carries the number of nonblocking ones only.
+ * Blocking ones are counted here; the count is the runtime's number while
+ * no call that the runtime numbers but whose record names no communicator
+ * (constructors, window and file collectives: epoch) came in between, and
+ * no Fortran collective (Open MPI's are not numbered).  A nonblocking
+ * collective's number makes it sure again. */
+static void bcoll_note(struct dl_reqs *q, const struct mlr_file *f, const struct mlr_event *e, unsigned epoch)
+{
+    if (e->coll.comm == ML_COMM_NONE) return;
+    if (e->request && !e->coll_seq) return;  /* a persistent collective's init: not numbered */
+    struct dl_bcoll *c = bcoll_get(q, e->coll.comm, epoch);
+    if (!c) return;
+    if (e->request) {
+        c->n = e->coll_seq;
+        c->exact = 1;
+        c->epoch = epoch;
+        return;
+    }
+    if (c->epoch != epoch || e->fortran) c->exact = 0;
+    c->epoch = epoch;
+    c->n++;
+    c->has = 1;
+    c->root = e->coll.root;
+    snprintf(c->routine, sizeof c->routine, "%s", mlr_routine_name(f, e->routine));
+    sym_site(f, e->site, c->site, sizeof c->site);
+}
+
 void dl_load_requests(const char *path, struct dl_reqs *q)
 {
     struct mlr_file *f;
     if (mlr_open(path, &f) != 0) return;
     struct mlr_iter *it = mlr_iter_new(f);
     struct mlr_event e;
+    unsigned epoch = 0;
     while (it && mlr_next(it, &e)) {
         const char *name = mlr_routine_name(f, e.routine);
+        if (e.type == ML_REC_COLL) bcoll_note(q, f, &e, epoch);
+        else if (routine_class(name) == RC_COMM_COLL) epoch++;
         if (e.type == ML_REC_COLL && e.request && e.coll_seq) {
             /* a nonblocking collective (runtime: ml_rec_coll_req) */
             nbc_note(q, e.coll.comm, e.coll_seq);
@@ -262,6 +310,7 @@ void dl_reqs_free(struct dl_reqs *q)
     free(q->r);
     free(q->nb);
     free(q->cdone);
+    free(q->bc);
     memset(q, 0, sizeof *q);
 }
 
@@ -378,8 +427,39 @@ static struct dl_reqs *rank_reqs(struct g *G, int r)
     return &G->rq[r];
 }
 
+/* The blocking collectives rank r completed on communicator gid, from its
+ * trace (NULL: none known). */
+static const struct dl_bcoll *rank_bcoll(struct g *G, int r, uint64_t gid)
+{
+    struct dl_reqs *q = rank_reqs(G, r);
+    int i = r >= 0 && r < G->nranks ? G->rank_first[r] : -1;
+    if (!q || i < 0 || !G->ents[i].f) return NULL;
+    for (unsigned j = 0; j < q->nbc; j++)
+        if (comm_gid(G->ents[i].f, q->bc[j].comm) == gid) return &q->bc[j];
+    return NULL;
+}
+
+/* The blocking collective rank r completed as #seq on communicator gid,
+ * when its trace says so for sure: NULL otherwise. */
+static const struct dl_bcoll *coll_done_at(struct g *G, int r, uint64_t gid, uint64_t seq)
+{
+    const struct dl_bcoll *c = seq ? rank_bcoll(G, r, gid) : NULL;
+    return c && c->has && c->exact && c->n == seq ? c : NULL;
+}
+
+/* "MPI_Reduce root 2 at x.c:12" for a collective of rank r's trace. */
+static void bcoll_text(struct g *G, int r, const struct dl_bcoll *c, char *buf, size_t n)
+{
+    struct lf *f = G->ents[G->rank_first[r]].f;
+    int root = c->root != ML_PEER_NONE && rclass_rooted(c->routine) ? world_of(f, c->comm, c->root) : -3;
+    char rt[24] = "";
+    if (root >= 0) snprintf(rt, sizeof rt, " root %d", root);
+    snprintf(buf, n, "%s%s at %s", c->routine, rt, c->site);
+}
+
 /* Has rank r started collective #seq on communicator gid, or one after it?
- * (a nonblocking one in its trace, or the collective it is in now) */
+ * (a nonblocking one in its trace, the collective it is in now, or a
+ * blocking one it completed, counted for sure) */
 static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
 {
     if (r < 0 || r >= G->nranks) return 0;
@@ -394,7 +474,8 @@ static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
     if (!q || i < 0 || !G->ents[i].f) return 0;
     for (unsigned j = 0; j < q->nnb; j++)
         if (q->nb[j].seq >= seq && comm_gid(G->ents[i].f, q->nb[j].comm) == gid) return 1;
-    return 0;
+    const struct dl_bcoll *c = rank_bcoll(G, r, gid);
+    return c && c->has && c->exact && c->n >= seq;
 }
 
 static void ent_where(const struct ent *e, char *buf, size_t n)
@@ -452,6 +533,11 @@ static const char *coll_at(struct g *G, int r, uint64_t gid, uint64_t seq, char 
             snprintf(what, wn, "%s started at %s%s", x->routine, x->site, j < q->n ? "" : " (completed)");
             return x->routine;
         }
+    }
+    const struct dl_bcoll *c = coll_done_at(G, r, gid, seq);
+    if (c) {
+        bcoll_text(G, r, c, what, wn);
+        return c->routine;
     }
     return NULL;
 }
@@ -735,6 +821,18 @@ static unsigned op_candidates(struct g *G, const struct op *o, const struct node
     return k;
 }
 
+/* Did rank r complete (its part of) blocking collective n, by its trace? */
+static int bcoll_same(struct g *G, const struct node *n, int r)
+{
+    const struct dl_bcoll *c = coll_done_at(G, r, n->gid, n->seq);
+    if (!c) return 0;
+    const struct ent *e = &G->ents[n->ent];
+    if (!same_coll(c->routine, lf_routine(e->f, e->l.routine))) return 0;
+    int root = c->root != ML_PEER_NONE && rclass_rooted(c->routine)
+                   ? world_of(G->ents[G->rank_first[r]].f, c->comm, c->root) : -1;
+    return root == n->root;
+}
+
 /* Where member r stands in collective n: 1 arrived (or past), 0 not, and
  * *mismatch when it is in another collective at the same position. */
 static int coll_arrived(struct g *G, const struct node *n, int r, const struct node **mismatch)
@@ -757,6 +855,7 @@ static int coll_arrived(struct g *G, const struct node *n, int r, const struct n
         }
     }
     if (!arrived && n->seq && coll_past(G, r, n->gid, n->seq + 1)) arrived = 1;
+    if (!arrived && bcoll_same(G, n, r)) arrived = 1;   /* it completed this one */
     return arrived;
 }
 
@@ -843,6 +942,7 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
         if (mm && !x->mis) x->mis = mm;
         if (other && x->mis_rank < 0) {
             x->mis_rank = r;
+            x->mis_done = coll_done_at(G, r, gid, seq) != NULL;
             snprintf(x->mis_what, sizeof x->mis_what, "%s", w);
         }
         x->missing[x->nmissing++] = r;
@@ -1302,12 +1402,64 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         if (in && out) {
             qsort(in, nin, sizeof *in, icmp);
             qsort(out, nout, sizeof *out, icmp);
+            /* members that completed it (their trace says so) went on: said
+             * apart from those in it, with where they are now; members that
+             * completed another collective as this number are no members
+             * that "never arrive": they took part in that one */
+            unsigned ndone = 0, nin2 = 0, nother = 0, nout2 = 0;
+            int *done = malloc((size_t)(nin + nout + 1) * sizeof *done), *other = done ? done + nin : NULL;
+            for (unsigned i = 0; done && i < nin; i++) {
+                if (in[i] != n->rank && bcoll_same(G, n, in[i])) done[ndone++] = in[i];
+                else in[nin2++] = in[i];
+            }
+            for (unsigned i = 0; done && i < nout; i++) {
+                if (coll_done_at(G, out[i], n->gid, n->seq)) other[nother++] = out[i];
+                else out[nout2++] = out[i];
+            }
+            if (done) nin = nin2, nout = nout2;
             fmt_ranks(il, sizeof il, in, nin);
             fmt_ranks(ol, sizeof ol, out, nout);
             sput(b, "  collective %s at %s", what, where);
             if (n->seq) sput(b, " (collective #%llu on it)", (unsigned long long)n->seq);
-            sput(b, ": rank%s %s in it; rank%s %s never arrive%s", nin == 1 ? "" : "s", il,
-                 nout == 1 ? "" : "s", ol, nout == 1 ? "s" : "");
+            sput(b, ": rank%s %s in it", nin == 1 ? "" : "s", il);
+            if (ndone) {
+                char dl[256];
+                fmt_ranks(dl, sizeof dl, done, ndone);
+                sput(b, "; rank%s %s completed it", ndone == 1 ? "" : "s", dl);
+                for (unsigned j = 0; j < ndone && j < 4; j++) {
+                    char br[400];
+                    rank_brief(G, done[j], br, sizeof br);
+                    sput(b, "%s rank %d now %s", j ? ";" : ":", done[j], br);
+                }
+                if (ndone > 4) sput(b, "; ...");
+            }
+            if (nother) {
+                /* "rank 1 completed MPI_Reduce root 0 at x.c:12 as #1, now in
+                 * MPI_Finalize at x.c:13"; one text for all when it is the same */
+                char t0[600] = "", t[600], oth[256];
+                int same = 1;
+                for (unsigned j = 0; j < nother; j++) {
+                    char c[200], br[400];
+                    bcoll_text(G, other[j], coll_done_at(G, other[j], n->gid, n->seq), c, sizeof c);
+                    rank_brief(G, other[j], br, sizeof br);
+                    snprintf(t, sizeof t, "%s as #%llu, now %s", c, (unsigned long long)n->seq, br);
+                    if (!j) memcpy(t0, t, sizeof t0);
+                    else if (strcmp(t, t0)) same = 0;
+                }
+                fmt_ranks(oth, sizeof oth, other, nother);
+                if (same)
+                    sput(b, "; rank%s %s completed %s", nother == 1 ? "" : "s", oth, t0);
+                else
+                    for (unsigned j = 0; j < nother && j < 4; j++) {
+                        char c[200], br[400];
+                        bcoll_text(G, other[j], coll_done_at(G, other[j], n->gid, n->seq), c, sizeof c);
+                        rank_brief(G, other[j], br, sizeof br);
+                        sput(b, "; rank %d completed %s as #%llu, now %s", other[j], c, (unsigned long long)n->seq,
+                             br);
+                    }
+                if (!same && nother > 4) sput(b, "; ...");
+            }
+            if (nout) sput(b, "; rank%s %s never arrive%s", nout == 1 ? "" : "s", ol, nout == 1 ? "s" : "");
             unsigned lim = nout < 4 ? nout : 4;
             for (unsigned j = 0; j < lim; j++) {
                 char br[400];
@@ -1315,6 +1467,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 sput(b, "%s rank %d %s", j ? ";" : ":", out[j], br);
             }
             sput(b, "\n");
+            free(done);
             if (mis) {
                 const struct ent *me = &G->ents[mis->ent];
                 char w2[256], s2[160];
@@ -1327,9 +1480,9 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 /* said once: the other side's collective is the same story */
                 if (mis->kind == K_COLL && mis->nci) mis->ci[0]->reported = 1;
             } else if (x->mis_rank >= 0) {
-                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d in %s (both collective #%llu on "
-                     "the communicator)\n", n->rank, what, where, x->mis_rank, x->mis_what,
-                     (unsigned long long)n->seq);
+                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d %s %s (both collective #%llu on "
+                     "the communicator)\n", n->rank, what, where, x->mis_rank, x->mis_done ? "completed" : "in",
+                     x->mis_what, (unsigned long long)n->seq);
             }
         }
         free(in);
@@ -1350,9 +1503,10 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             const struct ent *e = &G->ents[n->ent];
             char where[160];
             ent_where(e, where, sizeof where);
-            sput(b, "  mismatched collectives: rank %d waits (%s at %s) in %s started at %s, rank %d in %s (both "
+            sput(b, "  mismatched collectives: rank %d waits (%s at %s) in %s started at %s, rank %d %s %s (both "
                  "collective #%llu on the communicator)\n", n->rank, lf_routine(e->f, e->l.routine), where,
-                 o->routine, o->site, x->mis_rank, x->mis_what, (unsigned long long)x->seq);
+                 o->routine, o->site, x->mis_rank, x->mis_done ? "completed" : "in", x->mis_what,
+                 (unsigned long long)x->seq);
         }
     }
 

@@ -225,6 +225,18 @@ struct dl_nbc {              /* highest nonblocking collective started on a comm
     uint32_t comm;
     uint64_t seq;
 };
+struct dl_bcoll {            /* the blocking collectives a rank completed on a communicator */
+    uint32_t comm;
+    uint64_t n;              /* collectives on it so far (the runtime's numbering) */
+    int exact;               /* n is the runtime's number: no call since the last sure count
+                              * could have numbered one unseen (a communicator or window
+                              * constructor, a window or file collective, a Fortran call) */
+    unsigned epoch;          /* such calls seen when n was last known */
+    int has;                 /* a blocking one completed: routine, site, root */
+    int32_t root;            /* comm rank, or ML_PEER_NONE */
+    char routine[40];
+    char site[96];
+};
 struct dl_reqs {
     struct dl_req *r;
     unsigned n, cap;
@@ -234,6 +246,10 @@ struct dl_reqs {
                               * communicator (local files only: what a rank that went
                               * on started as #seq, for a mismatch) */
     unsigned ncdone;
+    struct dl_bcoll *bc;     /* blocking collectives completed: the latest per
+                              * communicator, with its number when the trace tells it
+                              * (local files only) */
+    unsigned nbc;
     int undescribed;         /* calls that made requests the trace does not describe
                               * (I/O, RMA, generalized, partitioned, ...); a remote
                               * rank's agent that did not say: 1 */
