@@ -34,6 +34,7 @@
  * wait one-sided synchronisation, an independent I/O call, ...) is
  * assumed to progress: the verdict may miss a deadlock, never invent one.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1198,7 +1199,57 @@ struct ventry {
     int *ranks;              /* n > 1: the ranks, sorted */
     double since, smin, smax;   /* seconds ago; < 0 unknown */
     int poll;
+    char *pkey;              /* key with ranks relative to this one (relkey), or NULL */
 };
+
+/* The key of a blocked thread of rank r with the ranks it names written
+ * relative to r ("MPI_Ssend to rank+1 tag 5", "waits for rank+1: rank+1 in
+ * MPI_Ssend to rank+2 ..."), modulo the job's size: threads that differ
+ * only by a regular pattern (a ring: rank r waits for r+1) have the same.
+ * A number is a rank after "to ", "from " or "rank " (not "rank N of
+ * comm", a communicator's rank; not a list "1-3" or "0,2").  NULL when the
+ * key names no rank. */
+static char *relkey(const char *t, int r, int nranks)
+{
+    struct sbuf o = {0};
+    int subs = 0;
+    if (!t || nranks <= 0) return NULL;
+    for (const char *p = t; *p;) {
+        static const char *ctx[] = {"to ", "from ", "rank "};
+        size_t cl = 0;
+        int c;
+        for (c = 0; c < 3; c++) {
+            cl = strlen(ctx[c]);
+            if (!strncmp(p, ctx[c], cl) && (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                isdigit((unsigned char)p[cl]))
+                break;
+        }
+        if (c < 3) {
+            char *e;
+            long x = strtol(p + cl, &e, 10);
+            if (*e != '-' && *e != ',' && strncmp(e, " of comm", 8) && x >= 0 && x < nranks) {
+                long d = ((x - r) % nranks + nranks) % nranks;
+                if (d > nranks / 2) d -= nranks;
+                sput(&o, "%.*srank%+ld", c == 2 ? 0 : (int)cl, p, d);
+                subs++;
+                p = e;
+                continue;
+            }
+            sput(&o, "%.*s", (int)cl, p);
+            p += cl;
+            continue;
+        }
+        const char *q = p + 1;
+        while (*q && *q != 't' && *q != 'f' && *q != 'r') q++;
+        sput(&o, "%.*s", (int)(q - p), p);
+        p = q;
+    }
+    if (!subs) {
+        free(o.s);
+        return NULL;
+    }
+    return o.s;
+}
 
 static int ventry_key_cmp(const void *a, const void *b)
 {
@@ -1233,6 +1284,130 @@ static void sput_long(struct sbuf *b, const char *t)
     for (size_t o = 0; o < l; o += 1024) sput(b, "%.*s", (int)(l - o < 1024 ? l - o : 1024), t + o);
 }
 
+#define VLINE 100           /* the verdict's lines that can fit: at most this wide */
+
+/* "  cycle: rank 0 -> rank 1 -> rank 0": all of it when it fits VLINE
+ * columns, else its first and last ranks around "... (N more) -> ", with
+ * the length at the end ("(a cycle of 24)"). */
+static void cycle_line(struct sbuf *b, const int *c, unsigned len)
+{
+    char t[32];
+    size_t full = strlen("  cycle: ");
+    for (unsigned i = 0; i < len; i++) full += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+    full += (size_t)snprintf(t, sizeof t, "rank %d", c[0]);
+    if (full <= VLINE || len < 4) {
+        sput(b, "  cycle: ");
+        for (unsigned i = 0; i < len; i++) sput(b, "rank %d -> ", c[i]);
+        sput(b, "rank %d\n", c[0]);
+        return;
+    }
+    /* head ranks c[0..h), tail c[len-k..len), then back to c[0]: taken in
+     * turn while the line fits */
+    unsigned h = 1, k = 1;
+    for (;;) {
+        size_t w = strlen("  cycle: ");
+        for (unsigned i = 0; i < h; i++) w += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+        for (unsigned i = len - k; i < len; i++) w += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+        w += (size_t)snprintf(t, sizeof t, "rank %d", c[0]);
+        w += (size_t)snprintf(t, sizeof t, "... (%u more) -> ", len - h - k);
+        w += (size_t)snprintf(t, sizeof t, " (a cycle of %u)", len);
+        if (w > VLINE) {
+            /* the last one taken does not fit: give it back */
+            if (h > k) h--;
+            else if (k > 1) k--;
+            break;
+        }
+        if (h + k + 1 >= len) break;
+        if (h <= k) h++;
+        else k++;
+    }
+    if (h < 1) h = 1;
+    sput(b, "  cycle: ");
+    for (unsigned i = 0; i < h; i++) sput(b, "rank %d -> ", c[i]);
+    sput(b, "... (%u more) -> ", len - h - k);
+    for (unsigned i = len - k; i < len; i++) sput(b, "rank %d -> ", c[i]);
+    sput(b, "rank %d (a cycle of %u)\n", c[0], len);
+}
+
+/* Ranks as ranges ("0-3,5,7-9") in at most w characters: the ranges that
+ * do not fit are ",... (N more)". */
+static void ranks_fit(char *buf, size_t bn, const int *v, unsigned n, size_t w)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    if (w >= bn) w = bn - 1;
+    for (unsigned i = 0; i < n;) {
+        unsigned j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
+        char t[40], more[40];
+        int k = j > i ? snprintf(t, sizeof t, "%s%d-%d", i ? "," : "", v[i], v[j])
+                      : snprintf(t, sizeof t, "%s%d", i ? "," : "", v[i]);
+        int mk = j + 1 < n ? snprintf(more, sizeof more, ",... (%u more)", n - (j + 1)) : 0;
+        if (i && l + (size_t)k + (size_t)mk > w) {
+            snprintf(buf + l, bn - l, ",... (%u more)", n - i);
+            return;
+        }
+        if (l + (size_t)k >= bn) return;
+        memcpy(buf + l, t, (size_t)k + 1);
+        l += (size_t)k;
+        i = j + 1;
+    }
+}
+
+static int ventry_pkey_cmp(const void *a, const void *b)
+{
+    const struct ventry *x = a, *y = b;
+    if (!x->pkey != !y->pkey) return x->pkey ? -1 : 1;
+    int c = x->pkey ? strcmp(x->pkey, y->pkey) : 0;
+    if (c) return c;
+    return ventry_rank_cmp(a, b);
+}
+
+/* Entries with the same key (by_pkey: the same pkey), VG_MIN or more, as
+ * one; returns the number of entries left. */
+static unsigned vgroup(struct ventry *v, unsigned nv, int by_pkey)
+{
+    qsort(v, nv, sizeof *v, by_pkey ? ventry_pkey_cmp : ventry_key_cmp);
+    unsigned m = 0;
+    for (unsigned i = 0; i < nv;) {
+        unsigned j = i + 1;
+        const char *k = by_pkey ? v[i].pkey : v[i].key;
+        while (j < nv && k && (by_pkey ? v[j].pkey : v[j].key) && !strcmp(by_pkey ? v[j].pkey : v[j].key, k)) j++;
+        if (j - i >= VG_MIN) {
+            struct ventry g = v[i];
+            g.ranks = malloc((j - i) * sizeof *g.ranks);
+            g.n = j - i;
+            if (by_pkey) {
+                free(g.key);
+                g.key = g.pkey;
+                g.pkey = NULL;
+            }
+            for (unsigned t = i; t < j; t++) {
+                if (g.ranks) g.ranks[t - i] = v[t].rank;
+                if (v[t].since < g.smin) g.smin = v[t].since;
+                if (v[t].since > g.smax) g.smax = v[t].since;
+                if (v[t].thread != g.thread) g.thread = ~0u;
+                if (t > i) {
+                    free(v[t].key);
+                    free(v[t].pkey);
+                }
+            }
+            v[m++] = g;
+        } else {
+            for (unsigned t = i; t < j; t++) {
+                v[m] = v[t];
+                if (by_pkey) {
+                    free(v[m].pkey);
+                    v[m].pkey = NULL;
+                }
+                m++;
+            }
+        }
+        i = j;
+    }
+    return m;
+}
+
 static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
 {
     int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
@@ -1245,11 +1420,19 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     }
     for (unsigned x = 0; x < nd; x++) G->mark[dead_ranks[x]] = 0;
     qsort(dead_ranks, nd, sizeof *dead_ranks, icmp);
-    sput(b, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
-         stalled, nd, nd == 1 ? " is" : "s are");
-    char rl[256];
-    fmt_ranks(rl, sizeof rl, dead_ranks, nd);
-    sput(b, " (%s%s).\n", nd == 1 ? "rank " : "ranks ", rl);
+    char hd[160], rl[256];
+    int hl = snprintf(hd, sizeof hd, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
+                      stalled, nd, nd == 1 ? " is" : "s are");
+    /* the line fits VLINE columns: a list of ranks too long for it goes on
+     * the next line, cut to fit there */
+    size_t rw = VLINE - (size_t)hl - strlen(" (ranks ).");
+    ranks_fit(rl, sizeof rl, dead_ranks, nd, sizeof rl - 1);
+    if (strlen(rl) <= rw || hl < 0) {
+        sput(b, "%s (%s%s).\n", hd, nd == 1 ? "rank " : "ranks ", rl);
+    } else {
+        ranks_fit(rl, sizeof rl, dead_ranks, nd, VLINE - strlen("  (ranks )."));
+        sput(b, "%s\n  (ranks %s).\n", hd, rl);
+    }
 
     /* every blocked thread: what, where, since, waits for; by rank, and
      * threads in the same state waiting for the same ranks, VG_MIN or more,
@@ -1309,31 +1492,14 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         }
         x->key = shrink(&kb);
     }
-    /* the same text: one entry when there are VG_MIN or more */
+    /* the same text: one entry when there are VG_MIN or more; then those
+     * left alone whose text is the same but for ranks in a regular pattern
+     * (relkey: a ring of 24 was 24 entries) */
     if (v && nv) {
-        qsort(v, nv, sizeof *v, ventry_key_cmp);
-        unsigned m = 0;
-        for (unsigned i = 0; i < nv;) {
-            unsigned j = i + 1;
-            while (j < nv && v[j].key && v[i].key && !strcmp(v[j].key, v[i].key)) j++;
-            if (j - i >= VG_MIN) {
-                struct ventry g = v[i];
-                g.ranks = malloc((j - i) * sizeof *g.ranks);
-                g.n = j - i;
-                for (unsigned t = i; t < j; t++) {
-                    if (g.ranks) g.ranks[t - i] = v[t].rank;
-                    if (v[t].since < g.smin) g.smin = v[t].since;
-                    if (v[t].since > g.smax) g.smax = v[t].since;
-                    if (v[t].thread != g.thread) g.thread = ~0u;
-                    if (t > i) free(v[t].key);
-                }
-                v[m++] = g;
-            } else {
-                for (unsigned t = i; t < j; t++) v[m++] = v[t];
-            }
-            i = j;
-        }
-        nv = m;
+        nv = vgroup(v, nv, 0);
+        for (unsigned i = 0; i < nv; i++)
+            if (v[i].n == 1) v[i].pkey = relkey(v[i].key, v[i].rank, G->nranks);
+        nv = vgroup(v, nv, 1);
         qsort(v, nv, sizeof *v, ventry_rank_cmp);
     }
     unsigned shown = 0, hidden = 0;
@@ -1351,7 +1517,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             sput(b, "  rank %d%.*s", x->rank, hl, txt);
         } else {
             char gl[256];
-            if (x->ranks) fmt_ranks(gl, sizeof gl, x->ranks, x->n);
+            if (x->ranks) ranks_fit(gl, sizeof gl, x->ranks, x->n, 48);
             else snprintf(gl, sizeof gl, "?");
             /* a thread number only when all are the same thread: the key has it */
             const char *colon = x->thread == ~0u ? strstr(txt, ": ") : NULL;
@@ -1558,16 +1724,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                         /* cycle: from q's position in the path */
                         unsigned from = 0;
                         while (path[from] != q) from++;
-                        sput(b, "  cycle: ");
-                        unsigned len = depth - from;
-                        for (unsigned i = from; i < depth; i++) {
-                            if (len > 12 && i == from + 6) {
-                                sput(b, "... (%u ranks) -> ", len - 10);
-                                i = depth - 4;
-                            }
-                            sput(b, "rank %d -> ", path[i]);
-                        }
-                        sput(b, "rank %d\n", q);
+                        cycle_line(b, path + from, depth - from);
                         found = 1;
                     } else if (state[q] == 0) {
                         next = q;

@@ -238,6 +238,24 @@ for impl in openmpi mpich; do
             "$impl dl_coll_done: report --failures"
     fi
 
+    # a ring of 24 (dl_ring.c): each rank's entry differs from the others'
+    # only by its rank and its peer, rank+1 mod 24: one entry, relative
+    # ranks (it was 24 entries, 48 lines), and a cycle line that fits 100
+    # columns (it was 137: "rank 0 -> ... (14 ranks) -> ... -> rank 0"):
+    # 3 ranks from its start, 2 from its end, 19 left out, 24 in all
+    if selected dl_ring; then
+        s=$(L dl_ring L_SSEND)
+        dl $impl dl_ring 24 "24 ranks are blocked forever \(ranks 0-23\)\.$" \
+            "^  ranks 0-23: MPI_Ssend to rank\+1 tag 5 at dl_ring.c:$s \(started [0-9.]+(-[0-9.]+)? s ago\)$" \
+            "^      waits for rank\+1: rank\+1 in MPI_Ssend to rank\+2 tag 5 at dl_ring.c:$s$" \
+            "^  cycle: rank 0 -> rank 1 -> rank 2 -> \.\.\. \(19 more\) -> rank 22 -> rank 23 -> rank 0 \(a cycle of 24\)$"
+        if [ -s "$DIR/deadlock.txt" ]; then
+            long=$(sed 1d "$DIR/deadlock.txt" | awk 'length($0) > 100')
+            [ -z "$long" ] || soft_fail "$impl dl_ring: verdict lines over 100 columns: $(head -c 300 <<<"$long")"
+            [ "$(sed 1d "$DIR/deadlock.txt" | wc -l)" -le 5 ] || soft_fail "$impl dl_ring: $(sed 1d "$DIR/deadlock.txt" | wc -l) verdict lines, want 4"
+        fi
+    fi
+
     # ---- correct programs ----    # MPI_Intercomm_create with every rank inside: wrong remote leader, tags that differ
     dl $impl dl_icc_leader 4 "^  rank 1: MPI_Intercomm_create on comm #[0-9]+ \(2 ranks\) at dl_icc_leader.c:$(L dl_icc_leader L_ICC)" \
         "MPI_Intercomm_create cannot match: the remote leader it names, rank 2, is no leader: its side's local leader is rank 0" \
