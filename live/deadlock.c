@@ -822,6 +822,14 @@ static unsigned op_candidates(struct g *G, const struct op *o, const struct node
     return k;
 }
 
+/* Is a thread of rank r in blocking collective #seq on gid now? */
+static int in_coll(struct g *G, int r, uint64_t gid, uint64_t seq)
+{
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k])
+        if (G->nodes[k].kind == K_COLL && G->nodes[k].gid == gid && G->nodes[k].seq == seq) return 1;
+    return 0;
+}
+
 /* Did rank r complete (its part of) blocking collective n, by its trace? */
 static int bcoll_same(struct g *G, const struct node *n, int r)
 {
@@ -1575,7 +1583,9 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             unsigned ndone = 0, nin2 = 0, nother = 0, nout2 = 0;
             int *done = malloc((size_t)(nin + nout + 1) * sizeof *done), *other = done ? done + nin : NULL;
             for (unsigned i = 0; done && i < nin; i++) {
-                if (in[i] != n->rank && bcoll_same(G, n, in[i])) done[ndone++] = in[i];
+                /* a member in it now has a node there: its trace is not read */
+                if (in[i] != n->rank && !in_coll(G, in[i], n->gid, n->seq) && bcoll_same(G, n, in[i]))
+                    done[ndone++] = in[i];
                 else in[nin2++] = in[i];
             }
             for (unsigned i = 0; done && i < nout; i++) {
@@ -1583,14 +1593,14 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 else out[nout2++] = out[i];
             }
             if (done) nin = nin2, nout = nout2;
-            fmt_ranks(il, sizeof il, in, nin);
-            fmt_ranks(ol, sizeof ol, out, nout);
+            ranks_fit(il, sizeof il, in, nin, 48);
+            ranks_fit(ol, sizeof ol, out, nout, 48);
             sput(b, "  collective %s at %s", what, where);
             if (n->seq) sput(b, " (collective #%llu on it)", (unsigned long long)n->seq);
             sput(b, ": rank%s %s in it", nin == 1 ? "" : "s", il);
             if (ndone) {
                 char dl[256];
-                fmt_ranks(dl, sizeof dl, done, ndone);
+                ranks_fit(dl, sizeof dl, done, ndone, 48);
                 sput(b, "; rank%s %s completed it", ndone == 1 ? "" : "s", dl);
                 for (unsigned j = 0; j < ndone && j < 4; j++) {
                     char br[400];
@@ -1612,7 +1622,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                     if (!j) memcpy(t0, t, sizeof t0);
                     else if (strcmp(t, t0)) same = 0;
                 }
-                fmt_ranks(oth, sizeof oth, other, nother);
+                ranks_fit(oth, sizeof oth, other, nother, 48);
                 if (same)
                     sput(b, "; rank%s %s completed %s", nother == 1 ? "" : "s", oth, t0);
                 else
