@@ -34,6 +34,7 @@
  * wait one-sided synchronisation, an independent I/O call, ...) is
  * assumed to progress: the verdict may miss a deadlock, never invent one.
  */
+#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,7 @@ struct inst {
     const struct node *mis;  /* a member in another collective at the same position */
     int mis_rank;            /* kind 1, or a member waiting on a nonblocking collective there: */
     char mis_what[160];      /* that member, "MPI_Ibcast started at x.c:12", or -1 */
+    int mis_done;            /* mis_what is a blocking collective it completed */
     unsigned left;           /* fixpoint: missing members not yet able to go on */
     unsigned *nodes, nnodes; /* the nodes that need it */
     int reported, marked;
@@ -187,14 +189,61 @@ static void cdone_note(struct dl_reqs *q, const struct dl_req *r)
     q->cdone[q->ncdone++] = *r;
 }
 
+/* The count of collectives on communicator comm (bcoll_note). */
+static struct dl_bcoll *bcoll_get(struct dl_reqs *q, uint32_t comm, unsigned epoch)
+{
+    for (unsigned i = 0; i < q->nbc; i++)
+        if (q->bc[i].comm == comm) return &q->bc[i];
+    struct dl_bcoll *p = realloc(q->bc, (q->nbc + 1) * sizeof *p);
+    if (!p) return NULL;
+    q->bc = p;
+    p = &q->bc[q->nbc++];
+    memset(p, 0, sizeof *p);
+    p->comm = comm;
+    p->exact = epoch == 0;   /* else a constructor before may have counted on it */
+    p->epoch = epoch;
+    return p;
+}
+
+/* The runtime numbers every collective on a communicator (rt.h
+ * ml_coll_next); the trace carries the number of nonblocking ones only.
+ * Blocking ones are counted here; the count is the runtime's number while
+ * no call that the runtime numbers but whose record names no communicator
+ * (constructors, window and file collectives: epoch) came in between, and
+ * no Fortran collective (Open MPI's are not numbered).  A nonblocking
+ * collective's number makes it sure again. */
+static void bcoll_note(struct dl_reqs *q, const struct mlr_file *f, const struct mlr_event *e, unsigned epoch)
+{
+    if (e->coll.comm == ML_COMM_NONE) return;
+    if (e->request && !e->coll_seq) return;  /* a persistent collective's init: not numbered */
+    struct dl_bcoll *c = bcoll_get(q, e->coll.comm, epoch);
+    if (!c) return;
+    if (e->request) {
+        c->n = e->coll_seq;
+        c->exact = 1;
+        c->epoch = epoch;
+        return;
+    }
+    if (c->epoch != epoch || e->fortran) c->exact = 0;
+    c->epoch = epoch;
+    c->n++;
+    c->has = 1;
+    c->root = e->coll.root;
+    snprintf(c->routine, sizeof c->routine, "%s", mlr_routine_name(f, e->routine));
+    sym_site(f, e->site, c->site, sizeof c->site);
+}
+
 void dl_load_requests(const char *path, struct dl_reqs *q)
 {
     struct mlr_file *f;
     if (mlr_open(path, &f) != 0) return;
     struct mlr_iter *it = mlr_iter_new(f);
     struct mlr_event e;
+    unsigned epoch = 0;
     while (it && mlr_next(it, &e)) {
         const char *name = mlr_routine_name(f, e.routine);
+        if (e.type == ML_REC_COLL) bcoll_note(q, f, &e, epoch);
+        else if (routine_class(name) == RC_COMM_COLL) epoch++;
         if (e.type == ML_REC_COLL && e.request && e.coll_seq) {
             /* a nonblocking collective (runtime: ml_rec_coll_req) */
             nbc_note(q, e.coll.comm, e.coll_seq);
@@ -262,6 +311,7 @@ void dl_reqs_free(struct dl_reqs *q)
     free(q->r);
     free(q->nb);
     free(q->cdone);
+    free(q->bc);
     memset(q, 0, sizeof *q);
 }
 
@@ -378,8 +428,39 @@ static struct dl_reqs *rank_reqs(struct g *G, int r)
     return &G->rq[r];
 }
 
+/* The blocking collectives rank r completed on communicator gid, from its
+ * trace (NULL: none known). */
+static const struct dl_bcoll *rank_bcoll(struct g *G, int r, uint64_t gid)
+{
+    struct dl_reqs *q = rank_reqs(G, r);
+    int i = r >= 0 && r < G->nranks ? G->rank_first[r] : -1;
+    if (!q || i < 0 || !G->ents[i].f) return NULL;
+    for (unsigned j = 0; j < q->nbc; j++)
+        if (comm_gid(G->ents[i].f, q->bc[j].comm) == gid) return &q->bc[j];
+    return NULL;
+}
+
+/* The blocking collective rank r completed as #seq on communicator gid,
+ * when its trace says so for sure: NULL otherwise. */
+static const struct dl_bcoll *coll_done_at(struct g *G, int r, uint64_t gid, uint64_t seq)
+{
+    const struct dl_bcoll *c = seq ? rank_bcoll(G, r, gid) : NULL;
+    return c && c->has && c->exact && c->n == seq ? c : NULL;
+}
+
+/* "MPI_Reduce root 2 at x.c:12" for a collective of rank r's trace. */
+static void bcoll_text(struct g *G, int r, const struct dl_bcoll *c, char *buf, size_t n)
+{
+    struct lf *f = G->ents[G->rank_first[r]].f;
+    int root = c->root != ML_PEER_NONE && rclass_rooted(c->routine) ? world_of(f, c->comm, c->root) : -3;
+    char rt[24] = "";
+    if (root >= 0) snprintf(rt, sizeof rt, " root %d", root);
+    snprintf(buf, n, "%s%s at %s", c->routine, rt, c->site);
+}
+
 /* Has rank r started collective #seq on communicator gid, or one after it?
- * (a nonblocking one in its trace, or the collective it is in now) */
+ * (a nonblocking one in its trace, the collective it is in now, or a
+ * blocking one it completed, counted for sure) */
 static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
 {
     if (r < 0 || r >= G->nranks) return 0;
@@ -394,7 +475,8 @@ static int coll_past(struct g *G, int r, uint64_t gid, uint64_t seq)
     if (!q || i < 0 || !G->ents[i].f) return 0;
     for (unsigned j = 0; j < q->nnb; j++)
         if (q->nb[j].seq >= seq && comm_gid(G->ents[i].f, q->nb[j].comm) == gid) return 1;
-    return 0;
+    const struct dl_bcoll *c = rank_bcoll(G, r, gid);
+    return c && c->has && c->exact && c->n >= seq;
 }
 
 static void ent_where(const struct ent *e, char *buf, size_t n)
@@ -452,6 +534,11 @@ static const char *coll_at(struct g *G, int r, uint64_t gid, uint64_t seq, char 
             snprintf(what, wn, "%s started at %s%s", x->routine, x->site, j < q->n ? "" : " (completed)");
             return x->routine;
         }
+    }
+    const struct dl_bcoll *c = coll_done_at(G, r, gid, seq);
+    if (c) {
+        bcoll_text(G, r, c, what, wn);
+        return c->routine;
     }
     return NULL;
 }
@@ -735,6 +822,26 @@ static unsigned op_candidates(struct g *G, const struct op *o, const struct node
     return k;
 }
 
+/* Is a thread of rank r in blocking collective #seq on gid now? */
+static int in_coll(struct g *G, int r, uint64_t gid, uint64_t seq)
+{
+    for (int k = G->rank_node[r]; k >= 0; k = G->node_next[k])
+        if (G->nodes[k].kind == K_COLL && G->nodes[k].gid == gid && G->nodes[k].seq == seq) return 1;
+    return 0;
+}
+
+/* Did rank r complete (its part of) blocking collective n, by its trace? */
+static int bcoll_same(struct g *G, const struct node *n, int r)
+{
+    const struct dl_bcoll *c = coll_done_at(G, r, n->gid, n->seq);
+    if (!c) return 0;
+    const struct ent *e = &G->ents[n->ent];
+    if (!same_coll(c->routine, lf_routine(e->f, e->l.routine))) return 0;
+    int root = c->root != ML_PEER_NONE && rclass_rooted(c->routine)
+                   ? world_of(G->ents[G->rank_first[r]].f, c->comm, c->root) : -1;
+    return root == n->root;
+}
+
 /* Where member r stands in collective n: 1 arrived (or past), 0 not, and
  * *mismatch when it is in another collective at the same position. */
 static int coll_arrived(struct g *G, const struct node *n, int r, const struct node **mismatch)
@@ -757,6 +864,7 @@ static int coll_arrived(struct g *G, const struct node *n, int r, const struct n
         }
     }
     if (!arrived && n->seq && coll_past(G, r, n->gid, n->seq + 1)) arrived = 1;
+    if (!arrived && bcoll_same(G, n, r)) arrived = 1;   /* it completed this one */
     return arrived;
 }
 
@@ -843,6 +951,7 @@ static struct inst *inst_get(struct g *G, const struct node *n, const struct op 
         if (mm && !x->mis) x->mis = mm;
         if (other && x->mis_rank < 0) {
             x->mis_rank = r;
+            x->mis_done = coll_done_at(G, r, gid, seq) != NULL;
             snprintf(x->mis_what, sizeof x->mis_what, "%s", w);
         }
         x->missing[x->nmissing++] = r;
@@ -1098,7 +1207,57 @@ struct ventry {
     int *ranks;              /* n > 1: the ranks, sorted */
     double since, smin, smax;   /* seconds ago; < 0 unknown */
     int poll;
+    char *pkey;              /* key with ranks relative to this one (relkey), or NULL */
 };
+
+/* The key of a blocked thread of rank r with the ranks it names written
+ * relative to r ("MPI_Ssend to rank+1 tag 5", "waits for rank+1: rank+1 in
+ * MPI_Ssend to rank+2 ..."), modulo the job's size: threads that differ
+ * only by a regular pattern (a ring: rank r waits for r+1) have the same.
+ * A number is a rank after "to ", "from " or "rank " (not "rank N of
+ * comm", a communicator's rank; not a list "1-3" or "0,2").  NULL when the
+ * key names no rank. */
+static char *relkey(const char *t, int r, int nranks)
+{
+    struct sbuf o = {0};
+    int subs = 0;
+    if (!t || nranks <= 0) return NULL;
+    for (const char *p = t; *p;) {
+        static const char *ctx[] = {"to ", "from ", "rank "};
+        size_t cl = 0;
+        int c;
+        for (c = 0; c < 3; c++) {
+            cl = strlen(ctx[c]);
+            if (!strncmp(p, ctx[c], cl) && (p == t || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                isdigit((unsigned char)p[cl]))
+                break;
+        }
+        if (c < 3) {
+            char *e;
+            long x = strtol(p + cl, &e, 10);
+            if (*e != '-' && *e != ',' && strncmp(e, " of comm", 8) && x >= 0 && x < nranks) {
+                long d = ((x - r) % nranks + nranks) % nranks;
+                if (d > nranks / 2) d -= nranks;
+                sput(&o, "%.*srank%+ld", c == 2 ? 0 : (int)cl, p, d);
+                subs++;
+                p = e;
+                continue;
+            }
+            sput(&o, "%.*s", (int)cl, p);
+            p += cl;
+            continue;
+        }
+        const char *q = p + 1;
+        while (*q && *q != 't' && *q != 'f' && *q != 'r') q++;
+        sput(&o, "%.*s", (int)(q - p), p);
+        p = q;
+    }
+    if (!subs) {
+        free(o.s);
+        return NULL;
+    }
+    return o.s;
+}
 
 static int ventry_key_cmp(const void *a, const void *b)
 {
@@ -1133,6 +1292,130 @@ static void sput_long(struct sbuf *b, const char *t)
     for (size_t o = 0; o < l; o += 1024) sput(b, "%.*s", (int)(l - o < 1024 ? l - o : 1024), t + o);
 }
 
+#define VLINE 100           /* the verdict's lines that can fit: at most this wide */
+
+/* "  cycle: rank 0 -> rank 1 -> rank 0": all of it when it fits VLINE
+ * columns, else its first and last ranks around "... (N more) -> ", with
+ * the length at the end ("(a cycle of 24)"). */
+static void cycle_line(struct sbuf *b, const int *c, unsigned len)
+{
+    char t[32];
+    size_t full = strlen("  cycle: ");
+    for (unsigned i = 0; i < len; i++) full += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+    full += (size_t)snprintf(t, sizeof t, "rank %d", c[0]);
+    if (full <= VLINE || len < 4) {
+        sput(b, "  cycle: ");
+        for (unsigned i = 0; i < len; i++) sput(b, "rank %d -> ", c[i]);
+        sput(b, "rank %d\n", c[0]);
+        return;
+    }
+    /* head ranks c[0..h), tail c[len-k..len), then back to c[0]: taken in
+     * turn while the line fits */
+    unsigned h = 1, k = 1;
+    for (;;) {
+        size_t w = strlen("  cycle: ");
+        for (unsigned i = 0; i < h; i++) w += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+        for (unsigned i = len - k; i < len; i++) w += (size_t)snprintf(t, sizeof t, "rank %d -> ", c[i]);
+        w += (size_t)snprintf(t, sizeof t, "rank %d", c[0]);
+        w += (size_t)snprintf(t, sizeof t, "... (%u more) -> ", len - h - k);
+        w += (size_t)snprintf(t, sizeof t, " (a cycle of %u)", len);
+        if (w > VLINE) {
+            /* the last one taken does not fit: give it back */
+            if (h > k) h--;
+            else if (k > 1) k--;
+            break;
+        }
+        if (h + k + 1 >= len) break;
+        if (h <= k) h++;
+        else k++;
+    }
+    if (h < 1) h = 1;
+    sput(b, "  cycle: ");
+    for (unsigned i = 0; i < h; i++) sput(b, "rank %d -> ", c[i]);
+    sput(b, "... (%u more) -> ", len - h - k);
+    for (unsigned i = len - k; i < len; i++) sput(b, "rank %d -> ", c[i]);
+    sput(b, "rank %d (a cycle of %u)\n", c[0], len);
+}
+
+/* Ranks as ranges ("0-3,5,7-9") in at most w characters: the ranges that
+ * do not fit are ",... (N more)". */
+static void ranks_fit(char *buf, size_t bn, const int *v, unsigned n, size_t w)
+{
+    size_t l = 0;
+    buf[0] = 0;
+    if (w >= bn) w = bn - 1;
+    for (unsigned i = 0; i < n;) {
+        unsigned j = i;
+        while (j + 1 < n && v[j + 1] == v[j] + 1) j++;
+        char t[40], more[40];
+        int k = j > i ? snprintf(t, sizeof t, "%s%d-%d", i ? "," : "", v[i], v[j])
+                      : snprintf(t, sizeof t, "%s%d", i ? "," : "", v[i]);
+        int mk = j + 1 < n ? snprintf(more, sizeof more, ",... (%u more)", n - (j + 1)) : 0;
+        if (i && l + (size_t)k + (size_t)mk > w) {
+            snprintf(buf + l, bn - l, ",... (%u more)", n - i);
+            return;
+        }
+        if (l + (size_t)k >= bn) return;
+        memcpy(buf + l, t, (size_t)k + 1);
+        l += (size_t)k;
+        i = j + 1;
+    }
+}
+
+static int ventry_pkey_cmp(const void *a, const void *b)
+{
+    const struct ventry *x = a, *y = b;
+    if (!x->pkey != !y->pkey) return x->pkey ? -1 : 1;
+    int c = x->pkey ? strcmp(x->pkey, y->pkey) : 0;
+    if (c) return c;
+    return ventry_rank_cmp(a, b);
+}
+
+/* Entries with the same key (by_pkey: the same pkey), VG_MIN or more, as
+ * one; returns the number of entries left. */
+static unsigned vgroup(struct ventry *v, unsigned nv, int by_pkey)
+{
+    qsort(v, nv, sizeof *v, by_pkey ? ventry_pkey_cmp : ventry_key_cmp);
+    unsigned m = 0;
+    for (unsigned i = 0; i < nv;) {
+        unsigned j = i + 1;
+        const char *k = by_pkey ? v[i].pkey : v[i].key;
+        while (j < nv && k && (by_pkey ? v[j].pkey : v[j].key) && !strcmp(by_pkey ? v[j].pkey : v[j].key, k)) j++;
+        if (j - i >= VG_MIN) {
+            struct ventry g = v[i];
+            g.ranks = malloc((j - i) * sizeof *g.ranks);
+            g.n = j - i;
+            if (by_pkey) {
+                free(g.key);
+                g.key = g.pkey;
+                g.pkey = NULL;
+            }
+            for (unsigned t = i; t < j; t++) {
+                if (g.ranks) g.ranks[t - i] = v[t].rank;
+                if (v[t].since < g.smin) g.smin = v[t].since;
+                if (v[t].since > g.smax) g.smax = v[t].since;
+                if (v[t].thread != g.thread) g.thread = ~0u;
+                if (t > i) {
+                    free(v[t].key);
+                    free(v[t].pkey);
+                }
+            }
+            v[m++] = g;
+        } else {
+            for (unsigned t = i; t < j; t++) {
+                v[m] = v[t];
+                if (by_pkey) {
+                    free(v[m].pkey);
+                    v[m].pkey = NULL;
+                }
+                m++;
+            }
+        }
+        i = j;
+    }
+    return m;
+}
+
 static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
 {
     int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
@@ -1145,11 +1428,19 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
     }
     for (unsigned x = 0; x < nd; x++) G->mark[dead_ranks[x]] = 0;
     qsort(dead_ranks, nd, sizeof *dead_ranks, icmp);
-    sput(b, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
-         stalled, nd, nd == 1 ? " is" : "s are");
-    char rl[256];
-    fmt_ranks(rl, sizeof rl, dead_ranks, nd);
-    sput(b, " (%s%s).\n", nd == 1 ? "rank " : "ranks ", rl);
+    char hd[160], rl[256];
+    int hl = snprintf(hd, sizeof hd, "DEADLOCK: no progress for %.1f s, and none is possible: %u rank%s blocked forever",
+                      stalled, nd, nd == 1 ? " is" : "s are");
+    /* the line fits VLINE columns: a list of ranks too long for it goes on
+     * the next line, cut to fit there */
+    size_t rw = VLINE - (size_t)hl - strlen(" (ranks ).");
+    ranks_fit(rl, sizeof rl, dead_ranks, nd, sizeof rl - 1);
+    if (strlen(rl) <= rw || hl < 0) {
+        sput(b, "%s (%s%s).\n", hd, nd == 1 ? "rank " : "ranks ", rl);
+    } else {
+        ranks_fit(rl, sizeof rl, dead_ranks, nd, VLINE - strlen("  (ranks )."));
+        sput(b, "%s\n  (ranks %s).\n", hd, rl);
+    }
 
     /* every blocked thread: what, where, since, waits for; by rank, and
      * threads in the same state waiting for the same ranks, VG_MIN or more,
@@ -1209,31 +1500,14 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         }
         x->key = shrink(&kb);
     }
-    /* the same text: one entry when there are VG_MIN or more */
+    /* the same text: one entry when there are VG_MIN or more; then those
+     * left alone whose text is the same but for ranks in a regular pattern
+     * (relkey: a ring of 24 was 24 entries) */
     if (v && nv) {
-        qsort(v, nv, sizeof *v, ventry_key_cmp);
-        unsigned m = 0;
-        for (unsigned i = 0; i < nv;) {
-            unsigned j = i + 1;
-            while (j < nv && v[j].key && v[i].key && !strcmp(v[j].key, v[i].key)) j++;
-            if (j - i >= VG_MIN) {
-                struct ventry g = v[i];
-                g.ranks = malloc((j - i) * sizeof *g.ranks);
-                g.n = j - i;
-                for (unsigned t = i; t < j; t++) {
-                    if (g.ranks) g.ranks[t - i] = v[t].rank;
-                    if (v[t].since < g.smin) g.smin = v[t].since;
-                    if (v[t].since > g.smax) g.smax = v[t].since;
-                    if (v[t].thread != g.thread) g.thread = ~0u;
-                    if (t > i) free(v[t].key);
-                }
-                v[m++] = g;
-            } else {
-                for (unsigned t = i; t < j; t++) v[m++] = v[t];
-            }
-            i = j;
-        }
-        nv = m;
+        nv = vgroup(v, nv, 0);
+        for (unsigned i = 0; i < nv; i++)
+            if (v[i].n == 1) v[i].pkey = relkey(v[i].key, v[i].rank, G->nranks);
+        nv = vgroup(v, nv, 1);
         qsort(v, nv, sizeof *v, ventry_rank_cmp);
     }
     unsigned shown = 0, hidden = 0;
@@ -1251,7 +1525,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             sput(b, "  rank %d%.*s", x->rank, hl, txt);
         } else {
             char gl[256];
-            if (x->ranks) fmt_ranks(gl, sizeof gl, x->ranks, x->n);
+            if (x->ranks) ranks_fit(gl, sizeof gl, x->ranks, x->n, 48);
             else snprintf(gl, sizeof gl, "?");
             /* a thread number only when all are the same thread: the key has it */
             const char *colon = x->thread == ~0u ? strstr(txt, ": ") : NULL;
@@ -1302,12 +1576,66 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         if (in && out) {
             qsort(in, nin, sizeof *in, icmp);
             qsort(out, nout, sizeof *out, icmp);
-            fmt_ranks(il, sizeof il, in, nin);
-            fmt_ranks(ol, sizeof ol, out, nout);
+            /* members that completed it (their trace says so) went on: said
+             * apart from those in it, with where they are now; members that
+             * completed another collective as this number are no members
+             * that "never arrive": they took part in that one */
+            unsigned ndone = 0, nin2 = 0, nother = 0, nout2 = 0;
+            int *done = malloc((size_t)(nin + nout + 1) * sizeof *done), *other = done ? done + nin : NULL;
+            for (unsigned i = 0; done && i < nin; i++) {
+                /* a member in it now has a node there: its trace is not read */
+                if (in[i] != n->rank && !in_coll(G, in[i], n->gid, n->seq) && bcoll_same(G, n, in[i]))
+                    done[ndone++] = in[i];
+                else in[nin2++] = in[i];
+            }
+            for (unsigned i = 0; done && i < nout; i++) {
+                if (coll_done_at(G, out[i], n->gid, n->seq)) other[nother++] = out[i];
+                else out[nout2++] = out[i];
+            }
+            if (done) nin = nin2, nout = nout2;
+            ranks_fit(il, sizeof il, in, nin, 48);
+            ranks_fit(ol, sizeof ol, out, nout, 48);
             sput(b, "  collective %s at %s", what, where);
             if (n->seq) sput(b, " (collective #%llu on it)", (unsigned long long)n->seq);
-            sput(b, ": rank%s %s in it; rank%s %s never arrive%s", nin == 1 ? "" : "s", il,
-                 nout == 1 ? "" : "s", ol, nout == 1 ? "s" : "");
+            sput(b, ": rank%s %s in it", nin == 1 ? "" : "s", il);
+            if (ndone) {
+                char dl[256];
+                ranks_fit(dl, sizeof dl, done, ndone, 48);
+                sput(b, "; rank%s %s completed it", ndone == 1 ? "" : "s", dl);
+                for (unsigned j = 0; j < ndone && j < 4; j++) {
+                    char br[400];
+                    rank_brief(G, done[j], br, sizeof br);
+                    sput(b, "%s rank %d now %s", j ? ";" : ":", done[j], br);
+                }
+                if (ndone > 4) sput(b, "; ...");
+            }
+            if (nother) {
+                /* "rank 1 completed MPI_Reduce root 0 at x.c:12 as #1, now in
+                 * MPI_Finalize at x.c:13"; one text for all when it is the same */
+                char t0[600] = "", t[600], oth[256];
+                int same = 1;
+                for (unsigned j = 0; j < nother; j++) {
+                    char c[200], br[400];
+                    bcoll_text(G, other[j], coll_done_at(G, other[j], n->gid, n->seq), c, sizeof c);
+                    rank_brief(G, other[j], br, sizeof br);
+                    snprintf(t, sizeof t, "%s as #%llu, now %s", c, (unsigned long long)n->seq, br);
+                    if (!j) memcpy(t0, t, sizeof t0);
+                    else if (strcmp(t, t0)) same = 0;
+                }
+                ranks_fit(oth, sizeof oth, other, nother, 48);
+                if (same)
+                    sput(b, "; rank%s %s completed %s", nother == 1 ? "" : "s", oth, t0);
+                else
+                    for (unsigned j = 0; j < nother && j < 4; j++) {
+                        char c[200], br[400];
+                        bcoll_text(G, other[j], coll_done_at(G, other[j], n->gid, n->seq), c, sizeof c);
+                        rank_brief(G, other[j], br, sizeof br);
+                        sput(b, "; rank %d completed %s as #%llu, now %s", other[j], c, (unsigned long long)n->seq,
+                             br);
+                    }
+                if (!same && nother > 4) sput(b, "; ...");
+            }
+            if (nout) sput(b, "; rank%s %s never arrive%s", nout == 1 ? "" : "s", ol, nout == 1 ? "s" : "");
             unsigned lim = nout < 4 ? nout : 4;
             for (unsigned j = 0; j < lim; j++) {
                 char br[400];
@@ -1315,6 +1643,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 sput(b, "%s rank %d %s", j ? ";" : ":", out[j], br);
             }
             sput(b, "\n");
+            free(done);
             if (mis) {
                 const struct ent *me = &G->ents[mis->ent];
                 char w2[256], s2[160];
@@ -1327,9 +1656,9 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                 /* said once: the other side's collective is the same story */
                 if (mis->kind == K_COLL && mis->nci) mis->ci[0]->reported = 1;
             } else if (x->mis_rank >= 0) {
-                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d in %s (both collective #%llu on "
-                     "the communicator)\n", n->rank, what, where, x->mis_rank, x->mis_what,
-                     (unsigned long long)n->seq);
+                sput(b, "  mismatched collectives: rank %d is in %s at %s, rank %d %s %s (both collective #%llu on "
+                     "the communicator)\n", n->rank, what, where, x->mis_rank, x->mis_done ? "completed" : "in",
+                     x->mis_what, (unsigned long long)n->seq);
             }
         }
         free(in);
@@ -1350,9 +1679,10 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
             const struct ent *e = &G->ents[n->ent];
             char where[160];
             ent_where(e, where, sizeof where);
-            sput(b, "  mismatched collectives: rank %d waits (%s at %s) in %s started at %s, rank %d in %s (both "
+            sput(b, "  mismatched collectives: rank %d waits (%s at %s) in %s started at %s, rank %d %s %s (both "
                  "collective #%llu on the communicator)\n", n->rank, lf_routine(e->f, e->l.routine), where,
-                 o->routine, o->site, x->mis_rank, x->mis_what, (unsigned long long)x->seq);
+                 o->routine, o->site, x->mis_rank, x->mis_done ? "completed" : "in", x->mis_what,
+                 (unsigned long long)x->seq);
         }
     }
 
@@ -1404,16 +1734,7 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
                         /* cycle: from q's position in the path */
                         unsigned from = 0;
                         while (path[from] != q) from++;
-                        sput(b, "  cycle: ");
-                        unsigned len = depth - from;
-                        for (unsigned i = from; i < depth; i++) {
-                            if (len > 12 && i == from + 6) {
-                                sput(b, "... (%u ranks) -> ", len - 10);
-                                i = depth - 4;
-                            }
-                            sput(b, "rank %d -> ", path[i]);
-                        }
-                        sput(b, "rank %d\n", q);
+                        cycle_line(b, path + from, depth - from);
                         found = 1;
                     } else if (state[q] == 0) {
                         next = q;

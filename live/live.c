@@ -760,6 +760,15 @@ static void snapshot(struct watch *w)
                 ent_routine(e);
                 e->since_ns = r->same_host || r->remote ? ns_of(r, bt) : 0;
             }
+            /* a crash (or exit()) outside MPI: where, as the report says,
+             * not the last MPI call's site */
+            if (estate == ES_DIED || estate == ES_EXITED) {
+                uint32_t fg = lf_fail_site_gid(r->f);
+                if (fg) {
+                    e->sgid = fg;
+                    e->fail_site = 1;
+                }
+            }
             continue;
         }
         if (nt > r->nth) {
@@ -925,6 +934,7 @@ static int ent_key_cmp(const void *a, const void *b)
         if (x->rgid != y->rgid) return x->rgid < y->rgid ? -1 : 1;
         if (x->sgid != y->sgid) return x->sgid < y->sgid ? -1 : 1;
     }
+    if (dead && x->fail_site != y->fail_site) return x->fail_site - y->fail_site;
     if (dead) {
         const volatile struct ml_failure *fx = &lf_hdr(x->f)->failure, *fy = &lf_hdr(y->f)->failure;
         int sx = fx->signo, sy = fy->signo;
@@ -948,7 +958,7 @@ static int same_group(const struct ent *x, const struct ent *y)
         x->state != ES_STALE && (x->rgid != y->rgid || x->sgid != y->sgid))
         return 0;
     if ((x->state == ES_DIED || x->state == ES_EXITED) &&
-        (lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo ||
+        (x->fail_site != y->fail_site || lf_hdr(x->f)->failure.signo != lf_hdr(y->f)->failure.signo ||
          lf_hdr(x->f)->failure.kind != lf_hdr(y->f)->failure.kind ||
          shown_code(&lf_hdr(x->f)->failure) != shown_code(&lf_hdr(y->f)->failure)))
         return 0;
@@ -1033,7 +1043,9 @@ static void where_text(const struct ent *e, char *buf, size_t n)
         break;
     case ES_DIED:
     case ES_EXITED:
-        if (name) {
+        if (e->fail_site) {
+            snprintf(buf, n, "%s", lf_site_text(e->sgid));
+        } else if (name) {
             int in = e->l.t_start > e->l.t_end && e->l.t_start > e->l.t_idle;
             snprintf(buf, n, "%s %s %s", in ? "in" : "after", name, lf_site_text(e->sgid));
         }

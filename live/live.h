@@ -110,6 +110,10 @@ int lf_routine_gid(const struct lf *f, uint16_t routine);
 uint32_t lf_site_gid(struct lf *f, uint32_t site);
 /* "file.c:42" of a global site id (cached). */
 const char *lf_site_text(uint32_t gid);
+/* Global site id of where the rank's failure record says it failed outside
+ * MPI (a signal of its own, or exit()): the backtrace frame the report's
+ * diagnosis names (its "where"); 0 when the record names no such place. */
+uint32_t lf_fail_site_gid(struct lf *f);
 /* Communicator definition `index` (scans new records when unknown). */
 const struct lf_comm *lf_comm(struct lf *f, uint32_t index);
 /* World rank of comm rank `r` in definition `index` (remote group of an
@@ -187,6 +191,8 @@ struct ent {
     uint32_t sgid;           /* site id */
     int hidden;              /* a computing thread of a rank with threads in MPI:
                               * not shown, but it can make progress */
+    int fail_site;           /* ES_DIED/ES_EXITED: sgid is where it failed (its failure
+                              * record's frame, lf_fail_site_gid), not a call site */
     int working;             /* ES_POLL, but it worked (more than ML_WORK_GAP_NS outside
                               * MPI between polls) within the last deadlock timeout:
                               * computing between polls, a sink like ES_COMPUTE */
@@ -225,6 +231,18 @@ struct dl_nbc {              /* highest nonblocking collective started on a comm
     uint32_t comm;
     uint64_t seq;
 };
+struct dl_bcoll {            /* the blocking collectives a rank completed on a communicator */
+    uint32_t comm;
+    uint64_t n;              /* collectives on it so far (the runtime's numbering) */
+    int exact;               /* n is the runtime's number: no call since the last sure count
+                              * could have numbered one unseen (a communicator or window
+                              * constructor, a window or file collective, a Fortran call) */
+    unsigned epoch;          /* such calls seen when n was last known */
+    int has;                 /* a blocking one completed: routine, site, root */
+    int32_t root;            /* comm rank, or ML_PEER_NONE */
+    char routine[40];
+    char site[96];
+};
 struct dl_reqs {
     struct dl_req *r;
     unsigned n, cap;
@@ -234,6 +252,10 @@ struct dl_reqs {
                               * communicator (local files only: what a rank that went
                               * on started as #seq, for a mismatch) */
     unsigned ncdone;
+    struct dl_bcoll *bc;     /* blocking collectives completed: the latest per
+                              * communicator, with its number when the trace tells it
+                              * (local files only) */
+    unsigned nbc;
     int undescribed;         /* calls that made requests the trace does not describe
                               * (I/O, RMA, generalized, partitioned, ...); a remote
                               * rank's agent that did not say: 1 */

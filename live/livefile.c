@@ -212,6 +212,8 @@ struct lf {
     /* clock */
     double ns_per_tick;
     uint64_t a1_seen;
+    /* lf_fail_site_gid, once the failure record is read (kind), and its answer */
+    uint32_t fail_done, fail_gid;
     /* a rank from a node's state stream (remote.c): base points at rh */
     int remote;
     struct ml_header *rh;
@@ -503,6 +505,66 @@ uint32_t lf_site_gid(struct lf *f, uint32_t site)
         gid = gsite_get(&mm, addr);
     }
     if (gid) smap_put(f, site, gid);
+    return gid;
+}
+
+/* The module of a rank's address space that holds addr (copied), or -1. */
+static int module_at(struct lf *f, uint64_t addr, struct ml_module *mm)
+{
+    unsigned nm = lf_hdr(f)->nmodules;
+    if (nm > f->max_modules) nm = f->max_modules;
+    for (unsigned i = 0; i < nm; i++) {
+        mm->start = f->modules[i].start;
+        mm->end = f->modules[i].end;
+        if (addr < mm->start || addr >= mm->end) continue;
+        mm->file_offset = f->modules[i].file_offset;
+        for (size_t k = 0; k < sizeof mm->path; k++) mm->path[k] = f->modules[i].path[k];
+        mm->path[sizeof mm->path - 1] = 0;
+        return 0;
+    }
+    return -1;
+}
+
+/* "file.c:42" (line information), not "func+0x1a(lib.so)" or "0x..." */
+static int site_has_line(const char *s)
+{
+    const char *c = strrchr(s, ':');
+    if (!c || !c[1] || strstr(s, "+0x") || strchr(s, '(')) return 0;
+    for (const char *p = c + 1; *p; p++)
+        if (*p < '0' || *p > '9') return 0;
+    return 1;
+}
+
+uint32_t lf_fail_site_gid(struct lf *f)
+{
+    if (f->remote) return 0;
+    const volatile struct ml_header *h = lf_hdr(f);
+    uint32_t kind = __atomic_load_n(&h->failure.kind, __ATOMIC_ACQUIRE);
+    if (kind != ML_FAIL_SIGNAL && kind != ML_FAIL_EXIT) return 0;
+    if (f->fail_done == kind) return f->fail_gid;     /* the record is final once read */
+    uint32_t flags = h->failure.flags, gid = 0;
+    int own = kind == ML_FAIL_SIGNAL ? !(flags & ML_FAILF_SENDER) || (int64_t)h->failure.addr == h->pid
+                                     : !(flags & (ML_FAILF_MAIN | ML_FAILF_NOSTATUS));
+    unsigned nf = h->failure.nframes > 32 ? 32 : h->failure.nframes;
+    /* as the report's diagnosis (analysis/diag.c where_frame): the
+     * innermost frame in the program's own code with file:line, else in
+     * its code at all, else with file:line anywhere; never the runtime */
+    static const char *sys[] = {"/lib/", "/lib64/", "/usr/lib/", "/usr/lib64/", "/usr/local/lib/", 0};
+    for (int pass = 0; own && h->failure.routine == 0xffff && pass < 3 && !gid; pass++)
+        for (unsigned i = 0; i < nf && !gid; i++) {
+            uint64_t a = h->failure.frames[i];
+            struct ml_module mm;
+            int in = a && module_at(f, a, &mm) == 0;
+            if (!a || (in && strstr(mm.path, "/libmpilens-"))) continue;
+            int system = 0;
+            for (int d = 0; in && sys[d]; d++) system |= !strncmp(mm.path, sys[d], strlen(sys[d]));
+            if ((pass < 2 && system) || (pass < 2 && !in)) continue;
+            if (!in) continue;        /* outside every mapping: no text worth a column */
+            uint32_t g = gsite_get(&mm, a);
+            if (g && (pass == 1 || site_has_line(lf_site_text(g)))) gid = g;
+        }
+    f->fail_done = kind;
+    f->fail_gid = gid;
     return gid;
 }
 

@@ -220,6 +220,42 @@ for impl in openmpi mpich; do
         "mismatched collectives: rank [01] waits \(MPI_Test at dl_nbc_test.c:$(L dl_nbc_test L_TEST)\) in MPI_I(bcast|allreduce) started at dl_nbc_test.c:[0-9]+, rank [01] in MPI_I(bcast|allreduce) started at" \
         "$CYCLE2"
 
+    # mismatched collectives where ranks 1-3 complete theirs (dl_coll_done.c):
+    # they called MPI_Reduce as collective #2 (after the MPI_Allreduce #1),
+    # completed it and wait in MPI_Finalize; the verdict said "ranks 1-3
+    # never arrive: rank 1 in MPI_Finalize ..." and named no mismatch
+    dl $impl dl_coll_done 4 "^  rank 0: MPI_Bcast root 0 on MPI_COMM_WORLD at dl_coll_done.c:$(L dl_coll_done L_BCAST)" \
+        "^  rank [1-3]: MPI_Finalize at dl_coll_done.c:$(L dl_coll_done L_FIN)" \
+        "^  collective MPI_Bcast root 0 on MPI_COMM_WORLD at dl_coll_done.c:$(L dl_coll_done L_BCAST) \(collective #2 on it\): rank 0 in it; ranks 1-3 completed MPI_Reduce root 0 at dl_coll_done.c:$(L dl_coll_done L_REDUCE) as #2, now in MPI_Finalize at dl_coll_done.c:$(L dl_coll_done L_FIN)$" \
+        "^  mismatched collectives: rank 0 is in MPI_Bcast root 0 on MPI_COMM_WORLD at dl_coll_done.c:$(L dl_coll_done L_BCAST), rank [1-3] completed MPI_Reduce root 0 at dl_coll_done.c:$(L dl_coll_done L_REDUCE) \(both collective #2 on the communicator\)$"
+    if selected dl_coll_done && [ -s "$DIR/deadlock.txt" ] && grep -q "never arrive" "$DIR/deadlock.txt"; then
+        soft_fail "$impl dl_coll_done: ranks that completed their collective 'never arrive': $(grep -m1 'never arrive' "$DIR/deadlock.txt" | head -c 300)"
+    fi
+    # report's diagnosis quotes the verdict (wrapped at 100 columns: joined here)
+    if selected dl_coll_done && [ -s "$DIR/deadlock.txt" ]; then
+        rep=$("$MPILENS" report --failures "$DIR" 2>&1 | tr -s ' \n' '  ')
+        assert_contains "$rep" "ranks 1-3 completed MPI_Reduce root 0 at dl_coll_done.c:$(L dl_coll_done L_REDUCE) as #2, now in MPI_Finalize" \
+            "$impl dl_coll_done: report --failures"
+    fi
+
+    # a ring of 24 (dl_ring.c): each rank's entry differs from the others'
+    # only by its rank and its peer, rank+1 mod 24: one entry, relative
+    # ranks (it was 24 entries, 48 lines), and a cycle line that fits 100
+    # columns (it was 137: "rank 0 -> ... (14 ranks) -> ... -> rank 0"):
+    # 3 ranks from its start, 2 from its end, 19 left out, 24 in all
+    if selected dl_ring; then
+        s=$(L dl_ring L_SSEND)
+        dl $impl dl_ring 24 "24 ranks are blocked forever \(ranks 0-23\)\.$" \
+            "^  ranks 0-23: MPI_Ssend to rank\+1 tag 5 at dl_ring.c:$s \(started [0-9.]+(-[0-9.]+)? s ago\)$" \
+            "^      waits for rank\+1: rank\+1 in MPI_Ssend to rank\+2 tag 5 at dl_ring.c:$s$" \
+            "^  cycle: rank 0 -> rank 1 -> rank 2 -> \.\.\. \(19 more\) -> rank 22 -> rank 23 -> rank 0 \(a cycle of 24\)$"
+        if [ -s "$DIR/deadlock.txt" ]; then
+            long=$(sed 1d "$DIR/deadlock.txt" | awk 'length($0) > 100')
+            [ -z "$long" ] || soft_fail "$impl dl_ring: verdict lines over 100 columns: $(head -c 300 <<<"$long")"
+            [ "$(sed 1d "$DIR/deadlock.txt" | wc -l)" -le 5 ] || soft_fail "$impl dl_ring: $(sed 1d "$DIR/deadlock.txt" | wc -l) verdict lines, want 4"
+        fi
+    fi
+
     # ---- correct programs ----    # MPI_Intercomm_create with every rank inside: wrong remote leader, tags that differ
     dl $impl dl_icc_leader 4 "^  rank 1: MPI_Intercomm_create on comm #[0-9]+ \(2 ranks\) at dl_icc_leader.c:$(L dl_icc_leader L_ICC)" \
         "MPI_Intercomm_create cannot match: the remote leader it names, rank 2, is no leader: its side's local leader is rank 0" \

@@ -111,6 +111,18 @@ for impl in openmpi mpich; do
     assert_contains "$t" "died: signal 11" "$impl segv: top --once right after the run"
     echo "$t" | grep -q "in MPI[^_]" && soft_fail "$impl segv: top --once right after the run shows a rank in MPI: $t"
     assert_not_contains "$t" "started" "$impl segv: top --once right after the run"
+    # rank 1's WHERE is where the SIGSEGV hit, failsafe.c:FAIL:segv, what the
+    # diagnosis says ("where:" below); it was its last MPI call's site,
+    # "after MPI_Allreduce failsafe.c:LAST:allreduce", which the report's
+    # "where" never names for a crash outside MPI
+    echo "$t" | grep -Eq "^1 +died: signal 11 \(Segmentation fault\) +failsafe\.c:$(line_of "$src" FAIL:segv) +last call " ||
+        soft_fail "$impl segv: top --once has no row '1  died: signal 11 (Segmentation fault)  failsafe.c:$(line_of "$src" FAIL:segv)': $t"
+    # and in 80 columns: every row fits, rank 1's site whole
+    t=$("$MPILENS" top "$d/segv" --once --width 80 2>&1)
+    long=$(awk 'length($0) > 80' <<<"$t")
+    [ -z "$long" ] || soft_fail "$impl segv: top --once --width 80 has lines over 80 columns: $long"
+    echo "$t" | grep -Eq "^1 .* failsafe\.c:$(line_of "$src" FAIL:segv) +last call " ||
+        soft_fail "$impl segv: top --once --width 80 does not show rank 1 at failsafe.c:$(line_of "$src" FAIL:segv): $t"
     [ $rc -ne 0 ] || soft_fail "$impl segv: mpilens run exit status 0"
     e=$(cat "$d/segv.err")
     assert_contains "$e" "rank 1 (pid" "$impl segv: diagnosis names rank 1"
