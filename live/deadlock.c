@@ -1416,6 +1416,96 @@ static unsigned vgroup(struct ventry *v, unsigned nv, int by_pkey)
     return m;
 }
 
+/* A list of ranks in a verdict line ("1,3,5-9,12"): its end, and in *cnt
+ * how many ranks it names; NULL when p starts none (two items at least). */
+static const char *rlist_end(const char *p, unsigned long *cnt)
+{
+    unsigned items = 0;
+    unsigned long c = 0;
+    for (;;) {
+        if (!isdigit((unsigned char)*p)) break;
+        char *e;
+        long a = strtol(p, &e, 10), z = a;
+        if (*e == '-' && isdigit((unsigned char)e[1])) z = strtol(e + 1, &e, 10);
+        c += z >= a ? (unsigned long)(z - a + 1) : 1;
+        items++;
+        p = e;
+        if (*p != ',' || !isdigit((unsigned char)p[1])) break;
+        p++;
+    }
+    *cnt = c;
+    return items >= 2 ? p : NULL;
+}
+
+/* n bytes of p, of any length (sput cuts at 2 KiB). */
+static void sput_n(struct sbuf *b, const char *p, size_t n)
+{
+    for (size_t o = 0; o < n; o += 1024) sput(b, "%.*s", (int)(n - o < 1024 ? n - o : 1024), p + o);
+}
+
+/* One line of the verdict with its lists of ranks bounded: in a line over
+ * VLINE columns, a list after "ranks " longer than 40 columns is cut to
+ * ",... (N more)" (at 1,024 ranks lists made lines of 500 columns and more;
+ * a list cut already, ending in "...", is left as it is).  The grouping
+ * compared the whole texts before; this only changes what is printed.
+ * Lines that fit are left as they are, and no line is broken: tests and
+ * scripts match a verdict's lines whole. */
+static void fit_line(struct sbuf *o, const char *l, size_t n)
+{
+    if (n <= VLINE) {
+        sput_n(o, l, n);
+        sput(o, "\n");
+        return;
+    }
+    struct sbuf c = {0};
+    size_t i = 0, from = 0;
+    while (i + 6 < n) {
+        unsigned long cnt, shown = 0;
+        const char *p = l + i + 6, *e;
+        if (strncmp(l + i, "ranks ", 6) || !(e = rlist_end(p, &cnt)) || e > l + n || (size_t)(e - p) <= 40 ||
+            (e + 3 <= l + n && (!strncmp(e, "...", 3) || !strncmp(e, ",..", 3)))) {   /* cut already */
+            i++;
+            continue;
+        }
+        const char *keep = p;   /* whole items while they fit 40 columns */
+        for (;;) {
+            const char *q = keep;
+            while (q < e && *q != ',') q++;
+            if ((size_t)(q - p) > 40) break;
+            char *x;
+            long a = strtol(keep, &x, 10), z = a;
+            if (*x == '-') z = strtol(x + 1, &x, 10);
+            shown += z >= a ? (unsigned long)(z - a + 1) : 1;
+            keep = q;
+            if (q == e) break;
+            keep++;
+        }
+        size_t kl = (size_t)(keep - p);
+        if (kl && p[kl - 1] == ',') kl--;
+        sput_n(&c, l + from, (size_t)(p - (l + from)));
+        sput_n(&c, p, kl);
+        sput(&c, ",... (%lu more)", cnt - shown);
+        i = from = (size_t)(e - l);
+    }
+    sput_n(&c, l + from, n - from);
+    sput(o, "%s\n", c.s ? c.s : "");
+    free(c.s);
+}
+
+static char *verdict_fit(char *text)
+{
+    if (!text) return NULL;
+    struct sbuf o = {0};
+    for (const char *p = text; *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        fit_line(&o, p, n);
+        p += n + (e != NULL);
+    }
+    free(text);
+    return shrink(&o);
+}
+
 static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
 {
     int *dead_ranks = calloc((size_t)G->nranks + 1, sizeof *dead_ranks);
@@ -1484,7 +1574,9 @@ static void verdict(struct g *G, struct sbuf *b, double stalled, unsigned ndead)
         if (k2) {
             int anyc = 0;
             for (unsigned c = 0; c < n->ncl; c++) anyc |= n->clause_any[c];
-            fmt_ranks(rl, sizeof rl, wf, k2);
+            /* cut at 40 columns with the count of the rest (a 256-byte
+             * list ended in '...', 500 ranks of 1,024 unsaid) */
+            ranks_fit(rl, sizeof rl, wf, k2, 40);
             sput(&kb, "      waits for %s%s %s", anyc && k2 > 1 ? "any of " : "", k2 == 1 ? "rank" : "ranks", rl);
             /* the state of each (a few) */
             unsigned lim = k2 < 4 ? k2 : 4;
@@ -2010,7 +2102,7 @@ int deadlock_check(struct ent *ents, unsigned nents, int nranks, int64_t now_ns,
     if (ndead) {
         struct sbuf b = {0};
         verdict(&G, &b, stalled_s, ndead);
-        res->text = b.s;
+        res->text = verdict_fit(b.s);
         res->ents = malloc(ndead * sizeof *res->ents);
         res->ranks = malloc(ndead * sizeof *res->ranks);
         for (unsigned k = 0; k < G.nnodes && res->ents && res->ranks; k++) {

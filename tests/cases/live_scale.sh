@@ -54,6 +54,24 @@ fits "$t/tiny.out" 4 120 "odd, --rows 4"
 
 rm -rf "$t/odd"
 
+# ---- 1,024 ranks: even ranks in MPI_Allreduce, odd ranks in a ring of
+# MPI_Recv (each from r+2): the verdict's lines at scale.  Before, each
+# even rank's 'waits for' line listed 256 bytes of the 512 odd ranks and
+# then '...' (how many left unsaid: not said), the collective's line every
+# rank in it and every rank missing.  Now each list is cut at 40 columns
+# with the count of the rest, and no line grows with the ranks (at most
+# about 500 columns: the states of four ranks in a row, as at 4 ranks)
+"$t/gen_ranks" --live "$t/half" 1024 half-recv $pid >/dev/null || bad "gen half-recv"
+timeout 60 "$M" top "$t/half" --deadlock-timeout 1 --interval 0.5 --width 120 >"$t/half.out" 2>&1
+rc=$?
+[ $rc = 3 ] || bad "half-recv: top exit $rc, want 3 (a deadlock): $(tail -3 "$t/half.out")"
+has "$t/half/deadlock.txt" '^      waits for ranks 1,3,5,7,9,11,13,15,17,19,\.\.\. \(502 more\): rank 1 in MPI_Recv from 3 tag 7 at solver\.c:20; ' "half-recv, waits for (10 + 502 = 512 odd ranks)"
+has "$t/half/deadlock.txt" '^  collective MPI_Allreduce .*: ranks 0,2,4,6,8,10,12,14,16,18,20,22,24,\.\.\. \(499 more\) in it; ranks 1,3,5,7,9,11,13,15,17,19,21,23,25,\.\.\. \(499 more\) never arrive: ' "half-recv, the collective's lists"
+has "$t/half/deadlock.txt" '\(a cycle of 512\)$' "half-recv, the cycle"
+long=$(awk 'length > 500' "$t/half/deadlock.txt" | head -2)
+[ -z "$long" ] || bad "half-recv: lines over 500 columns: ${long:0:400}"
+rm -rf "$t/half"
+
 # ---- calls that began after top looked at its clock (while it read the
 # files): their age is 0, never negative, and a group of such calls still
 # says when (before: "started -30.0-2.6s ago", and an empty WHEN)
