@@ -263,7 +263,7 @@ struct ml_chunk {              /* 64-byte header, then records */
 enum ml_rec_type {
     ML_REC_CALL = 1,     /* header only: routine, site, time */
     ML_REC_P2P = 2,      /* + struct ml_p2p */
-    ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
+    ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start, MPI_Imrecv; MPI_Improbe: its message) */
     ML_REC_COLL = 4,     /* + struct ml_coll; nonblocking collectives: + u64 request
                             + u64 instance number on the communicator (aux above);
                             a persistent collective's init (MPI_Allreduce_init ...):

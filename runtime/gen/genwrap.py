@@ -584,6 +584,11 @@ def emit_c(w, name, rid, proto):
         args2[status] = 'stp_'
         call = 'P%s(%s)' % (name, ', '.join(args2))
         st = 'stp_'
+    # MPI_Mrecv/MPI_Imrecv: the message their probe matched (requests.c),
+    # by its handle before the call sets it to MPI_MESSAGE_NULL
+    mrecv = bool(re.match(r'MPI_(Imrecv|Mrecv)(_c)?$', name)) and msgi is not None and isint and kind == 'call'
+    if mrecv:
+        w('    MPI_Message m_ = a%d ? *a%d : MPI_MESSAGE_NULL;' % (msgi, msgi))
     if kind in COMPLETION.values():
         emit_completion(w, kind, args, ptypes, pnames, call, name)
     else:
@@ -615,6 +620,9 @@ def emit_c(w, name, rid, proto):
                 w('    ml_rec_p2p_status(&c, %s, %s, a%d, %s, %s, %s, %s, %s, %d, %s);'
                   % (cexpr, dt, peer, tg, cnt, st, req, res, 1 if request is not None else 0,
                      '(a%d && *a%d)' % (flag, flag) if flag is not None else '1'))
+                if name == 'MPI_Mprobe' and msgi is not None:
+                    # the message, for its MPI_Mrecv/MPI_Imrecv (requests.c)
+                    w('    if (%s == MPI_SUCCESS && a%d) ml_msg_note_st(*a%d, %s, %s);' % (res, msgi, msgi, cexpr, st))
             else:
                 w('    ml_rec_p2p(&c, %s, %s, a%d, %s, %s, %s, %s, %d);'
                   % (cexpr, dt, peer, tg, cnt, req, res, 1 if request is not None else 0))
@@ -650,6 +658,10 @@ def emit_c(w, name, rid, proto):
                 w('    if (ret == MPI_SUCCESS && a%d) ml_pcoll_note(ML_HANDLE(*a%d));' % (request, request))
             else:
                 w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
+        elif mrecv:
+            dti = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Datatype{}')
+            w('    ml_rec_mrecv(&c, m_, a%d, %s, %s, %s);'
+              % (dti, st or 'NULL', 'a%d' % request if request is not None else 'NULL', res))
         elif local and name in ('MPI_Wtime', 'MPI_Wtick'):
             # runs of them are one record and a REPEAT (rt.h ml_rec_call_timer)
             w('    ml_rec_call_timer(&c, %s);' % res)
