@@ -196,6 +196,10 @@ void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
 void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype);
+/* The gather and scatter family from Fortran: the buffers, to tell
+ * MPI_IN_PLACE (kind 1: the send side, counts the receive counts of a
+ * v-variant; kind 2: the receive side of a scatter, counts its send counts). */
+void ml_fortran_inplace(struct ml_call *c, void *sbuf, void *rbuf, void *counts, int kind);
 
 /* failure capture (failsafe.c) */
 void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd);

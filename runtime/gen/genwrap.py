@@ -930,6 +930,18 @@ def emit_f(w, sym, rid, routine, proto):
         # the v-variants, whose counts are an array)
         hook_pre = 'ml_fortran_recv(&c, %s, a%d);' % (
             'a%d' % names.index('recvcount') if 'recvcount' in names else 'NULL', names.index('recvtype'))
+    ipk = re.sub(r'_c$', '', base[4:].lower())
+    ipkinds = ('allgather', 'allgatherv', 'alltoall', 'gather', 'gatherv', 'scatter', 'scatterv')
+    if ipk.startswith('i') and ipk[1:] in ipkinds:
+        ipk = ipk[1:]
+    if is_coll and len(names) < 20 and 'sendbuf' in names and 'recvbuf' in names and ipk in ipkinds:
+        # MPI_IN_PLACE (runtime/rt.c ml_fortran_inplace), as the C wrapper's in_place_counts
+        def fb(p):
+            return 'a%d' % names.index(p) if p in names else 'NULL'
+        scatter = ipk.startswith('scatter')
+        cnts = fb('sendcounts' if scatter else 'recvcounts') if ipk.endswith('v') else 'NULL'
+        hook_pre += ' ml_fortran_inplace(&c, %s, %s, %s, %d);' % (fb('sendbuf'), fb('recvbuf'), cnts,
+                                                                  2 if scatter else 1)
     if proto and not hook_pre and 'comm' not in pos and COMM_COLLECTIVES.match(base) and len(proto[1]) < 20:
         # Open MPI's binding calls PMPI_: the communicator in the live slot
         # (no collective number, as for its Fortran collectives)
