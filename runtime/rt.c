@@ -1468,6 +1468,32 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
+/* MPI_Comm_set_name succeeded: the name the library now holds for comm
+ * (a COMM_NAME definition; the call is rare, no table). */
+void ml_comm_named(MPI_Comm comm)
+{
+    if (!mpi_ready || !hdr || comm == MPI_COMM_NULL) return;
+    uint16_t ci = ml_comm_index(comm);
+    char name[MPI_MAX_OBJECT_NAME + 1] = "";
+    int len = 0;
+    if (ci == ML_COMM_NONE || PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS) return;
+    def_room(sizeof(struct ml_comm_name));
+    pthread_mutex_lock(&lock);
+    struct ml_rec *r = def_record(ML_REC_COMM_NAME, sizeof(struct ml_comm_name));
+    if (r) {
+        struct ml_comm_name *d = (struct ml_comm_name *)(r + 1);
+        d->index = ci;
+        copy_str(d->name, sizeof d->name, name);
+        def_commit(r);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void ml_comm_named_f(void *comm)
+{
+    if (comm && mpi_ready) ml_comm_named(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+}
+
 /* Define a communicator (lock held).  gid == 0: derive it from the members. */
 static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
 {

@@ -56,6 +56,7 @@ POST_HOOK = {
     'MPI_Comm_free': 'ml_comm_forget(h_)',
     'MPI_Comm_disconnect': 'ml_comm_forget(h_)',
     'MPI_Type_free': 'ml_type_forget(h_)',
+    'MPI_Comm_set_name': 'if (ret == MPI_SUCCESS) ml_comm_named(a0)',
 }
 # Error handlers (runtime/failsafe.c): the program never sees the runtime's
 # stand-in for MPI_ERRORS_ARE_FATAL.  set: the handler argument goes through
@@ -884,6 +885,9 @@ def emit_f(w, sym, rid, routine, proto):
         hook_post = 'ml_fstatus_post();'
     elif base in ('MPI_Init', 'MPI_Init_thread'):
         hook_mid = 'ml_after_init(-2);'
+    elif base == 'MPI_Comm_set_name' and len(names) == 2:
+        # Open MPI's binding calls PMPI_Comm_set_name (ierror follows the arguments)
+        hook_post = 'if (!a2 || *(MPI_Fint *)a2 == 0) ml_comm_named_f(a0);'
     elif base == 'MPI_Abort':
         hook_pre = 'ml_before_abort_f(&c, a0, a1);'
     elif base in ERRH_SET or base in ERRH_GET or WIN_CREATE.match(base):
