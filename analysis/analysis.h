@@ -165,6 +165,7 @@ struct an_comm {          /* one communicator, the same object on all its ranks 
                            * members; the other group after it), else size */
     const int32_t *members; /* world ranks (one file's copy), NULL for the world */
     int first_rank;       /* a rank that defined it */
+    const char *name;     /* set with MPI_Comm_set_name (one file's copy), else NULL */
     const int32_t **src;  /* a virtual topology: per position, the in-neighbours that member's */
     int32_t *nsrc;        /* file names (positions; nsrc -1: not known), else both NULL */
 };

@@ -255,6 +255,7 @@ static uint32_t comm_register(struct an_run *run, const struct mlr_comm *c, int 
                            world ? (uint32_t)run->size : c->size + (inter ? c->remote_size : 0), c->members, rank);
     if (id != UINT32_MAX && inter && run->comms[id].first_rank == rank && run->comms[id].members == c->members)
         run->comms[id].lsize = c->size;
+    if (id != UINT32_MAX && c->name[0] && !run->comms[id].name) run->comms[id].name = c->name;
     return id;
 }
 
@@ -416,8 +417,11 @@ void an_comm_name(const struct an_run *run, uint32_t id, char *buf, size_t n)
         snprintf(buf, n, "MPI_COMM_WORLD");
         return;
     }
-    size_t o = (size_t)snprintf(buf, n, "comm %u (%s%u rank%s: ", id, c->inter ? "inter, " : "",
-                                c->size, c->size == 1 ? "" : "s");
+    size_t o = c->name ? (size_t)snprintf(buf, n, "comm %u '%s' (%s%u rank%s: ", id, c->name, c->inter ? "inter, " : "",
+                                          c->size, c->size == 1 ? "" : "s")
+                       : (size_t)snprintf(buf, n, "comm %u (%s%u rank%s: ", id, c->inter ? "inter, " : "",
+                                          c->size, c->size == 1 ? "" : "s");
+    if (o >= n) o = n ? n - 1 : 0;
     for (uint32_t i = 0; i < c->size && o + 16 < n; i++) {
         /* ranges: 0-3,8 */
         uint32_t j = i;

@@ -263,7 +263,7 @@ struct ml_chunk {              /* 64-byte header, then records */
 enum ml_rec_type {
     ML_REC_CALL = 1,     /* header only: routine, site, time */
     ML_REC_P2P = 2,      /* + struct ml_p2p */
-    ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start) */
+    ML_REC_P2P_REQ = 3,  /* + struct ml_p2p + u64 request (nonblocking/persistent start, MPI_Imrecv; MPI_Improbe: its message) */
     ML_REC_COLL = 4,     /* + struct ml_coll; nonblocking collectives: + u64 request
                             + u64 instance number on the communicator (aux above);
                             a persistent collective's init (MPI_Allreduce_init ...):
@@ -282,6 +282,7 @@ enum ml_rec_type {
     ML_REC_LONGDUR = 18, /* no call: u64 duration of the preceding call in ticks */
     ML_REC_COMM = 19,    /* definition: struct ml_comm_def + members */
     ML_REC_TYPE = 20,    /* definition: struct ml_type_def */
+    ML_REC_COMM_NAME = 22, /* definition: struct ml_comm_name (MPI_Comm_set_name) */
     ML_REC_REPEAT = 21,  /* no call: the preceding call, which completed nothing, was
                             followed by dt more calls equal to it but for their times
                             (same routine, site and payload, nothing recorded between
@@ -366,6 +367,15 @@ struct ml_comm_def {     /* followed by size + remote_size i32 world ranks */
                             left out) */
     uint64_t handle;     /* MPI_Comm value in this process */
     uint64_t global_id;  /* same on every member */
+};
+
+/* The name the program gave communicator definition `index` with
+ * MPI_Comm_set_name (the last one recorded counts; readers that do not know
+ * the record skip it). */
+struct ml_comm_name {
+    uint32_t index;
+    uint32_t pad;
+    char name[64];       /* MPI_Comm_get_name after the call, NUL-terminated */
 };
 
 struct ml_type_def {

@@ -133,6 +133,30 @@ static uint32_t rec_len(const struct ml_rec *r, uint32_t avail)
     return len;
 }
 
+static int comms_grow(struct mlr_file *f, unsigned index)
+{
+    if (index < f->ncomms) return 1;
+    unsigned n = index + 1;
+    struct mlr_comm *c = realloc(f->comms, n * sizeof *c);
+    if (!c) return 0;
+    memset(c + f->ncomms, 0, (n - f->ncomms) * sizeof *c);
+    f->comms = c;
+    f->ncomms = n;
+    return 1;
+}
+
+/* MPI_Comm_set_name: the name of definition index (before or after it) */
+static void add_comm_name(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
+{
+    if (len < sizeof *r + sizeof(struct ml_comm_name)) return;
+    const struct ml_comm_name *d = (const void *)(r + 1);
+    if (d->index >= ML_COMM_NONE || !comms_grow(f, d->index)) return;
+    struct mlr_comm *c = &f->comms[d->index];
+    size_t n = strnlen(d->name, sizeof d->name);
+    memcpy(c->name, d->name, n);
+    c->name[n] = 0;
+}
+
 static void add_comm(struct mlr_file *f, const struct ml_rec *r, uint32_t len)
 {
     if (len < sizeof *r + sizeof(struct ml_comm_def)) return;
@@ -366,6 +390,8 @@ static int load(struct mlr_file *f)
                 call = NULL;
             } else if (r->type == ML_REC_TYPE) {
                 add_type(f, r, len);
+            } else if (r->type == ML_REC_COMM_NAME) {
+                add_comm_name(f, r, len);   /* (after its call: leaves `call` for a definition) */
             } else if (r->type >= ML_REC_CALL && r->type <= ML_REC_COMPLETE) {
                 call = r;
             } else if (r->type != ML_REC_TIME) {

@@ -45,6 +45,7 @@ struct mlr_comm {        /* a communicator definition */
     int has_prev;            /* the call recorded right before the definition, on its thread: */
     uint16_t prev_routine;   /* the creating call when it is a constructor such as MPI_Comm_split */
     uint32_t prev_site;      /* (its wrapper records the call, then defines what it returned) */
+    char name[65];           /* set with MPI_Comm_set_name (ML_REC_COMM_NAME), else "" */
 };
 
 struct mlr_type {

@@ -603,7 +603,7 @@ static void node_requests(struct g *G, struct node *n, const struct ent *e)
                 n->kind = K_UNKNOWN;
                 return;
             }
-            char cb[64];
+            char cb[128];
             o->coll = 1;
             o->seq = pick[i]->seq;
             o->comm = pick[i]->comm;

@@ -147,8 +147,11 @@ const char *fmt_comm(struct lf *f, uint32_t comm, char *buf, size_t n)
     if (!c) snprintf(buf, n, "comm ?");
     else if (c->flags & 2) snprintf(buf, n, "MPI_COMM_WORLD");
     else if (c->flags & 1)
-        snprintf(buf, n, "intercomm #%u (%u+%u ranks)", comm_number(c->gid), c->size, c->remote_size);
-    else snprintf(buf, n, "comm #%u (%u rank%s)", comm_number(c->gid), c->size, c->size == 1 ? "" : "s");
+        snprintf(buf, n, "intercomm #%u%s%s%s (%u+%u ranks)", comm_number(c->gid), c->name[0] ? " '" : "", c->name,
+                 c->name[0] ? "'" : "", c->size, c->remote_size);
+    else
+        snprintf(buf, n, "comm #%u%s%s%s (%u rank%s)", comm_number(c->gid), c->name[0] ? " '" : "", c->name,
+                 c->name[0] ? "'" : "", c->size, c->size == 1 ? "" : "s");
     return buf;
 }
 

@@ -79,6 +79,7 @@ struct lf_comm {             /* a communicator definition of one rank file */
     uint32_t size, remote_size, flags;   /* flags: 1 inter, 2 MPI_COMM_WORLD */
     uint64_t gid;
     int32_t *members;        /* size + remote_size world ranks; NULL for the world */
+    char name[65];           /* set with MPI_Comm_set_name (local rank files), else "" */
 };
 
 int lf_open(const char *path, struct lf **out);

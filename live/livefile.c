@@ -570,6 +570,26 @@ uint32_t lf_fail_site_gid(struct lf *f)
 
 /* ---- communicator definitions, read from the chunks incrementally ------ */
 
+/* MPI_Comm_set_name (ML_REC_COMM_NAME): the name of definition index */
+static void add_comm_name(struct lf *f, const uint8_t *p, uint32_t len)
+{
+    if (len < sizeof(struct ml_rec) + sizeof(struct ml_comm_name)) return;
+    struct ml_comm_name d;
+    memcpy(&d, p + sizeof(struct ml_rec), sizeof d);
+    if (d.index >= ML_COMM_NONE) return;
+    if (d.index >= f->ncomms) {
+        unsigned n = d.index + 1;
+        struct lf_comm *c = realloc(f->comms, n * sizeof *c);
+        if (!c) return;
+        memset(c + f->ncomms, 0, (n - f->ncomms) * sizeof *c);
+        f->comms = c;
+        f->ncomms = n;
+    }
+    size_t n = strnlen(d.name, sizeof d.name);
+    memcpy(f->comms[d.index].name, d.name, n);
+    f->comms[d.index].name[n] = 0;
+}
+
 static void add_comm(struct lf *f, const uint8_t *p, uint32_t len)
 {
     if (len < sizeof(struct ml_rec) + sizeof(struct ml_comm_def)) return;
@@ -655,6 +675,7 @@ static void scan_defs(struct lf *f)
                 break;
             }
             if (r.type == ML_REC_COMM) add_comm(f, f->buf + pos, len);
+            else if (r.type == ML_REC_COMM_NAME) add_comm_name(f, f->buf + pos, len);
             pos += len;
         }
         if (f->scan[i].scanned != cs) f->scan[i].scanned = from + pos;

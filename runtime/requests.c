@@ -92,6 +92,100 @@ MPI_Status *ml_status_buf_req(int n, MPI_Status *buf, const uint64_t *reqs, int 
 
 /* ---- C routines ----------------------------------------------------------- */
 
+/* ---- matched probes' messages ---------------------------------------------
+ * MPI_Mrecv and MPI_Imrecv name a message, not a communicator: the
+ * communicator, source, tag and size of the message are those its matched
+ * probe (MPI_Mprobe, MPI_Improbe) saw, kept here by its handle until the
+ * receive takes it (ML_MSG_MAX at a time; the oldest is forgotten beyond, and
+ * its receive is then recorded as a plain call).  Without it the completion
+ * of an MPI_Imrecv request had a source in an unknown communicator (Open
+ * MPI: its request is a new handle; MPICH's is the message's). */
+#define ML_MSG_MAX 64
+static struct ml_msg {
+    uint64_t handle;             /* 0: free */
+    uint64_t age;
+    uint16_t comm;
+    int32_t source, tag;
+    uint32_t bytes;
+} msgs[ML_MSG_MAX];
+static uint64_t msg_age;
+static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void ml_msg_note(MPI_Message m, uint16_t comm, int source, int tag, uint32_t bytes)
+{
+    if (m == MPI_MESSAGE_NULL || m == MPI_MESSAGE_NO_PROC || source == MPI_PROC_NULL) return;
+    uint64_t h = ML_HANDLE(m);
+    pthread_mutex_lock(&msg_lock);
+    struct ml_msg *e = NULL, *free_e = NULL, *oldest = &msgs[0];
+    for (int i = 0; i < ML_MSG_MAX && !e; i++) {
+        if (msgs[i].handle == h) e = &msgs[i];
+        else if (!msgs[i].handle && !free_e) free_e = &msgs[i];
+        else if (msgs[i].age < oldest->age) oldest = &msgs[i];
+    }
+    if (!e) e = free_e ? free_e : oldest;
+    e->handle = h;
+    e->age = ++msg_age;
+    e->comm = comm;
+    e->source = source;
+    e->tag = tag;
+    e->bytes = bytes;
+    pthread_mutex_unlock(&msg_lock);
+}
+
+/* MPI_Mprobe: the message its status describes */
+void ml_msg_note_st(MPI_Message m, uint16_t comm, MPI_Status *st)
+{
+    int64_t n = ml_status_bytes(st);
+    ml_msg_note(m, comm, st->MPI_SOURCE, st->MPI_TAG, n > 0 ? (uint32_t)n : 0);
+}
+
+static int msg_take(MPI_Message m, struct ml_msg *out)
+{
+    uint64_t h = ML_HANDLE(m);
+    int found = 0;
+    pthread_mutex_lock(&msg_lock);
+    for (int i = 0; i < ML_MSG_MAX; i++)
+        if (msgs[i].handle == h) {
+            *out = msgs[i];
+            msgs[i].handle = 0;
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&msg_lock);
+    return found;
+}
+
+/* MPI_Mrecv (st) and MPI_Imrecv (req) of message m (its handle before the
+ * call, which sets it to MPI_MESSAGE_NULL): P2P (Mrecv) or P2P_REQ (Imrecv,
+ * its request) with the probe's communicator, source, tag and size, the
+ * receive's datatype; a message from MPI_PROC_NULL: peer MPI_PROC_NULL, no
+ * communicator, 0 bytes.  The analysis counts the message at its probe
+ * (match.c), not here. */
+void ml_rec_mrecv(struct ml_call *c, MPI_Message m, MPI_Datatype dt, MPI_Status *st, MPI_Request *req, int ret)
+{
+    struct ml_msg e = {0};
+    int noproc = m == MPI_MESSAGE_NO_PROC;
+    if (ret != MPI_SUCCESS || m == MPI_MESSAGE_NULL || (!noproc && !msg_take(m, &e))) {
+        ml_rec_call(c, ret);
+        return;
+    }
+    int64_t size = 0;
+    uint16_t t = dt == MPI_DATATYPE_NULL ? ML_TYPE_NONE : ml_type_cached(dt, &size);
+    if (noproc) {
+        e.comm = ML_COMM_NONE;
+        e.source = MPI_PROC_NULL;
+        e.tag = MPI_ANY_TAG;
+        e.bytes = 0;
+    } else if (st && !req) {
+        /* the status of the receive itself: the same message */
+        int64_t n = ml_status_bytes(st);
+        e.source = st->MPI_SOURCE;
+        e.tag = st->MPI_TAG;
+        if (n >= 0) e.bytes = (uint32_t)n;
+    }
+    ml_rec_p2p_raw(c, e.comm, t, e.source, e.tag, e.bytes, req ? ML_HANDLE(*req) : 0, ret, req != NULL, 0);
+}
+
 void ml_rec_improbe(struct ml_call *c, uint16_t comm, int source, int tag, int flag,
                     MPI_Message *msg, MPI_Status *st, int ret)
 {
@@ -107,6 +201,7 @@ void ml_rec_improbe(struct ml_call *c, uint16_t comm, int source, int tag, int f
         tag = st->MPI_TAG;
         if (PMPI_Get_count(st, MPI_BYTE, &n) == MPI_SUCCESS && n != MPI_UNDEFINED && n > 0) bytes = (uint32_t)n;
     }
+    if (msg) ml_msg_note(*msg, comm, source, tag, bytes);
     ml_rec_p2p_raw(c, comm, ML_TYPE_NONE, source, tag, bytes, msg ? ML_HANDLE(*msg) : 0, ret, 1, 0);
 }
 

@@ -1468,6 +1468,32 @@ static uint64_t mix(uint64_t h, uint64_t v)
     return h * 0xff51afd7ed558ccdull;
 }
 
+/* MPI_Comm_set_name succeeded: the name the library now holds for comm
+ * (a COMM_NAME definition; the call is rare, no table). */
+void ml_comm_named(MPI_Comm comm)
+{
+    if (!mpi_ready || !hdr || comm == MPI_COMM_NULL) return;
+    uint16_t ci = ml_comm_index(comm);
+    char name[MPI_MAX_OBJECT_NAME + 1] = "";
+    int len = 0;
+    if (ci == ML_COMM_NONE || PMPI_Comm_get_name(comm, name, &len) != MPI_SUCCESS) return;
+    def_room(sizeof(struct ml_comm_name));
+    pthread_mutex_lock(&lock);
+    struct ml_rec *r = def_record(ML_REC_COMM_NAME, sizeof(struct ml_comm_name));
+    if (r) {
+        struct ml_comm_name *d = (struct ml_comm_name *)(r + 1);
+        d->index = ci;
+        copy_str(d->name, sizeof d->name, name);
+        def_commit(r);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void ml_comm_named_f(void *comm)
+{
+    if (comm && mpi_ready) ml_comm_named(PMPI_Comm_f2c(*(MPI_Fint *)comm));
+}
+
 /* Define a communicator (lock held).  gid == 0: derive it from the members. */
 static struct tab_entry *comm_define(MPI_Comm comm, uint64_t gid)
 {
@@ -2240,6 +2266,54 @@ void ml_fortran_vcoll(struct ml_call *c, void *sbuf, void *scounts, void *stypes
     fort_v.t0 = c->t0;
 }
 
+/* Open MPI's Fortran MPI_IN_PLACE: the address of its sentinel common block
+ * (the program's copy where the executable has one: the first in the global
+ * scope, as the binding's own reference resolves).  NULL elsewhere (MPICH's
+ * binding calls the C routine, whose wrapper records the call). */
+static void *fortran_in_place(void)
+{
+    static void *p;
+    static int looked;
+    if (!__atomic_load_n(&looked, __ATOMIC_ACQUIRE)) {
+        p = dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
+        __atomic_store_n(&looked, 1, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* The gather and scatter family (their nonblocking forms too) with
+ * MPI_IN_PLACE, as the C wrappers record them (genwrap.py in_place_counts):
+ * the side MPI ignores is the rank's own block of the other side.  Set by
+ * the Fortran wrapper's PRE hook; kind 1: the send side may be in place
+ * (MPI_Allgather(v), MPI_Alltoall, MPI_Gather(v)), counts the receive
+ * counts of a v-variant; kind 2: the receive side (MPI_Scatter(v) at the
+ * root), counts the send counts of MPI_Scatterv. */
+static __thread struct {
+    void *sbuf, *rbuf, *counts;
+    int kind;
+    uint64_t t0;
+} fort_ip;
+
+void ml_fortran_inplace(struct ml_call *c, void *sbuf, void *rbuf, void *counts, int kind)
+{
+    fort_ip.sbuf = sbuf, fort_ip.rbuf = rbuf, fort_ip.counts = counts;
+    fort_ip.kind = kind;
+    fort_ip.t0 = c->t0;
+}
+
+static void fortran_inplace_counts(MPI_Comm comm, MPI_Datatype *st, int64_t *sn, MPI_Datatype *rt, int64_t *rn)
+{
+    void *ip = fortran_in_place();
+    if (!ip) return;
+    if (fort_ip.kind == 1 && fort_ip.sbuf == ip) {
+        *sn = fort_ip.counts ? ml_coll_mine(comm, fort_ip.counts, 0) : *rn;
+        *st = *rt;
+    } else if (fort_ip.kind == 2 && fort_ip.rbuf == ip) {
+        *rn = fort_ip.counts ? ml_coll_mine(comm, fort_ip.counts, 0) : *sn;
+        *rt = *st;
+    }
+}
+
 /* Fortran handles to C, for ml_coll_wbytes (at most ML_FV_MAX blocks). */
 #define ML_FV_MAX 4096
 static const MPI_Datatype *fort_types(const void *ft, MPI_Comm comm, int recv, MPI_Datatype *buf)
@@ -2255,12 +2329,7 @@ static void fortran_vcounts(MPI_Comm comm, int root, MPI_Datatype *st, int64_t *
                             int64_t *rn)
 {
     static __thread MPI_Datatype tb[ML_FV_MAX];
-    static int *in_place;
-    static int looked;
-    if (!looked) {
-        in_place = (int *)dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");   /* Open MPI's MPI_IN_PLACE */
-        looked = 1;
-    }
+    void *in_place = fortran_in_place();
     int rootonly = root != ML_PEER_NONE, isroot = rootonly && ml_coll_isroot(comm, root);
     if (fort_v.rtype) *rt = PMPI_Type_f2c(*(MPI_Fint *)fort_v.rtype);
     if (fort_v.kind == 1) {   /* MPI_Reduce_scatter */
@@ -2282,7 +2351,7 @@ static void fortran_vcounts(MPI_Comm comm, int root, MPI_Datatype *st, int64_t *
     if (!fort_v.scounts) return;
     if (rootonly) {
         *sn = isroot ? ml_coll_sum(comm, fort_v.scounts, 0, 0, 0) : 0;
-    } else if (in_place && fort_v.sbuf == (void *)in_place) {   /* the send side is the receive side */
+    } else if (in_place && fort_v.sbuf == in_place) {   /* the send side is the receive side */
         *sn = *rn;
         *st = *rt;
     } else if (fort_v.stypes) {
@@ -2330,6 +2399,9 @@ void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, voi
         if (fort_v.t0 == c->t0 && mpi_ready && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS))
             fortran_vcounts(PMPI_Comm_f2c(*(MPI_Fint *)comm), pr, &dt, &sn, &rdt, &rn64);
         fort_v.t0 = 0;
+        if (fort_ip.t0 == c->t0 && mpi_ready && (!ferr || *(MPI_Fint *)ferr == MPI_SUCCESS))
+            fortran_inplace_counts(PMPI_Comm_f2c(*(MPI_Fint *)comm), &dt, &sn, &rdt, &rn64);
+        fort_ip.t0 = 0;
         ml_rec_coll(c, ci, pr, dt, sn, rdt, rn64, 0, MPI_SUCCESS);
     } else {
         ml_rec_call(c, MPI_SUCCESS);

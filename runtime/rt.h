@@ -196,6 +196,13 @@ void *ml_real(const char *sym);
 void ml_fortran_record(struct ml_call *c, void *comm, void *peer, void *tag, void *count,
                        void *dtype);
 void ml_fortran_recv(struct ml_call *c, void *rcount, void *rtype);
+/* MPI_Comm_set_name succeeded (C; Fortran: the handle): records the name. */
+void ml_comm_named(MPI_Comm comm);
+void ml_comm_named_f(void *comm);
+/* The gather and scatter family from Fortran: the buffers, to tell
+ * MPI_IN_PLACE (kind 1: the send side, counts the receive counts of a
+ * v-variant; kind 2: the receive side of a scatter, counts its send counts). */
+void ml_fortran_inplace(struct ml_call *c, void *sbuf, void *rbuf, void *counts, int kind);
 
 /* failure capture (failsafe.c) */
 void ml_fs_process_init(struct ml_header *h, struct ml_live *lives, int fd);

@@ -46,6 +46,9 @@ int ml_mpi_ready(void);
 
 /* MPI_Improbe: found (flag): P2P_REQ with the message handle and the
  * status's source, tag and size; else a P2P record that completed nothing. */
+void ml_msg_note(MPI_Message m, uint16_t comm, int source, int tag, uint32_t bytes);
+void ml_msg_note_st(MPI_Message m, uint16_t comm, MPI_Status *st);
+void ml_rec_mrecv(struct ml_call *c, MPI_Message m, MPI_Datatype dt, MPI_Status *st, MPI_Request *req, int ret);
 void ml_rec_improbe(struct ml_call *c, uint16_t comm, int source, int tag, int flag,
                     MPI_Message *msg, MPI_Status *st, int ret);
 /* MPI_Isendrecv(_replace): SENDRECV + its request (mlformat.h). */

@@ -5,7 +5,8 @@
  *   <rank> <thread> <start_s> <end_s> <routine> <call site> [key=value ...]
  *
  * keys (help() says the same to the user): comm (the communicator by name:
- * MPI_COMM_WORLD, the call that created it with the definition index,
+ * MPI_COMM_WORLD, the name the program gave it with MPI_Comm_set_name
+ * with the definition index, rows#2, else the call that created it,
  * MPI_Comm_split#2, or comm#3 for one defined where it was first used),
  * peer (world rank, or ANY_SOURCE / PROC_NULL), tag, bytes (this call's
  * send or receive size), type, root, rbytes (a collective's receive-buffer
@@ -41,9 +42,10 @@ static void help(FILE *out)
             "START and END are seconds on the run's common clock; SITE is file.c:42, or\n"
             "function+0x1a(module) (C++ names demangled) where there is no line information.\n"
             "Keys, where they apply:\n"
-            "  comm=     the communicator: MPI_COMM_WORLD, the call that created it and\n"
-            "            its number (MPI_Comm_split#2), or comm#N (defined on first use);\n"
-            "            the '#' lines say who is in each\n"
+            "  comm=     the communicator: MPI_COMM_WORLD, the name the program gave it\n"
+            "            (MPI_Comm_set_name; spaces as '_') and its number (rows#2), else the\n"
+            "            call that created it and its number (MPI_Comm_split#2), or comm#N\n"
+            "            (defined on first use); the '#' lines say who is in each\n"
             "  peer=     the other side as a world rank, or ANY_SOURCE, PROC_NULL;\n"
             "            CANCELLED in a completion: MPI_Cancel worked, no message\n"
             "  tag=      message tag          bytes=  bytes sent or received by this call\n"
@@ -82,13 +84,19 @@ static int constructor(const char *name)
     return 0;
 }
 
-/* Communicator definition `index` of f by name: MPI_COMM_WORLD,
- * MPI_Comm_split#2 (created by that call), comm#3 (defined on first use). */
+/* Communicator definition `index` of f by name: MPI_COMM_WORLD, rows#2
+ * (named so with MPI_Comm_set_name), MPI_Comm_split#2 (created by that
+ * call), comm#3 (defined on first use). */
 static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, size_t n)
 {
     const struct mlr_comm *c = mlr_comm(f, index);
     if (c && c->valid && (c->flags & 2)) snprintf(b, n, "MPI_COMM_WORLD");
-    else if (c && c->valid && c->has_prev && constructor(mlr_routine_name(f, c->prev_routine)))
+    else if (c && c->name[0]) {
+        /* the name the program gave it (MPI_Comm_set_name), one token */
+        snprintf(b, n, "%s#%u", c->name, index);
+        for (char *p = b; *p; p++)
+            if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '=') *p = '_';
+    } else if (c && c->valid && c->has_prev && constructor(mlr_routine_name(f, c->prev_routine)))
         snprintf(b, n, "%s#%u", mlr_routine_name(f, c->prev_routine), index);
     else snprintf(b, n, "comm#%u", index);
     return b;

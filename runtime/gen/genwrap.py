@@ -56,6 +56,7 @@ POST_HOOK = {
     'MPI_Comm_free': 'ml_comm_forget(h_)',
     'MPI_Comm_disconnect': 'ml_comm_forget(h_)',
     'MPI_Type_free': 'ml_type_forget(h_)',
+    'MPI_Comm_set_name': 'if (ret == MPI_SUCCESS) ml_comm_named(a0)',
 }
 # Error handlers (runtime/failsafe.c): the program never sees the runtime's
 # stand-in for MPI_ERRORS_ARE_FATAL.  set: the handler argument goes through
@@ -584,6 +585,11 @@ def emit_c(w, name, rid, proto):
         args2[status] = 'stp_'
         call = 'P%s(%s)' % (name, ', '.join(args2))
         st = 'stp_'
+    # MPI_Mrecv/MPI_Imrecv: the message their probe matched (requests.c),
+    # by its handle before the call sets it to MPI_MESSAGE_NULL
+    mrecv = bool(re.match(r'MPI_(Imrecv|Mrecv)(_c)?$', name)) and msgi is not None and isint and kind == 'call'
+    if mrecv:
+        w('    MPI_Message m_ = a%d ? *a%d : MPI_MESSAGE_NULL;' % (msgi, msgi))
     if kind in COMPLETION.values():
         emit_completion(w, kind, args, ptypes, pnames, call, name)
     else:
@@ -615,6 +621,9 @@ def emit_c(w, name, rid, proto):
                 w('    ml_rec_p2p_status(&c, %s, %s, a%d, %s, %s, %s, %s, %s, %d, %s);'
                   % (cexpr, dt, peer, tg, cnt, st, req, res, 1 if request is not None else 0,
                      '(a%d && *a%d)' % (flag, flag) if flag is not None else '1'))
+                if name == 'MPI_Mprobe' and msgi is not None:
+                    # the message, for its MPI_Mrecv/MPI_Imrecv (requests.c)
+                    w('    if (%s == MPI_SUCCESS && a%d) ml_msg_note_st(*a%d, %s, %s);' % (res, msgi, msgi, cexpr, st))
             else:
                 w('    ml_rec_p2p(&c, %s, %s, a%d, %s, %s, %s, %s, %d);'
                   % (cexpr, dt, peer, tg, cnt, req, res, 1 if request is not None else 0))
@@ -650,6 +659,10 @@ def emit_c(w, name, rid, proto):
                 w('    if (ret == MPI_SUCCESS && a%d) ml_pcoll_note(ML_HANDLE(*a%d));' % (request, request))
             else:
                 w('    ml_rec_coll(&c, %s, %s, %s, %s, %s, %s, %s, %s);' % (cexpr, rr, dt, cnt, rt, rc, req, res))
+        elif mrecv:
+            dti = next(i for i, t in enumerate(ptypes) if t.replace(' ', '') == 'MPI_Datatype{}')
+            w('    ml_rec_mrecv(&c, m_, a%d, %s, %s, %s);'
+              % (dti, st or 'NULL', 'a%d' % request if request is not None else 'NULL', res))
         elif local and name in ('MPI_Wtime', 'MPI_Wtick'):
             # runs of them are one record and a REPEAT (rt.h ml_rec_call_timer)
             w('    ml_rec_call_timer(&c, %s);' % res)
@@ -872,6 +885,9 @@ def emit_f(w, sym, rid, routine, proto):
         hook_post = 'ml_fstatus_post();'
     elif base in ('MPI_Init', 'MPI_Init_thread'):
         hook_mid = 'ml_after_init(-2);'
+    elif base == 'MPI_Comm_set_name' and len(names) == 2:
+        # Open MPI's binding calls PMPI_Comm_set_name (ierror follows the arguments)
+        hook_post = 'if (!a2 || *(MPI_Fint *)a2 == 0) ml_comm_named_f(a0);'
     elif base == 'MPI_Abort':
         hook_pre = 'ml_before_abort_f(&c, a0, a1);'
     elif base in ERRH_SET or base in ERRH_GET or WIN_CREATE.match(base):
@@ -918,6 +934,18 @@ def emit_f(w, sym, rid, routine, proto):
         # the v-variants, whose counts are an array)
         hook_pre = 'ml_fortran_recv(&c, %s, a%d);' % (
             'a%d' % names.index('recvcount') if 'recvcount' in names else 'NULL', names.index('recvtype'))
+    ipk = re.sub(r'_c$', '', base[4:].lower())
+    ipkinds = ('allgather', 'allgatherv', 'alltoall', 'gather', 'gatherv', 'scatter', 'scatterv')
+    if ipk.startswith('i') and ipk[1:] in ipkinds:
+        ipk = ipk[1:]
+    if is_coll and len(names) < 20 and 'sendbuf' in names and 'recvbuf' in names and ipk in ipkinds:
+        # MPI_IN_PLACE (runtime/rt.c ml_fortran_inplace), as the C wrapper's in_place_counts
+        def fb(p):
+            return 'a%d' % names.index(p) if p in names else 'NULL'
+        scatter = ipk.startswith('scatter')
+        cnts = fb('sendcounts' if scatter else 'recvcounts') if ipk.endswith('v') else 'NULL'
+        hook_pre += ' ml_fortran_inplace(&c, %s, %s, %s, %d);' % (fb('sendbuf'), fb('recvbuf'), cnts,
+                                                                  2 if scatter else 1)
     if proto and not hook_pre and 'comm' not in pos and COMM_COLLECTIVES.match(base) and len(proto[1]) < 20:
         # Open MPI's binding calls PMPI_: the communicator in the live slot
         # (no collective number, as for its Fortran collectives)

@@ -83,6 +83,56 @@ print('; '.join(bad[:2]))
 PY
 )
         [ -z "$r" ] || soft_fail "$impl -n $n: dump: MPI_Isendrecv completions: $r"
+        # messages taken by MPI_Mrecv/MPI_Imrecv on a communicator of reversed
+        # ranks (rep_probe.c reversed_probes): every rank r receives from its
+        # world left neighbour (r-1+n)%n, which is comm rank n-1-left there,
+        # tags 720..725 of 3, 4, 5, 2 doubles and 1, 2 ints = 24, 32, 40, 16,
+        # 4, 8 bytes.  The MPI_Imrecv lines (720, 721, 724, 725) and MPI_Mrecv
+        # lines (722, 723) say comm, peer (world), tag and bytes; the four
+        # Imrecv requests' completions done=H/SRC/TAG/BYTES the world source
+        # (before: Open MPI '/?/' with 'peer=<comm rank>@comm', the request
+        # unknown; MPICH the same after MPI_Mprobe; MPI_Mrecv/MPI_Imrecv lines
+        # without any field)
+        r=$(python3 - "$d/dump" $n <<'PY'
+import sys
+n = int(sys.argv[2])
+size = {720: 24, 721: 32, 722: 40, 723: 16, 724: 4, 725: 8}
+routine = {720: 'MPI_Imrecv', 721: 'MPI_Imrecv', 722: 'MPI_Mrecv', 723: 'MPI_Mrecv', 724: 'MPI_Imrecv',
+           725: 'MPI_Imrecv'}
+seen, done, bad = {}, {}, []
+made = {}     # (rank, handle) -> the routine that made the request last
+for l in open(sys.argv[1]):
+    f = l.split()
+    if len(f) < 6: continue
+    r = int(f[0])
+    left = str((r - 1 + n) % n)
+    kv = dict(x.split('=', 1) for x in f[6:] if '=' in x)
+    if 'req' in kv: made[r, kv['req']] = f[4]
+    if f[4] in ('MPI_Imrecv', 'MPI_Mrecv'):
+        t = int(kv.get('tag', -1))
+        if t in size:
+            seen[r, t] = seen.get((r, t), 0) + 1
+            want = (routine[t], left, str(size[t]))
+            if (f[4], kv.get('peer'), kv.get('bytes')) != want or not kv.get('comm', '').startswith('MPI_Comm_split'):
+                bad.append('rank %d: %s' % (r, ' '.join(f[4:])[:160]))
+    for h in kv.get('done', '').split(','):
+        p = h.split('/')
+        # (not the sends': MPICH and Open MPI give the same handle to sends
+        # that completed at once)
+        if len(p) == 4 and p[2].isdigit() and int(p[2]) in size and made.get((r, p[0])) != 'MPI_Isend':
+            t = int(p[2])
+            done[r, t] = done.get((r, t), 0) + 1
+            if (p[1], p[3]) != (left, str(size[t])): bad.append('rank %d: completion %s, want source %s' % (r, h, left))
+for r in range(n):
+    for t in size:
+        if seen.get((r, t), 0) != 1:
+            bad.append('rank %d: %d %s lines with tag %d, want 1' % (r, seen.get((r, t), 0), routine[t], t))
+        if routine[t] == 'MPI_Imrecv' and done.get((r, t), 0) != 1:
+            bad.append('rank %d: %d completions with tag %d, want 1' % (r, done.get((r, t), 0), t))
+print('; '.join(bad[:4]))
+PY
+)
+        [ -z "$r" ] || soft_fail "$impl -n $n: dump: MPI_Mrecv/MPI_Imrecv: $r"
         note "$impl -n $n: $expect"
     done
 done

@@ -4,7 +4,8 @@
  *
  *   MPI_Improbe + MPI_Mrecv, MPI_Improbe + MPI_Imrecv + MPI_Wait, wildcard
  *   source and tag, MPI_STATUS_IGNORE, an MPI_Improbe that finds nothing,
- *   MPI_Improbe on MPI_PROC_NULL, MPI_Mprobe + MPI_Mrecv;
+ *   MPI_Improbe on MPI_PROC_NULL, MPI_Mprobe + MPI_Mrecv; the same (and
+ *   MPI_Mprobe + MPI_Imrecv, Waitall) on a communicator of reversed ranks;
  *   MPI_Isendrecv and MPI_Isendrecv_replace (MPI 4.0, where the library has
  *   them) with wildcard receive halves completed by Wait, Waitall and Test,
  *   and a specific MPI_Irecv posted after a wildcard MPI_Isendrecv, which the
@@ -100,6 +101,61 @@ static void matched_probes(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Matched probes on a communicator whose ranks are the world's reversed
+ * (comm rank = size-1-world rank): each rank receives from its world left
+ * neighbour, comm rank size-1-left.  Tags 720..725, sizes 3, 4, 5, 2
+ * doubles and 1, 2 ints (24, 32, 40, 16, 4, 8 bytes):
+ *   720 Improbe (wildcard source) + Imrecv + Wait
+ *   721 Mprobe (wildcards) + Imrecv + Test until done
+ *   722 Improbe (MPI_STATUS_IGNORE) + Mrecv (MPI_STATUS_IGNORE)
+ *   723 Mprobe + Mrecv with a status
+ *   724, 725 Improbe each + two Imrecv + one Waitall
+ * report_probe.sh checks dump's MPI_Imrecv/MPI_Mrecv lines and the
+ * completions of these requests against this: source = world left. */
+static void reversed_probes(void)
+{
+    double out[8] = {0}, in[8];
+    int iout[2] = {0}, iin[4];
+    MPI_Comm rev;
+    MPI_Request rq[6], rr[2];
+    MPI_Message msg, m2[2];
+    MPI_Status st, sts[2];
+    int flag = 0;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, size - 1 - rank, &rev);
+    int rright = size - 1 - right, rleft = size - 1 - left;
+    static const int n[4] = {3, 4, 5, 2};
+    for (int i = 0; i < 4; i++) {
+        MPI_Isend(out, n[i], MPI_DOUBLE, rright, 720 + i, rev, &rq[i]);
+        sent(n[i], 8);
+    }
+    MPI_Isend(iout, 1, MPI_INT, rright, 724, rev, &rq[4]);
+    MPI_Isend(iout, 2, MPI_INT, rright, 725, rev, &rq[5]);
+    sent(1, 4);
+    sent(2, 4);
+    do MPI_Improbe(MPI_ANY_SOURCE, 720, rev, &flag, &msg, &st); while (!flag);
+    MPI_Imrecv(in, 8, MPI_DOUBLE, &msg, &rr[0]);
+    MPI_Wait(&rr[0], &st);
+    expect(&st, rleft, 720, 3, MPI_DOUBLE, "reversed Imrecv");
+    MPI_Mprobe(MPI_ANY_SOURCE, 721, rev, &msg, MPI_STATUS_IGNORE);
+    MPI_Imrecv(in, 8, MPI_DOUBLE, &msg, &rr[0]);
+    do MPI_Test(&rr[0], &flag, &st); while (!flag);
+    expect(&st, rleft, 721, 4, MPI_DOUBLE, "reversed Mprobe+Imrecv");
+    do MPI_Improbe(rleft, 722, rev, &flag, &msg, MPI_STATUS_IGNORE); while (!flag);
+    MPI_Mrecv(in, 8, MPI_DOUBLE, &msg, MPI_STATUS_IGNORE);
+    MPI_Mprobe(rleft, MPI_ANY_TAG, rev, &msg, &st);
+    MPI_Mrecv(in, 8, MPI_DOUBLE, &msg, &st);
+    expect(&st, rleft, 723, 2, MPI_DOUBLE, "reversed Mrecv");
+    for (int i = 0; i < 2; i++) {
+        do MPI_Improbe(rleft, 724 + i, rev, &flag, &m2[i], MPI_STATUS_IGNORE); while (!flag);
+    }
+    MPI_Imrecv(&iin[0], 1, MPI_INT, &m2[0], &rr[0]);
+    MPI_Imrecv(&iin[2], 2, MPI_INT, &m2[1], &rr[1]);
+    MPI_Waitall(2, rr, sts);
+    expect(&sts[1], rleft, 725, 2, MPI_INT, "reversed Waitall");
+    MPI_Waitall(6, rq, MPI_STATUSES_IGNORE);
+    MPI_Comm_free(&rev);
+}
+
 #if MPI_VERSION >= 4
 /* Does MPI_Isendrecv complete with the receive's status?  A message to
  * itself on a duplicate of MPI_COMM_SELF, taken by a wildcard. */
@@ -174,6 +230,7 @@ int main(int argc, char **argv)
     right = (rank + 1) % size;
     left = (rank + size - 1) % size;
     matched_probes();
+    reversed_probes();
     int isr = isendrecv();
     long long v[4] = {msgs, bytes, wild, wild_bytes}, t[4];
     MPI_Reduce(v, t, 4, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
