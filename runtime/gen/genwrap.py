@@ -239,6 +239,8 @@ LOCAL = re.compile(
 # conversions (MPI_Comm_c2f gives a Fortran handle).  Their result is never
 # recorded nor taken for a failure.  MPI_Status_c2f/f2c return an error code.
 NOT_ERRCODE = re.compile(r'^MPI_(?!Status_)[A-Za-z]+_(c2f|f2c)$')
+# Handle and status conversions between C and Fortran.
+CONVERSION = re.compile(r'^MPI_[A-Za-z]+_(c2f|f2c|c2f08|f082c|f2f08|f082f)$')
 TYPE_WORDS = {'int', 'char', 'void', 'double', 'float', 'long', 'short', 'unsigned',
               'signed', 'const', 'struct', 'size_t', 'int64_t', 'uint64_t'}
 
@@ -515,6 +517,12 @@ def emit_c(w, name, rid, proto):
         w('        return %s;' % call)
         w('    }')
     else:
+        if CONVERSION.match(name):
+            # inside a Fortran binding (MPICH's ROMIO: mpi_file_write_at_all_
+            # calls MPI_File_f2c, then PMPI_File_write_at_all): a handle
+            # conversion must not take the Fortran wrapper's offer, or the
+            # Fortran call is recorded as MPI_File_f2c and lost
+            w('    if (ml_th.ok == -1) return %s;' % call)
         w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) return %s;' % (rid, call))
     # MPI_Finalize: the hook takes part in hidden collectives (clock sync):
     # the live slot says MPI_Finalize first (below)
