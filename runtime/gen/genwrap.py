@@ -921,6 +921,11 @@ def emit_f(w, sym, rid, routine, proto):
             fa('recvtype'), rs)
         if 'recvtype' in names:   # and the scalar receive side, as below
             hook_pre += ' ml_fortran_recv(&c, %s, %s);' % (fa('recvcount'), fa('recvtype'))
+    if is_coll and re.match(r'^MPI_I?reduce_scatter_block$', base, re.I) and 'recvcount' in names \
+            and not hook_pre and len(names) < 20:
+        # no count array and no 'count': the C wrapper's sums from recvcount
+        # (runtime/rt.c fortran_vcounts, kind 2)
+        hook_pre = 'ml_fortran_vcoll(&c, NULL, NULL, NULL, a%d, NULL, NULL, 2);' % names.index('recvcount')
     if is_coll and 'recvtype' in names and not hook_pre:
         # the receive side, as the C wrapper records it (recvcount: 0 for
         # the v-variants, whose counts are an array)
