@@ -254,8 +254,9 @@ static void on_event(void *ctx, const struct an_event *e, const struct an_op *op
         }
         if (!open) bytes = ev->io.bytes;
     }
-    if (role == AN_RMA && ev->type == ML_REC_P2P && !ev->unfinished)
-        bytes = ev->p2p[0].bytes;   /* one-sided: the origin bytes, put or got (never matched) */
+    if (role == AN_RMA && ev->type == ML_REC_P2P && !ev->unfinished && ev->p2p[0].peer != rk->proc_null)
+        bytes = ev->p2p[0].bytes;   /* one-sided: the origin bytes, put or got (never matched);
+                                     * none to MPI_PROC_NULL, as for point-to-point */
     for (unsigned i = 0; i < nops; i++) {
         uint8_t k = ops[i].kind;
         if (k == AN_OP_SEND || k == AN_OP_ISEND || k == AN_OP_RECV || k == AN_OP_RECV_DONE) bytes += ops[i].bytes;

@@ -2332,6 +2332,13 @@ static void fortran_vcounts(MPI_Comm comm, int root, MPI_Datatype *st, int64_t *
     void *in_place = fortran_in_place();
     int rootonly = root != ML_PEER_NONE, isroot = rootonly && ml_coll_isroot(comm, root);
     if (fort_v.rtype) *rt = PMPI_Type_f2c(*(MPI_Fint *)fort_v.rtype);
+    if (fort_v.kind == 2) {   /* MPI_Reduce_scatter_block: recvcount per member, as from C */
+        int n = fort_v.rcounts ? *(const MPI_Fint *)fort_v.rcounts : 0;
+        *sn = (int64_t)n * ml_coll_blocks(comm, 0, 0);
+        *rn = n;
+        *rt = *st;
+        return;
+    }
     if (fort_v.kind == 1) {   /* MPI_Reduce_scatter */
         *sn = ml_coll_sum(comm, fort_v.rcounts, 0, 2, 0);
         *rn = ml_coll_mine(comm, fort_v.rcounts, 0);

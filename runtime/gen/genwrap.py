@@ -240,6 +240,8 @@ LOCAL = re.compile(
 # conversions (MPI_Comm_c2f gives a Fortran handle).  Their result is never
 # recorded nor taken for a failure.  MPI_Status_c2f/f2c return an error code.
 NOT_ERRCODE = re.compile(r'^MPI_(?!Status_)[A-Za-z]+_(c2f|f2c)$')
+# Handle and status conversions between C and Fortran.
+CONVERSION = re.compile(r'^MPI_[A-Za-z]+_(c2f|f2c|c2f08|f082c|f2f08|f082f)$')
 TYPE_WORDS = {'int', 'char', 'void', 'double', 'float', 'long', 'short', 'unsigned',
               'signed', 'const', 'struct', 'size_t', 'int64_t', 'uint64_t'}
 
@@ -516,6 +518,12 @@ def emit_c(w, name, rid, proto):
         w('        return %s;' % call)
         w('    }')
     else:
+        if CONVERSION.match(name):
+            # inside a Fortran binding (MPICH's ROMIO: mpi_file_write_at_all_
+            # calls MPI_File_f2c, then PMPI_File_write_at_all): a handle
+            # conversion must not take the Fortran wrapper's offer, or the
+            # Fortran call is recorded as MPI_File_f2c and lost
+            w('    if (ml_th.ok == -1) return %s;' % call)
         w('    if (!ml_enter(&c, %d, __builtin_return_address(0))) return %s;' % (rid, call))
     # MPI_Finalize: the hook takes part in hidden collectives (clock sync):
     # the live slot says MPI_Finalize first (below)
@@ -929,6 +937,11 @@ def emit_f(w, sym, rid, routine, proto):
             fa('recvtype'), rs)
         if 'recvtype' in names:   # and the scalar receive side, as below
             hook_pre += ' ml_fortran_recv(&c, %s, %s);' % (fa('recvcount'), fa('recvtype'))
+    if is_coll and re.match(r'^MPI_I?reduce_scatter_block$', base, re.I) and 'recvcount' in names \
+            and not hook_pre and len(names) < 20:
+        # no count array and no 'count': the C wrapper's sums from recvcount
+        # (runtime/rt.c fortran_vcounts, kind 2)
+        hook_pre = 'ml_fortran_vcoll(&c, NULL, NULL, NULL, a%d, NULL, NULL, 2);' % names.index('recvcount')
     if is_coll and 'recvtype' in names and not hook_pre:
         # the receive side, as the C wrapper records it (recvcount: 0 for
         # the v-variants, whose counts are an array)
