@@ -235,6 +235,14 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
         pf_comm(p, r, "comm", ev->coll.comm);
         pf_peer(p, r, "root", ev->coll.comm, ev->coll.root);
         fprintf(o, ",\"bytes\":%" PRIu32 ",\"rbytes\":%" PRIu32, ev->coll.bytes, ev->coll.rbytes);
+        if (!(ev->routine < r->nroutines && r->role[ev->routine] == AN_COLL_INIT && ev->request)) {
+            /* what this member's buffers send and receive by its role, as
+             * OTF2's MpiCollectiveEnd and the report's matrix (a non-root
+             * of MPI_Bcast receives: bytes/rbytes are the buffers as passed) */
+            uint64_t sent, recv;
+            an_coll_bytes(p->run, r, mlr_routine_name(r->f, ev->routine), &ev->coll, &sent, &recv);
+            fprintf(o, ",\"sent\":%" PRIu64 ",\"received\":%" PRIu64, sent, recv);
+        }
         break;
     case ML_REC_COMPLETE:
         fprintf(o, ",\"requests\":%" PRIu32, ev->ndone);
