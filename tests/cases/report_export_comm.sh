@@ -25,7 +25,9 @@
 #    collectives' "sent"/"received" by role as in OTF2 (these were missing:
 #    only the buffers as passed, "bytes":8,"rbytes":0, on a non-root of
 #    MPI_Bcast, which received 8 and sent nothing); one arrow per message
-#    (4 on the subs' Send, 2 + 2 Isend, 4 in the ring: 8 messages).
+#    (2 on the subs' Send, 2 Isend, 4 in the ring: 8 messages);
+#  - perfetto --ranks: the summary says what the cut kept of what (it said
+#    '... on 4 ranks', the run's rank count, and the kept counts alone).
 # timeout: 120
 need_mpilens
 command -v otf2-print >/dev/null || fail "otf2-print missing (./setup.sh deps installs otf2-tools)"
@@ -106,4 +108,18 @@ print('; '.join(bad[:8]))
 PY
 )
     [ -z "$r" ] && note "$impl: otf2 and perfetto records as derived" || soft_fail "$impl: $r"
+    # a cut says what it kept: --ranks 1,3 keeps the calls of world ranks 1
+    # and 3 (counted in the whole export) of all of them, and the messages
+    # with both ends there: the Send 3 -> 1 and the Isend 1 -> 3 of their
+    # communicator (the ring's go 1 -> 2 and 3 -> 0): 2 of 8
+    want=$(python3 - "$d/t.json" <<'PY'
+import json, sys
+ev = [e for e in json.load(open(sys.argv[1]))['traceEvents'] if e['ph'] == 'X']
+k = sum(1 for e in ev if e['pid'] in (1, 3))
+print(f'mpilens export: kept {k} of {len(ev)} calls, 2 of 8 messages (flow arrows): 2 of 4 ranks, from 0 s to the end')
+PY
+)
+    "$MPILENS" export --format=perfetto "$d/run" -o "$d/cut.json" --ranks 1,3 2>"$d/cut.err" ||
+        { soft_fail "$impl: export --ranks 1,3: $(head -c 300 "$d/cut.err")"; continue; }
+    assert_eq "$want" "$(head -1 "$d/cut.err")" "$impl: export --ranks 1,3 summary"
 done
