@@ -572,7 +572,11 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
         uint32_t s_comm = str_id(x, name);
         W(OTF2_GlobalDefWriter_WriteGroup(g, c + 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, cm->size, mem));
-        W(OTF2_GlobalDefWriter_WriteComm(g, c, s_comm, c + 1, cm->world ? OTF2_UNDEFINED_COMM : world_comm,
+        /* the parent must be defined before (a reader resolves a reference
+         * only to a definition already read, and ids come in order): a
+         * communicator numbered before MPI_COMM_WORLD (MPI_COMM_SELF used
+         * first) has none; it named an invalid one */
+        W(OTF2_GlobalDefWriter_WriteComm(g, c, s_comm, c + 1, cm->world || c < world_comm ? OTF2_UNDEFINED_COMM : world_comm,
                                          OTF2_COMM_FLAG_NONE));
         free(mem);
     }

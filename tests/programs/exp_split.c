@@ -9,7 +9,8 @@
  *   rank 1 -> rank 0  MPI_Isend/MPI_Wait, MPI_Irecv(MPI_ANY_SOURCE)/MPI_Wait, 5 MPI_INT, tag 9
  *   MPI_Bcast  2 MPI_INT, root rank 1 (world 0, world 1)
  *   MPI_Reduce 4 MPI_INT, root rank 0 (world 2, world 3)
- * then on MPI_COMM_WORLD an MPI_Sendrecv ring (1 MPI_DOUBLE to world rank
+ * First an MPI_Barrier on MPI_COMM_SELF (the run's communicator 0, before
+ * MPI_COMM_WORLD); then on MPI_COMM_WORLD an MPI_Sendrecv ring (1 MPI_DOUBLE to world rank
  * + 1, from world rank - 1, tag 3).
  */
 #include <mpi.h>
@@ -25,6 +26,7 @@ int main(int argc, char **argv)
         if (wr == 0) fprintf(stderr, "exp_split: run on 4 ranks\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    MPI_Barrier(MPI_COMM_SELF);   /* a communicator numbered before MPI_COMM_WORLD */
     MPI_Comm sub;
     MPI_Comm_split(MPI_COMM_WORLD, wr % 2, 4 - wr, &sub);
     MPI_Comm_rank(sub, &sr);
