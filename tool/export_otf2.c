@@ -305,11 +305,17 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         x->origin = e->t0;
         x->have_origin = 1;
     }
-    if (e->t1 > x->last) x->last = e->t1;
+    /* a run of equal unsuccessful polls (one record and a REPEAT) is one
+     * Enter/Leave pair to the last one's end, as the Perfetto slice: the
+     * rank polled all that time (it left after the first call, and a
+     * viewer showed a 1.5 s MPI_Test loop as 1 us of MPI) */
+    int64_t end = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
+    if (end < e->t1) end = e->t1;
+    if (end > x->last) x->last = end;
     struct loc *l = loc_get(x, (unsigned)(r - x->run->ranks), ev->thread);
     if (!l) return;
     l->tid = ev->tid;
-    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)e->t1 - (uint64_t)x->origin;
+    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)end - (uint64_t)x->origin;
     OTF2_RegionRef region = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
     OTF2_EvtWriter *w = l->w;
     uint64_t n = 0;
