@@ -173,6 +173,14 @@ static void pf_peer(struct pf *p, const struct an_rank *r, const char *key, uint
     }
 }
 
+/* A receive posted with MPI_ANY_TAG (-1 in both MPIs) says so, as its
+ * peer says ANY_SOURCE (it said "tag":-1) */
+static void pf_tag(FILE *o, int32_t tag)
+{
+    if (tag == -1) fputs(",\"tag\":\"ANY_TAG\"", o);
+    else if (tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", tag);
+}
+
 static void pf_comm(struct pf *p, const struct an_rank *r, const char *key, uint16_t comm)
 {
     if (comm == ML_COMM_NONE) return;
@@ -221,7 +229,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     case ML_REC_P2P_REQ:
         pf_comm(p, r, "comm", ev->p2p[0].comm);
         pf_peer(p, r, rma ? "target" : "peer", ev->p2p[0].comm, ev->p2p[0].peer);
-        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        pf_tag(o, ev->p2p[0].tag);
         fprintf(o, ",\"bytes\":%" PRIu32, ev->p2p[0].bytes);
         if (ev->type == ML_REC_P2P_REQ) fprintf(o, ",\"request\":\"0x%" PRIx64 "\"", ev->request);
         break;
@@ -263,7 +271,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     if (ev->unfinished) {   /* in progress when the rank stopped or died: what it waited for */
         pf_comm(p, r, "comm", ev->p2p[0].comm);
         pf_peer(p, r, "peer", ev->p2p[0].comm, ev->p2p[0].peer);
-        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        pf_tag(o, ev->p2p[0].tag);
         fputs(",\"unfinished\":true", o);
     }
     fputs("}}", o);

@@ -17,7 +17,8 @@
 #      MPI_SEND at s = 0 (w 2, 3): Receiver 1, Tag 7, Length 3*4 = 12;
 #      MPI_RECV at s = 1 (w 0, 1): Sender 0, Tag 7, Length 12;
 #      MPI_ISEND at s = 1: Receiver 0, Tag 9, Length 5*4 = 20;
-#      MPI_IRECV at s = 0 (posted with MPI_ANY_SOURCE): Sender 1, Tag 9, 20;
+#      MPI_IRECV at s = 0 (posted with MPI_ANY_SOURCE, MPI_ANY_TAG): Sender
+#        1, Tag 9 (the actual ones), 20;
 #      MPI_Bcast of 2 ints, root rank 1: Root 1; the root (s = 1) Sent 8
 #        Received 0, the other Sent 0 Received 8;
 #      MPI_Reduce of 4 ints, root rank 0: Root 0; both Sent 16, the root
@@ -25,7 +26,8 @@
 #      the MPI_Sendrecv ring on MPI_COMM_WORLD: MPI_SEND Receiver (w+1)%4,
 #        MPI_RECV Sender (w+3)%4, Tag 3, Length 8;
 #  - perfetto: the same calls' args, peers and roots as world ranks
-#    (MPI_Send peer = p, MPI_Recv peer = p, MPI_Bcast root = the world rank
+#    (MPI_Send peer = p, MPI_Recv peer = p, the MPI_Irecv as posted: peer
+#    ANY_SOURCE, tag ANY_TAG (it said -1), MPI_Bcast root = the world rank
 #    of comm rank 1 = w % 2, MPI_Reduce root = 2 + w % 2), and the
 #    collectives' "sent"/"received" by role as in OTF2 (these were missing:
 #    only the buffers as passed, "bytes":8,"rbytes":0, on a non-root of
@@ -103,7 +105,8 @@ for w in range(4):
     a = {e['name']: e['args'] for e in tr if e['ph'] == 'X' and e['pid'] == w}
     want = {
         'MPI_Send' if s == 0 else 'MPI_Recv': {'peer': p, 'tag': 7, 'bytes': 12},
-        'MPI_Isend' if s == 1 else 'MPI_Irecv': {'peer': p if s == 1 else 'ANY_SOURCE', 'tag': 9, 'bytes': 20},
+        'MPI_Isend' if s == 1 else 'MPI_Irecv': {'peer': p if s == 1 else 'ANY_SOURCE', 'tag': 9 if s == 1 else 'ANY_TAG',
+                                                 'bytes': 20},
         'MPI_Bcast': {'root': w % 2, 'sent': 8 if s == 1 else 0, 'received': 0 if s == 1 else 8},
         'MPI_Reduce': {'root': 2 + w % 2, 'sent': 16, 'received': 16 if s == 0 else 0},
         'MPI_Sendrecv': {'dest': (w + 1) % 4, 'source': (w + 3) % 4, 'sendtag': 3, 'sendbytes': 8, 'recvbytes': 8},

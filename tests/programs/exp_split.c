@@ -6,7 +6,8 @@
  * rank): two communicators whose ranks run against the world's: {world 2,
  * world 0} (world 2 is rank 0 in it) and {world 3, world 1}.  In each:
  *   rank 0 -> rank 1  MPI_Send/MPI_Recv, 3 MPI_INT, tag 7
- *   rank 1 -> rank 0  MPI_Isend/MPI_Wait, MPI_Irecv(MPI_ANY_SOURCE)/MPI_Wait, 5 MPI_INT, tag 9
+ *   rank 1 -> rank 0  MPI_Isend/MPI_Wait, MPI_Irecv(MPI_ANY_SOURCE, MPI_ANY_TAG)/MPI_Wait,
+ *                     5 MPI_INT, tag 9
  *   MPI_Bcast  2 MPI_INT, root rank 1 (world 0, world 1)
  *   MPI_Reduce 4 MPI_INT, root rank 0 (world 2, world 3)
  * First an MPI_Barrier on MPI_COMM_SELF (the run's communicator 0, before
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
     if (sr == 0) MPI_Send(buf, 3, MPI_INT, 1, 7, sub);
     else MPI_Recv(buf, 3, MPI_INT, 0, 7, sub, MPI_STATUS_IGNORE);
     if (sr == 1) MPI_Isend(buf, 5, MPI_INT, 0, 9, sub, &rq);
-    else MPI_Irecv(buf, 5, MPI_INT, MPI_ANY_SOURCE, 9, sub, &rq);
+    else MPI_Irecv(buf, 5, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, sub, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Bcast(buf, 2, MPI_INT, 1, sub);
     MPI_Reduce(buf, out, 4, MPI_INT, MPI_SUM, 0, sub);
