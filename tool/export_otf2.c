@@ -597,6 +597,11 @@ static int archive_check(const char *out, char *dir, size_t dn, char *name, size
 {
     char path[5200];
     struct stat st;
+    if (strcmp(out, "-") == 0) {   /* standard output for the JSON; an archive is several files */
+        fprintf(stderr, "mpilens export: an OTF2 archive is several files and cannot go to standard output; "
+                        "give -o DIR/NAME\n");
+        return -1;
+    }
     if (split_out(out, dir, dn, name, nn)) {
         fprintf(stderr, "mpilens export: '%s' names no archive; give -o DIR/NAME\n", out);
         return -1;

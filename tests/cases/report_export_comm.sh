@@ -134,4 +134,13 @@ PY
     "$MPILENS" export --format=perfetto "$d/run" -o "$d/cut.json" --ranks 1,3 2>"$d/cut.err" ||
         { soft_fail "$impl: export --ranks 1,3: $(head -c 300 "$d/cut.err")"; continue; }
     assert_eq "$want" "$(head -1 "$d/cut.err")" "$impl: export --ranks 1,3 summary"
+    # -o - is standard output for the JSON; an OTF2 archive (several files)
+    # cannot go there: one line, exit 1, nothing written (it wrote ./-.otf2,
+    # ./-.def and ./-/ and said 'wrote ./-.otf2')
+    mkdir -p "$d/dash"
+    (cd "$d/dash" && "$MPILENS" export --format=otf2 "$d/run" -o - >"$d/dash.out" 2>"$d/dash.err")
+    rc=$?
+    [ $rc = 1 ] && [ "$(wc -l <"$d/dash.err")" = 1 ] && grep -q '^mpilens export: .*standard output' "$d/dash.err" &&
+        [ ! -s "$d/dash.out" ] && [ -z "$(ls -A "$d/dash")" ] ||
+        soft_fail "$impl: export --format=otf2 -o -: exit $rc, stderr $(head -c 200 "$d/dash.err"), left: $(ls -A "$d/dash")"
 done
