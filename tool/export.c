@@ -123,6 +123,7 @@ struct pf {
     uint8_t **seen;                 /* per rank: thread tracks named */
     unsigned *nseen;
     uint64_t slices, flows;
+    uint64_t all_slices, all_flows;   /* before --from/--to/--ranks cut */
     const struct pf_cut *cut;
     char *pend;                     /* flows waiting for their slices to be written (pf_flush) */
     size_t npend, cappend;
@@ -172,6 +173,14 @@ static void pf_peer(struct pf *p, const struct an_rank *r, const char *key, uint
     }
 }
 
+/* A receive posted with MPI_ANY_TAG (-1 in both MPIs) says so, as its
+ * peer says ANY_SOURCE (it said "tag":-1) */
+static void pf_tag(FILE *o, int32_t tag)
+{
+    if (tag == -1) fputs(",\"tag\":\"ANY_TAG\"", o);
+    else if (tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", tag);
+}
+
 static void pf_comm(struct pf *p, const struct an_rank *r, const char *key, uint16_t comm)
 {
     if (comm == ML_COMM_NONE) return;
@@ -195,6 +204,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     }
     /* a run of equal unsuccessful polls is one slice, to the last one's end */
     int64_t t1 = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
+    p->all_slices++;
     if (!cut_rank(p->cut, r->rank) || !cut_time(p->cut, an_wsub(e->t0, p->origin), an_wsub(t1, p->origin))) return;
     pf_thread(p, e);
     fprintf(o, ",\n{\"ph\":\"X\",\"pid\":%d,\"tid\":%u,\"ts\":", r->rank, ev->thread);
@@ -219,7 +229,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     case ML_REC_P2P_REQ:
         pf_comm(p, r, "comm", ev->p2p[0].comm);
         pf_peer(p, r, rma ? "target" : "peer", ev->p2p[0].comm, ev->p2p[0].peer);
-        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        pf_tag(o, ev->p2p[0].tag);
         fprintf(o, ",\"bytes\":%" PRIu32, ev->p2p[0].bytes);
         if (ev->type == ML_REC_P2P_REQ) fprintf(o, ",\"request\":\"0x%" PRIx64 "\"", ev->request);
         break;
@@ -235,6 +245,14 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
         pf_comm(p, r, "comm", ev->coll.comm);
         pf_peer(p, r, "root", ev->coll.comm, ev->coll.root);
         fprintf(o, ",\"bytes\":%" PRIu32 ",\"rbytes\":%" PRIu32, ev->coll.bytes, ev->coll.rbytes);
+        if (!(ev->routine < r->nroutines && r->role[ev->routine] == AN_COLL_INIT && ev->request)) {
+            /* what this member's buffers send and receive by its role, as
+             * OTF2's MpiCollectiveEnd and the report's matrix (a non-root
+             * of MPI_Bcast receives: bytes/rbytes are the buffers as passed) */
+            uint64_t sent, recv;
+            an_coll_bytes(p->run, r, mlr_routine_name(r->f, ev->routine), &ev->coll, &sent, &recv);
+            fprintf(o, ",\"sent\":%" PRIu64 ",\"received\":%" PRIu64, sent, recv);
+        }
         break;
     case ML_REC_COMPLETE:
         fprintf(o, ",\"requests\":%" PRIu32, ev->ndone);
@@ -253,7 +271,7 @@ static void pf_event_slice(void *ctx, const struct an_event *e, const struct an_
     if (ev->unfinished) {   /* in progress when the rank stopped or died: what it waited for */
         pf_comm(p, r, "comm", ev->p2p[0].comm);
         pf_peer(p, r, "peer", ev->p2p[0].comm, ev->p2p[0].peer);
-        if (ev->p2p[0].tag != ML_PEER_NONE) fprintf(o, ",\"tag\":%d", ev->p2p[0].tag);
+        pf_tag(o, ev->p2p[0].tag);
         fputs(",\"unfinished\":true", o);
     }
     fputs("}}", o);
@@ -304,6 +322,7 @@ static void pf_message(void *ctx, const struct an_msg *m)
     int64_t r0 = an_wsub(end_time(run, &m->recv, m->recv.t0), p->origin);
     int64_t r1 = an_wsub(end_time(run, &m->recv, m->recv.t1), p->origin);
     if (r1 < r0) r1 = r0;
+    p->all_flows++;
     if (!cut_rank(p->cut, m->send.rank) || !cut_rank(p->cut, m->recv.rank) || !cut_time(p->cut, s0, s0) ||
         !cut_time(p->cut, r1, r1))
         return;
@@ -376,10 +395,20 @@ static int export_perfetto(struct an_run *run, FILE *o, int progress, const stru
     free(p.pend);
     if (p.oom) rc = -1;
     fprintf(o, "\n]}\n");
-    if (rc == 0 && progress)
+    if (rc == 0 && progress && !cut->rank && cut->from == 0 && cut->to < 0)
         fprintf(stderr, "mpilens export: %" PRIu64 " calls, %" PRIu64 " messages (flow arrows) on %u rank%s%s\n",
                 p.slices, p.flows, run->n, run->n == 1 ? "" : "s",
                 res.repair_max > 0 ? "; clocks repaired" : "");
+    else if (rc == 0 && progress) {   /* a cut: what it kept of what */
+        unsigned kept = 0;
+        for (unsigned i = 0; i < run->n; i++) kept += cut_rank(cut, run->ranks[i].rank);
+        char to[48] = "the end";
+        if (cut->to >= 0) snprintf(to, sizeof to, "%.9g s", cut->to / 1e9);
+        fprintf(stderr, "mpilens export: kept %" PRIu64 " of %" PRIu64 " calls, %" PRIu64 " of %" PRIu64
+                        " messages (flow arrows): %u of %u rank%s, from %.9g s to %s%s\n",
+                p.slices, p.all_slices, p.flows, p.all_flows, kept, run->n, run->n == 1 ? "" : "s",
+                cut->from / 1e9, to, res.repair_max > 0 ? "; clocks repaired" : "");
+    }
     an_result_free(&res);
     for (unsigned i = 0; i < run->n; i++) free(p.seen[i]);
     free(p.seen);

@@ -305,11 +305,17 @@ static void ox_event(void *ctx, const struct an_event *e, const struct an_op *op
         x->origin = e->t0;
         x->have_origin = 1;
     }
-    if (e->t1 > x->last) x->last = e->t1;
+    /* a run of equal unsuccessful polls (one record and a REPEAT) is one
+     * Enter/Leave pair to the last one's end, as the Perfetto slice: the
+     * rank polled all that time (it left after the first call, and a
+     * viewer showed a 1.5 s MPI_Test loop as 1 us of MPI) */
+    int64_t end = an_wadd(e->t1, ev->repeat ? an_wsub(ev->repeat_end_ns, ev->end_ns) : 0);
+    if (end < e->t1) end = e->t1;
+    if (end > x->last) x->last = end;
     struct loc *l = loc_get(x, (unsigned)(r - x->run->ranks), ev->thread);
     if (!l) return;
     l->tid = ev->tid;
-    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)e->t1 - (uint64_t)x->origin;
+    OTF2_TimeStamp t0 = (uint64_t)e->t0 - (uint64_t)x->origin, t1 = (uint64_t)end - (uint64_t)x->origin;
     OTF2_RegionRef region = ev->routine < r->nroutines ? r->name[ev->routine] : 0;
     OTF2_EvtWriter *w = l->w;
     uint64_t n = 0;
@@ -572,7 +578,11 @@ static void write_defs(struct ox *x, OTF2_GlobalDefWriter *g)
         uint32_t s_comm = str_id(x, name);
         W(OTF2_GlobalDefWriter_WriteGroup(g, c + 1, s_empty, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
                                           OTF2_GROUP_FLAG_NONE, cm->size, mem));
-        W(OTF2_GlobalDefWriter_WriteComm(g, c, s_comm, c + 1, cm->world ? OTF2_UNDEFINED_COMM : world_comm,
+        /* the parent must be defined before (a reader resolves a reference
+         * only to a definition already read, and ids come in order): a
+         * communicator numbered before MPI_COMM_WORLD (MPI_COMM_SELF used
+         * first) has none; it named an invalid one */
+        W(OTF2_GlobalDefWriter_WriteComm(g, c, s_comm, c + 1, cm->world || c < world_comm ? OTF2_UNDEFINED_COMM : world_comm,
                                          OTF2_COMM_FLAG_NONE));
         free(mem);
     }
@@ -587,6 +597,11 @@ static int archive_check(const char *out, char *dir, size_t dn, char *name, size
 {
     char path[5200];
     struct stat st;
+    if (strcmp(out, "-") == 0) {   /* standard output for the JSON; an archive is several files */
+        fprintf(stderr, "mpilens export: an OTF2 archive is several files and cannot go to standard output; "
+                        "give -o DIR/NAME\n");
+        return -1;
+    }
     if (split_out(out, dir, dn, name, nn)) {
         fprintf(stderr, "mpilens export: '%s' names no archive; give -o DIR/NAME\n", out);
         return -1;

@@ -7,7 +7,8 @@
 #    track (the send), the end at the end of one (the receive's completion),
 #    never before its start (no arrow points back), each flow event after
 #    that slice in the file (a viewer binds it on reading); one flow per matched
-#    message;
+#    message; the collectives' "sent"/"received" (by role) add up per rank
+#    to the report's matrix;
 #  - perfetto --from/--to/--ranks: only the chosen ranks' tracks, only
 #    slices overlapping the window, exactly the arrows of the whole export
 #    with both ends inside the window and on chosen ranks; bad values are a
@@ -98,6 +99,16 @@ for fid, f in flows.items():
     if float(f['f']['ts']) < float(f['s']['ts']) - 1e-6: back += 1
 if back: bad.append(f'{back} of {len(flows)} arrows point back in time')
 if early: bad.append(f'{early} flow events come before the slice they bind to in the file')
+# the collectives' sent/received by role add up, per rank, to the report's
+# matrix (the same an_coll_bytes, written per call)
+cs = defaultdict(lambda: [0, 0])
+for e in ev:
+    if e['ph'] == 'X' and 'sent' in e.get('args', {}):
+        cs[e['pid']][0] += e['args']['sent']
+        cs[e['pid']][1] += e['args']['received']
+mat = {c['rank']: [c['sent'], c['received']] for c in rep['matrix']['collectives'] if c['sent'] or c['received']}
+cs = {k: v for k, v in cs.items() if v != [0, 0]}
+if len(sys.argv) < 5 and cs != mat: bad.append(f'collective sent/received per rank {cs}, the report\'s matrix {mat}')
 want = rep['messages']['matched'] if len(sys.argv) < 5 else int(sys.argv[4])
 if len(flows) != want: bad.append(f'{len(flows)} flows, want {want}')
 for b in bad[:10]: print(f'FAIL {impl} perfetto: {b}')
