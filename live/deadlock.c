@@ -1488,7 +1488,8 @@ static void fit_line(struct sbuf *o, const char *l, size_t n)
         i = from = (size_t)(e - l);
     }
     sput_n(&c, l + from, n - from);
-    sput(o, "%s\n", c.s ? c.s : "");
+    if (c.s) sput_n(o, c.s, c.n);
+    sput(o, "\n");
     free(c.s);
 }
 
