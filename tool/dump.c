@@ -113,15 +113,24 @@ static const char *comm_name(const struct mlr_file *f, uint16_t index, char *b, 
  * whose completion status is not the receive's (MPICH 4.0: the runtime's
  * ML_SR_NOSTATUS), shown as its handle alone. */
 #define REQ_SLOTS 65536
-static struct req_slot {
-    uint64_t handle;
+struct req_info {
     uint16_t comm;
     uint8_t coll;
     uint8_t send;
     uint8_t nostatus;
+    uint8_t done;          /* completed once (a persistent request completes again) */
     int32_t peer;          /* a send's destination (comm rank), tag and bytes */
     int32_t tag;
     uint32_t bytes;
+};
+/* A handle's requests in the order they were made: an MPI gives one
+ * handle to many requests at once when they completed as they were made
+ * (MPICH's and Open MPI's small MPI_Isend: six of them, one handle, one
+ * MPI_Waitall), and its completions take them in that order; usually one. */
+static struct req_slot {
+    uint64_t handle;
+    unsigned head, n, cap;
+    struct req_info *q;
 } reqs[REQ_SLOTS];
 
 static struct req_slot *req_slot(uint64_t h)
@@ -132,6 +141,95 @@ static struct req_slot *req_slot(uint64_t h)
         if (r->handle == h || r->handle == 0) return r;
     }
     return &reqs[s];
+}
+
+/* A request made with handle h: after those of h not yet completed (the
+ * completed one before them, if any, is gone). */
+static void req_made(uint64_t h, const struct req_info *x)
+{
+    struct req_slot *r = req_slot(h);
+    if (r->handle != h) r->head = r->n = 0;
+    r->handle = h;
+    while (r->n && r->q[r->head].done) r->head++, r->n--;
+    if (!r->n) r->head = 0;
+    if (r->head + r->n == r->cap) {
+        if (r->head) {
+            memmove(r->q, r->q + r->head, r->n * sizeof *r->q);
+            r->head = 0;
+        } else if (r->cap >= 4096) {   /* never completed, thousands: the oldest goes */
+            memmove(r->q, r->q + 1, (r->n - 1) * sizeof *r->q);
+            r->n--;
+        } else {
+            unsigned c = r->cap ? r->cap * 2 : 1;
+            struct req_info *q = realloc(r->q, c * sizeof *q);
+            if (!q) return;
+            r->q = q;
+            r->cap = c;
+        }
+    }
+    r->q[r->head + r->n++] = *x;
+}
+
+/* The request the j-th of m completions of h in one call is about (NULL:
+ * none known).  m > 1: the MPI gave h to m requests that completed as they
+ * were made, and the call completes the m made last, in the order they
+ * were made; m = 1: the one made last (an earlier one that never completed
+ * here was freed: MPI_Request_free).  Those made before are done with. */
+static const struct req_info *req_done(uint64_t h, unsigned m, unsigned j)
+{
+    struct req_slot *r = req_slot(h);
+    if (r->handle != h || !r->n) return NULL;
+    if (j == 0 && r->n > m) {
+        r->head += r->n - m;
+        r->n = m;
+    }
+    struct req_info *x = &r->q[r->head + (j < r->n ? j : r->n - 1)];
+    x->done = 1;
+    return x;
+}
+
+static void req_reset(void)
+{
+    for (unsigned i = 0; i < REQ_SLOTS; i++) free(reqs[i].q);
+    memset(reqs, 0, sizeof reqs);
+}
+
+/* For each completion of a call: how many of the call's completions name
+ * its handle (m) and which of them it is (j). */
+static void done_counts(const struct ml_done *d, uint32_t n, unsigned *m, unsigned *j)
+{
+    if (n <= 32) {
+        for (uint32_t i = 0; i < n; i++) {
+            m[i] = 1, j[i] = 0;
+            for (uint32_t k = 0; k < n; k++)
+                if (k != i && d[k].request == d[i].request) {
+                    m[i]++;
+                    j[i] += k < i;
+                }
+        }
+        return;
+    }
+    /* a table of the call's handles: first index and count */
+    unsigned cap = 64;
+    while (cap < 2 * n) cap *= 2;
+    uint32_t *t = malloc(cap * sizeof *t), *cnt = calloc(n, sizeof *cnt);
+    if (!t || !cnt) {
+        for (uint32_t i = 0; i < n; i++) m[i] = 1, j[i] = 0;
+        free(t);
+        free(cnt);
+        return;
+    }
+    memset(t, 0xff, cap * sizeof *t);
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned s = (unsigned)((d[i].request * 0x9E3779B97F4A7C15ull) >> 40) & (cap - 1);
+        while (t[s] != UINT32_MAX && d[t[s]].request != d[i].request) s = (s + 1) & (cap - 1);
+        if (t[s] == UINT32_MAX) t[s] = i;
+        j[i] = cnt[t[s]]++;
+        m[i] = t[s];   /* the first index for now */
+    }
+    for (uint32_t i = 0; i < n; i++) m[i] = cnt[m[i]];
+    free(t);
+    free(cnt);
 }
 
 static void put_peer(FILE *o, const struct mlr_file *f, const char *key, uint16_t comm, int32_t peer)
@@ -233,7 +331,7 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
         }
         fputc('\n', o);
     }
-    memset(reqs, 0, sizeof reqs);
+    req_reset();
     static uint8_t role[65536];   /* per routine of this file: 0 not known yet, else an_role_of + 1 */
     memset(role, 0, sizeof role);
     struct mlr_iter *it = mlr_iter_new(f);
@@ -262,15 +360,10 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             put_p2p(o, f, &e.p2p[0], "", role[e.routine] == AN_RMA + 1 ? "target" : "peer");
             if (e.type == ML_REC_P2P_REQ) {
                 fprintf(o, " req=0x%" PRIx64, e.request);
-                struct req_slot *r = req_slot(e.request);
-                r->handle = e.request;
-                r->comm = e.p2p[0].comm;
-                r->coll = 0;
-                r->nostatus = 0;
-                r->send = role[e.routine] == AN_ISEND + 1 || role[e.routine] == AN_SEND_INIT + 1;
-                r->peer = e.p2p[0].peer;
-                r->tag = e.p2p[0].tag;
-                r->bytes = e.p2p[0].bytes;
+                struct req_info x = {.comm = e.p2p[0].comm,
+                                     .send = role[e.routine] == AN_ISEND + 1 || role[e.routine] == AN_SEND_INIT + 1,
+                                     .peer = e.p2p[0].peer, .tag = e.p2p[0].tag, .bytes = e.p2p[0].bytes};
+                req_made(e.request, &x);
             }
             break;
         case ML_REC_SENDRECV:
@@ -278,12 +371,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             put_p2p(o, f, &e.p2p[1], "recv_", "peer");
             if (e.request) {                 /* MPI_Isendrecv(_replace) */
                 fprintf(o, " req=0x%" PRIx64, e.request);
-                struct req_slot *r = req_slot(e.request);
-                r->handle = e.request;
-                r->comm = e.p2p[1].comm;
-                r->coll = 0;
-                r->send = 0;
-                r->nostatus = (e.sr_flags & ML_SR_NOSTATUS) != 0;
+                struct req_info x = {.comm = e.p2p[1].comm, .nostatus = (e.sr_flags & ML_SR_NOSTATUS) != 0};
+                req_made(e.request, &x);
             }
             break;
         case ML_REC_COLL:
@@ -296,12 +385,8 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
             put_type(o, f, e.coll.dtype, "");
             if (e.request) {                 /* a nonblocking collective */
                 fprintf(o, " req=0x%" PRIx64, e.request);
-                struct req_slot *r = req_slot(e.request);
-                r->handle = e.request;
-                r->comm = e.coll.comm;
-                r->coll = 1;
-                r->send = 0;
-                r->nostatus = 0;
+                struct req_info x = {.comm = e.coll.comm, .coll = 1};
+                req_made(e.request, &x);
             }
             break;
         case ML_REC_IO:
@@ -317,11 +402,15 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                 int nmsg = 0;            /* completions that are messages */
                 struct ml_done sd;       /* a send's: what it sent */
                 const struct ml_done *first = &e.done[0];
+                uint16_t first_comm = ML_COMM_NONE;
+                unsigned *dm = malloc(2 * (size_t)e.ndone * sizeof *dm), *dj = dm ? dm + e.ndone : NULL;
+                if (dm) done_counts(e.done, e.ndone, dm, dj);
                 for (uint32_t i = 0; i < e.ndone; i++) {
                     const struct ml_done *d = &e.done[i];
-                    struct req_slot *r = req_slot(d->request);
-                    int known = r->handle == d->request;
+                    const struct req_info *r = req_done(d->request, dm ? dm[i] : 1, dm ? dj[i] : 0);
+                    int known = r != NULL;
                     uint16_t comm = known ? r->comm : ML_COMM_NONE;
+                    if (i == 0) first_comm = comm;
                     fprintf(o, "%s0x%" PRIx64, i ? "," : "", d->request);
                     if (known && (r->coll || (r->nostatus && d->source != ML_PEER_CANCELLED))) continue;
                     nmsg++;
@@ -343,10 +432,9 @@ static int dump_file(FILE *o, struct mlr_file *f, int64_t origin, int header)
                         fprintf(o, "/%d/%" PRIu32, d->tag, d->bytes);
                     }
                 }
+                free(dm);
                 if (e.ndone == 1 && nmsg == 1 && first->source != ML_PEER_NONE) {
-                    struct req_slot *r = req_slot(first->request);
-                    uint16_t comm = r->handle == first->request ? r->comm : ML_COMM_NONE;
-                    put_peer(o, f, "peer", comm, first->source);
+                    put_peer(o, f, "peer", first_comm, first->source);
                     fprintf(o, " tag=%d bytes=%" PRIu32, first->tag, first->bytes);
                 }
             }

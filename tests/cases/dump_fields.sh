@@ -92,6 +92,17 @@ for impl in openmpi mpich; do
     has "rank 3 MPI_Sendrecv" "$e" peer=0 tag=46 bytes=8 type=MPI_DOUBLE recv_peer=0 recv_tag=45 recv_bytes=16 recv_type=MPI_INT
     bad=$(awk '{ delete seen; for (i = 7; i <= NF; i++) { k = $i; sub(/=.*/, "", k); if (k in seen) { print; next } seen[k] = 1 } }' "$d/ev.txt" | head -2)
     [ -z "$bad" ] || soft_fail "$impl: a key twice on one line: ${bad:0:300}"
+    # six small MPI_Isends completed by one MPI_Waitall: each completion is
+    # its own send, in order (both MPIs gave all six one handle, and every
+    # completion showed the last send: /3/55/4 six times); then a freed
+    # request's handle given again: the MPI_Wait is the send made last
+    e=$(ev 0 MPI_Waitall | head -1)
+    site_ok "rank 0 MPI_Waitall" "$e " waitall
+    [[ $e =~ \ done=0x[0-9a-f]+/1/50/4,0x[0-9a-f]+/2/51/4,0x[0-9a-f]+/3/52/4,0x[0-9a-f]+/1/53/4,0x[0-9a-f]+/2/54/4,0x[0-9a-f]+/3/55/4( |$) ]] ||
+        soft_fail "$impl: rank 0 MPI_Waitall of six MPI_Isends: done= is not the six sends in order: ${e:0:300}"
+    e=$(ev 0 MPI_Wait | tail -1)
+    site_ok "rank 0 MPI_Wait of the send of tag 57" "$e " wait57
+    has "rank 0 MPI_Wait of the send of tag 57" "$e" peer=1 tag=57 bytes=4
     for r in 0 1 2 3; do
         e=$(ev $r MPI_Bcast | head -1)
         site_ok "rank $r MPI_Bcast" "$e " bcast

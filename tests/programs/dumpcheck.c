@@ -12,6 +12,11 @@
  *   rank 0: Sendrecv with rank size-1: sends 4 ints tag 45, receives
  *           1 double tag 46 (rank size-1 the other way)              at:sendrecv
  *   all:    Bcast 3 ints from root 2                                   at:bcast
+ *   rank 0: 6 Isends of 1 int, tags 50-55, to ranks 1, 2, 3, 1, 2, 3, then
+ *           one Waitall (small sends complete as they are made: both MPIs
+ *           give all six the same handle); ranks 1-3 Recv theirs        at:waitall
+ *   rank 0: Isend tag 56 to 1 then MPI_Request_free; Isend tag 57 to 1
+ *           then Wait (the same handle again)                          at:wait57
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -51,6 +56,23 @@ int main(int argc, char **argv)
     if (me == 0) MPI_Sendrecv(buf, 4, MPI_INT, np - 1, 45, &d, 1, MPI_DOUBLE, np - 1, 46, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* at:sendrecv */
     if (me == np - 1) MPI_Sendrecv(&d, 1, MPI_DOUBLE, 0, 46, buf, 4, MPI_INT, 0, 45, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     MPI_Bcast(buf, 3, MPI_INT, 2, MPI_COMM_WORLD); /* at:bcast */
+    int six[6] = {0};
+    if (me == 0) {
+        MPI_Request q6[6];
+        for (int i = 0; i < 6; i++) MPI_Isend(&six[i], 1, MPI_INT, 1 + i % 3, 50 + i, MPI_COMM_WORLD, &q6[i]);
+        MPI_Waitall(6, q6, MPI_STATUSES_IGNORE); /* at:waitall */
+        MPI_Isend(&six[0], 1, MPI_INT, 1, 56, MPI_COMM_WORLD, &rq);
+        MPI_Request_free(&rq);
+        MPI_Isend(&six[1], 1, MPI_INT, 1, 57, MPI_COMM_WORLD, &rq);
+        MPI_Wait(&rq, MPI_STATUS_IGNORE); /* at:wait57 */
+    } else if (me <= 3) {
+        MPI_Recv(&six[0], 1, MPI_INT, 0, 50 + me - 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&six[1], 1, MPI_INT, 0, 53 + me - 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (me == 1) {
+            MPI_Recv(&six[2], 1, MPI_INT, 0, 56, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(&six[3], 1, MPI_INT, 0, 57, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
     MPI_Comm_free(&rev);
     if (me == 2) printf("dumpcheck: bad send %s\n", rc == MPI_SUCCESS ? "succeeded" : "failed");
     MPI_Finalize();
